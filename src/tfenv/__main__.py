@@ -1,0 +1,10 @@
+"""``python -m tfenv``."""
+
+from __future__ import annotations
+
+import sys
+
+from tfenv.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands: each module has configure(parser) and run(args) -> int."""

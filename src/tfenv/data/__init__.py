@@ -1,0 +1,1 @@
+"""Shipped knowledge-base data files (see docs/knowledge-base.md)."""

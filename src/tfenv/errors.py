@@ -1,0 +1,85 @@
+"""One error hierarchy for everything tfenv reports to a user.
+
+Library code raises these with all the text a user needs; only the CLI turns
+them into a message and an exit code (see ``cli.py``). Nothing here imports any
+other tfenv module.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "DetectionError",
+    "IndexError_",
+    "KBValidationError",
+    "TfenvError",
+    "UnsatisfiableError",
+    "UsageError",
+]
+
+
+class TfenvError(Exception):
+    """Base class: ``message`` is one paragraph, ``hint`` an optional way out.
+
+    ``reference`` is a stable kebab-case name documented in docs/errors.md.
+    ``exit_code`` is what the CLI returns: 2 for bad input, 1 for a valid
+    question with no answer.
+    """
+
+    reference = "tfenv-error"
+    exit_code = 2
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} {self.hint}"
+        return self.message
+
+
+class UsageError(TfenvError):
+    """A flag or argument the user gave cannot be understood."""
+
+    reference = "bad-input"
+
+
+class KBValidationError(TfenvError):
+    """A knowledge-base data file is malformed; names the file and the path inside it."""
+
+    reference = "kb-invalid"
+
+    def __init__(self, file: str, path: str, problem: str) -> None:
+        where = f"{file}: at {path}" if path else file
+        super().__init__(f"The knowledge-base file {where}: {problem}.")
+        self.file = file
+        self.path = path
+        self.problem = problem
+
+
+class ConfigError(TfenvError):
+    """A configuration or host file is malformed."""
+
+    reference = "bad-config"
+
+
+class DetectionError(TfenvError):
+    """Reading the host failed in a way the user must hear about."""
+
+    reference = "detect-failed"
+
+
+class IndexError_(TfenvError):  # noqa: N801 - avoid shadowing the builtin
+    """The package index could not be read (network, HTTP status, bad body)."""
+
+    reference = "index-unreachable"
+    exit_code = 1
+
+
+class UnsatisfiableError(TfenvError):
+    """A valid request that no TensorFlow stack satisfies."""
+
+    reference = "unsatisfiable"
+    exit_code = 1

@@ -1,0 +1,52 @@
+"""Reading the shipped data files (YAML for curated facts, JSON for generated ones)."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+
+from tfenv.errors import KBValidationError
+from tfenv.kb._fields import Node
+
+__all__ = ["DATA_PACKAGE", "load_node", "read_data"]
+
+DATA_PACKAGE = "tfenv.data"
+
+try:  # the C loader is several times faster; PyYAML wheels ship it
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - pure-Python PyYAML build
+    _Loader = yaml.SafeLoader
+
+DataRoot = Union[Path, None]
+
+
+def read_data(relpath: str, root: DataRoot = None) -> Any:
+    """Parse one data file below ``root`` (default: the shipped ``tfenv/data``)."""
+    try:
+        if root is None:
+            text = resources.files(DATA_PACKAGE).joinpath(relpath).read_text("utf-8")
+        else:
+            text = (root / relpath).read_text("utf-8")
+    except FileNotFoundError:
+        raise KBValidationError(relpath, "", "the file is missing") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KBValidationError(relpath, "", f"cannot be read ({exc})") from None
+    try:
+        if relpath.endswith(".json"):
+            return json.loads(text)
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - CSafeLoader/SafeLoader only
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        detail = str(exc).replace("\n", " ")
+        raise KBValidationError(relpath, "", f"is not valid {_kind(relpath)} ({detail})") from None
+
+
+def load_node(relpath: str, root: DataRoot = None) -> Node:
+    return Node(read_data(relpath, root), relpath)
+
+
+def _kind(relpath: str) -> str:
+    return "JSON" if relpath.endswith(".json") else "YAML"
