@@ -1,0 +1,100 @@
+"""``tfenv detect``: read this machine and print its host profile.
+
+``--json`` prints the profile that ``tfenv resolve --host FILE`` and ``tfenv
+lock`` read; ``--output FILE`` writes it there (atomically). ``--os``, ``--arch``,
+``--glibc``, ``--driver`` and ``--python`` win over what is detected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from tfenv.host.profile import GpuInfo, HostProfile
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the profile as JSON")
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the JSON profile to FILE (for 'tfenv resolve --host FILE')",
+    )
+    parser.add_argument(
+        "--gpu-index",
+        type=int,
+        metavar="N",
+        help="the GPU to resolve for (default: the one with the lowest compute capability)",
+    )
+    over = parser.add_argument_group("overrides (win over detection)")
+    over.add_argument("--os", choices=("linux", "windows", "wsl2", "macos"))
+    over.add_argument("--arch", choices=("x86_64", "aarch64", "arm64"))
+    over.add_argument("--glibc", metavar="VERSION", help="e.g. 2.35")
+    over.add_argument("--driver", metavar="VERSION", help="NVIDIA driver, e.g. 535.104.05")
+    over.add_argument("--python", metavar="X.Y", help="e.g. 3.11")
+    parser.add_argument(
+        "--timeout", type=float, default=5.0, metavar="S", help="limit per probe (default 5 s)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfenv.errors import UsageError
+    from tfenv.host import OVERRIDABLE, detect, write_host_file
+
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
+
+    overrides = {k: getattr(args, k) for k in OVERRIDABLE if getattr(args, k) is not None}
+    profile = detect(overrides=overrides, timeout=args.timeout)
+    target = profile.lowest_cc_gpu(args.gpu_index)  # UsageError for an unknown index
+    if args.output:
+        write_host_file(profile, args.output)
+    if args.json:
+        sys.stdout.write(profile.to_json())
+    elif not args.output:
+        sys.stdout.write(render(profile, target))
+    else:
+        print(f"tfenv: wrote the host profile to {args.output}", file=sys.stderr)
+    return 0
+
+
+def render(profile: HostProfile, target: Optional[GpuInfo] = None) -> str:
+    """The human table."""
+    given = {k for k, v in profile.sources if v == "given"}
+
+    def mark(key: str, text: str) -> str:
+        return f"{text} (given)" if key in given else text
+
+    rows = [
+        ("OS", mark("os", profile.os) + "  " + mark("arch", profile.arch)),
+        ("glibc", mark("glibc", str(profile.glibc)) if profile.glibc else "-"),
+        ("Python", mark("python", str(profile.python))),
+        ("conda env", profile.conda_env or "-"),
+        ("NVIDIA driver", mark("driver", profile.driver) if profile.driver else "none"),
+        ("driver CUDA", f"up to {profile.driver_cuda}" if profile.driver_cuda else "-"),
+        ("CUDA toolkits", ", ".join(f"{t.version} ({t.path})" for t in profile.cuda_toolkits)),
+        ("cuDNN", ", ".join(f"{c.version} ({c.path})" for c in profile.cudnn)),
+        ("packages", ", ".join(f"{n}=={v}" for n, v in profile.packages)),
+    ]
+    width = max(len(k) for k, _ in rows)
+    lines = [f"{k:<{width}}  {v or '-'}" for k, v in rows]
+    lines.append("")
+    if profile.gpus:
+        lines.append("GPUs:")
+        for g in profile.gpus:
+            cc = f"cc {g.compute_capability} ({g.cc_source})" if g.compute_capability else "cc ?"
+            mem = f"{g.memory_mib} MiB" if g.memory_mib is not None else "? MiB"
+            flags = "  MIG" if g.mig else ""
+            arrow = "  <- resolves for this one" if target is not None and g is target else ""
+            lines.append(f"  [{g.index}] {g.name}  {cc}  {mem}{flags}{arrow}")
+    else:
+        lines.append("GPUs: none")
+    if profile.notes:
+        lines.append("")
+        lines.append("Notes:")
+        lines += [f"  - {n}" for n in profile.notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,89 @@
+"""``tfenv resolve``: pick a consistent TensorFlow stack for a machine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
+    )
+    add_machine_flags(parser)
+    parser.add_argument(
+        "--manager",
+        choices=("auto", "pip", "conda"),
+        default="auto",
+        help="steer the install route (default: what TF's docs recommend)",
+    )
+    parser.add_argument(
+        "--allow-cpu",
+        action="store_true",
+        help="accept a CPU-only plan on a machine with an NVIDIA GPU",
+    )
+    parser.add_argument("--pre", action="store_true", help="consider pre-releases")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--emit",
+        metavar="DIR",
+        type=Path,
+        help="write requirements.txt / environment.yml / activation script",
+    )
+
+
+def add_machine_flags(parser: argparse.ArgumentParser) -> None:
+    """Flags that describe the target machine (shared with other commands)."""
+    parser.add_argument(
+        "--host", metavar="FILE", type=Path, help="host profile from 'tfenv detect --json'"
+    )
+    parser.add_argument("--os", help="linux, windows, wsl2 or macos")
+    parser.add_argument("--arch", help="x86_64, aarch64 or arm64")
+    gpu = parser.add_mutually_exclusive_group()
+    gpu.add_argument("--gpu", metavar="NAME", help="GPU model, e.g. 'RTX 3060' or 'A100 80GB'")
+    gpu.add_argument("--cc", metavar="X.Y", help="GPU compute capability, e.g. 8.6")
+    gpu.add_argument("--no-gpu", action="store_true", help="plan for the CPU")
+    parser.add_argument("--gpu-index", type=int, metavar="N", help="plan for GPU N of the host")
+    parser.add_argument(
+        "--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 535.104.05"
+    )
+    parser.add_argument("--glibc", metavar="X.Y", help="glibc version of a Linux target")
+    parser.add_argument("--python", metavar="X.Y", help="Python version the plan must use")
+
+
+def machine_args(args: argparse.Namespace) -> object:
+    from tfenv.api import MachineArgs
+
+    return MachineArgs(
+        host_file=args.host,
+        os=args.os,
+        arch=args.arch,
+        gpu=args.gpu,
+        cc=args.cc,
+        no_gpu=args.no_gpu,
+        driver=args.driver,
+        glibc=args.glibc,
+        python=args.python,
+        gpu_index=args.gpu_index,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfenv import api, report
+    from tfenv.kb import KnowledgeBase
+
+    kb = KnowledgeBase()
+    request = api.build_request(kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre)
+    target = api.build_target(kb, machine_args(args))  # type: ignore[arg-type]
+    res = api.resolve(kb, target, request)
+    if args.emit is not None and res.plan is not None:
+        from tfenv.emit import write_plan_files
+
+        written = write_plan_files(res, args.emit)
+        if not args.json:
+            print("Wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+    sys.stdout.write(report.resolution_json(res) if args.json else report.resolution_text(res))
+    return 0 if res.ok else 1

@@ -1,0 +1,38 @@
+"""An activation script that lets TensorFlow find CUDA libraries, ptxas and libdevice."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from tfenv.resolver.plan import Resolution
+
+__all__ = ["render_activation"]
+
+_PIP_WHEELS = """\
+# Puts the CUDA libraries of the nvidia-* wheels on the loader path and points XLA at
+# their ptxas and libdevice (TensorFlow 2.16.1 did not find them on its own).
+_tfenv_site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+for _tfenv_lib in "$_tfenv_site"/nvidia/*/lib; do
+    [ -d "$_tfenv_lib" ] && LD_LIBRARY_PATH="$_tfenv_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+done
+export LD_LIBRARY_PATH
+if [ -x "$_tfenv_site/nvidia/cuda_nvcc/bin/ptxas" ]; then
+    export PATH="$_tfenv_site/nvidia/cuda_nvcc/bin:$PATH"
+    export XLA_FLAGS="--xla_gpu_cuda_data_dir=$_tfenv_site/nvidia/cuda_nvcc"
+fi
+unset _tfenv_site _tfenv_lib
+"""
+
+
+def render_activation(res: Resolution) -> Optional[str]:
+    plan = res.plan
+    if plan is None or plan.accelerator != "cuda" or res.target.os == "windows":
+        return None
+    head = "# Source this file after activating the environment: . ./activate-tfenv.sh\n"
+    if plan.route == "pip":
+        return head + _PIP_WHEELS
+    if not plan.env:
+        return None
+    body = "".join(f'export {k}="{v}"\n' for k, v in plan.env)
+    return head + body

@@ -1,0 +1,29 @@
+"""environment.yml for conda routes: channels, conda pins and a pip: section where needed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from tfenv.emit._header import header_lines
+
+if TYPE_CHECKING:
+    from tfenv.resolver.plan import Resolution
+
+__all__ = ["render_environment"]
+
+
+def render_environment(res: Resolution, name: str = "tfenv") -> str:
+    plan = res.plan
+    assert plan is not None
+    deps: list[Any] = list(plan.conda)
+    if plan.pip:
+        deps += ["pip", {"pip": list(plan.pip)}]
+    body: dict[str, Any] = {
+        "name": name,
+        "channels": list(plan.channels) + ["nodefaults"],
+        "dependencies": deps,
+    }
+    head = "".join(f"# {line}\n" for line in header_lines(res))
+    return head + yaml.safe_dump(body, sort_keys=False, default_flow_style=False)

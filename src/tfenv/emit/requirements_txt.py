@@ -1,0 +1,37 @@
+"""requirements.txt for pip routes: top-level pins, each with a comment saying why."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tfenv.emit._header import header_lines
+
+if TYPE_CHECKING:
+    from tfenv.resolver.plan import Resolution
+
+__all__ = ["render_requirements"]
+
+
+def render_requirements(res: Resolution) -> str:
+    plan = res.plan
+    assert plan is not None
+    lines = [f"# {line}" for line in header_lines(res)]
+    for spec in plan.pip:
+        lines.append(spec)
+        lines.append(f"    # {_why(spec, res)}")
+    return "\n".join(lines) + "\n"
+
+
+def _why(spec: str, res: Resolution) -> str:
+    plan = res.plan
+    assert plan is not None
+    if spec.startswith("tensorflow-metal"):
+        return "Apple's Metal plug-in matching this TensorFlow release"
+    if "[and-cuda]" in spec:
+        return (
+            f"TensorFlow {plan.tensorflow} with its CUDA {plan.cuda} / cuDNN {plan.cudnn} "
+            "libraries as pip wheels"
+        )
+    if plan.cuda:
+        return f"TensorFlow {plan.tensorflow}; built for CUDA {plan.cuda} / cuDNN {plan.cudnn}"
+    return f"TensorFlow {plan.tensorflow} ({plan.accelerator})"

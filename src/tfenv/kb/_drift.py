@@ -1,0 +1,80 @@
+"""Readable differences between a shipped index file and a freshly generated one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["IGNORED", "drift"]
+
+IGNORED = frozenset({"retrieved"})
+
+
+def drift(name: str, old: Any, new: Mapping[str, Any]) -> list[str]:
+    """One line per difference: package, version, platform, field, old -> new."""
+    if old is None:
+        return [f"{name}: the shipped file is missing"]
+    if not isinstance(old, Mapping):
+        return [f"{name}: the shipped file is not a JSON object"]
+    lines: list[str] = []
+    for key in sorted(set(old) | set(new)):
+        if key in IGNORED or key in ("releases", "packages"):
+            continue
+        if old.get(key) != new.get(key):
+            lines.append(f"{name}: {key}: {_show(old.get(key))} -> {_show(new.get(key))}")
+    if "releases" in new or "releases" in old:
+        lines += _releases(name, old.get("releases"), new.get("releases"))
+    if "packages" in new or "packages" in old:
+        old_p, new_p = old.get("packages") or {}, new.get("packages") or {}
+        for pkg in sorted(set(old_p) | set(new_p)):
+            if pkg not in new_p:
+                lines.append(f"{name}: {pkg}: no longer named by any and-cuda extra")
+            elif pkg not in old_p:
+                lines.append(f"{name}: {pkg}: newly named by an and-cuda extra")
+            else:
+                lines += drift(f"{name}: {pkg}", old_p[pkg], new_p[pkg])
+    return lines
+
+
+def _releases(name: str, old: Any, new: Any) -> list[str]:
+    old_map = {r.get("version"): r for r in old or [] if isinstance(r, Mapping)}
+    new_map = {r.get("version"): r for r in new or [] if isinstance(r, Mapping)}
+    lines: list[str] = []
+    for version in [v for v in new_map if v not in old_map]:
+        lines.append(f"{name} {version}: new release")
+    for version in [v for v in old_map if v not in new_map]:
+        lines.append(f"{name} {version}: gone from the index")
+    for version, rec in new_map.items():
+        if version in old_map:
+            lines += _fields(f"{name} {version}", old_map[version], rec)
+    return lines
+
+
+def _fields(where: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if key in ("wheels", "variants") and isinstance(a, Mapping) and isinstance(b, Mapping):
+            for sub in sorted(set(a) | set(b)):
+                if sub not in b:
+                    lines.append(f"{where} {sub}: removed")
+                elif sub not in a:
+                    lines.append(f"{where} {sub}: added")
+                else:
+                    lines += _fields(f"{where} {sub}", a[sub], b[sub])
+        elif isinstance(a, list) and isinstance(b, list):
+            gone = [x for x in a if x not in b]
+            new = [x for x in b if x not in a]
+            change = " ".join([*(f"-{_show(x)}" for x in gone), *(f"+{_show(x)}" for x in new)])
+            lines.append(f"{where}: {key}: {change or 'order changed'}")
+        else:
+            lines.append(f"{where}: {key}: {_show(a)} -> {_show(b)}")
+    return lines
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 200 else text[:197] + "..."

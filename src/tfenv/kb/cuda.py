@@ -1,0 +1,257 @@
+"""CUDA toolkits, minor-version-compatibility families, driver branches (``nvidia/cuda.yaml``).
+
+The question this module answers for the resolver: which NVIDIA driver runs a build
+made with CUDA X.Y (:meth:`CudaFacts.driver_floor`), and which CUDA version does an
+installed driver support (:meth:`CudaFacts.max_cuda_for_driver`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Optional
+
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+
+__all__ = [
+    "CUDA_FILE",
+    "CudaFacts",
+    "CudaFamily",
+    "CudaToolkit",
+    "DriverBranch",
+    "OsName",
+    "format_driver",
+    "load",
+]
+
+CUDA_FILE = "nvidia/cuda.yaml"
+
+OsName = Literal["linux", "windows"]
+
+
+@dataclass(frozen=True)
+class CudaToolkit:
+    """One CUDA minor release (``version`` is major.minor)."""
+
+    version: Version
+    min_driver_linux: Optional[Version]
+    min_driver_windows: Optional[Version]
+    cc_min: Optional[Version]
+    cc_max: Optional[Version]
+    provenance: Provenance
+    note: Optional[str] = None
+
+    def min_driver(self, os: OsName) -> Optional[Version]:
+        return self.min_driver_linux if os == "linux" else self.min_driver_windows
+
+    def can_target(self, cc: Version) -> Optional[bool]:
+        """Whether ``cc`` lies in the toolkit's SASS range (None when the range is unknown)."""
+        if self.cc_min is None or self.cc_max is None:
+            return None
+        return self.cc_min <= cc <= self.cc_max
+
+
+@dataclass(frozen=True)
+class CudaFamily:
+    """Minor-version compatibility of one CUDA major (null floors: none or unpublished)."""
+
+    major: int
+    min_driver_linux: Optional[Version]
+    min_driver_windows: Optional[Version]
+    caveats: str
+    provenance: Provenance
+
+    def min_driver(self, os: OsName) -> Optional[Version]:
+        return self.min_driver_linux if os == "linux" else self.min_driver_windows
+
+
+@dataclass(frozen=True)
+class DriverBranch:
+    """A driver branch (the driver's major number) and the CUDA version it reports."""
+
+    branch: int
+    max_cuda: Optional[Version]
+    provenance: Provenance
+    note: Optional[str] = None
+
+
+class CudaFacts:
+    """Toolkits, families and driver branches, with the lookups the resolver needs."""
+
+    def __init__(
+        self,
+        toolkits: tuple[CudaToolkit, ...],
+        families: tuple[CudaFamily, ...],
+        driver_branches: tuple[DriverBranch, ...],
+    ) -> None:
+        self.toolkits = toolkits
+        self.families = families
+        self.driver_branches = driver_branches
+        self._toolkits = {_major_minor(t.version): t for t in toolkits}
+        self._families = {f.major: f for f in families}
+
+    def toolkit(self, version: Version | str) -> CudaToolkit | None:
+        """The toolkit of ``version``'s major.minor ("12.2.140" -> 12.2), or None."""
+        return self._toolkits.get(_major_minor(_as_version(version)))
+
+    def family(self, major: int) -> CudaFamily | None:
+        return self._families.get(major)
+
+    def driver_floor(self, cuda_version: Version | str, os: OsName) -> tuple[Version | None, str]:
+        """The lowest driver that runs a build made with ``cuda_version``, and why.
+
+        The family's minor-version-compatibility floor where there is one, else the
+        toolkit's own minimum (release notes Table 3). When the toolkit's own minimum is
+        lower than the family floor (the x.0 releases shipped before the floor was set),
+        the toolkit's own minimum is the answer. (None, reason) when neither is known.
+        """
+        version = _as_version(cuda_version)
+        mm = _major_minor(version)
+        tk = self.toolkit(version)
+        fam = self.family(version.release[0])
+        own = tk.min_driver(os) if tk is not None else None
+        floor = fam.min_driver(os) if fam is not None else None
+        if floor is not None and (own is None or floor <= own):
+            return floor, (
+                f"CUDA {version.release[0]}.x minor-version compatibility: any CUDA "
+                f"{version.release[0]}.x build runs on {os} driver {format_driver(floor)} or newer "
+                "(PTX JIT from a newer toolkit still needs that toolkit's own driver)"
+            )
+        if own is not None:
+            why = (
+                f"CUDA {mm} needs at least its own toolkit driver {format_driver(own)} on {os}"
+                if floor is None
+                else f"CUDA {mm} shipped with driver {format_driver(own)} on {os}, below the "
+                f"family floor {format_driver(floor)}"
+            )
+            return own, why
+        if tk is None and fam is None:
+            return None, f"CUDA {mm} is not a known CUDA release"
+        return None, f"the minimum {os} driver for CUDA {mm} is not established"
+
+    def max_cuda_for_driver(self, driver: Version | str) -> Version | None:
+        """The CUDA version a driver reports, looked up by branch (the driver's major).
+
+        A driver of an unlisted branch gets the value of the nearest lower listed
+        branch: a lower bound, since CUDA support only grows with the branch (Windows
+        drivers of branch R535 are numbered 536.x, for example). None below the
+        lowest listed branch.
+        """
+        major = _as_version(driver).release[0]
+        best: DriverBranch | None = None
+        for branch in self.driver_branches:
+            if branch.branch <= major and (best is None or branch.branch > best.branch):
+                best = branch
+        return None if best is None else best.max_cuda
+
+
+def format_driver(driver: Version) -> str:
+    """A driver version as NVIDIA writes it: ``Version("450.80.02")`` prints as "450.80.02".
+
+    :class:`Version` drops leading zeros ("450.80.2"); NVIDIA's minor and patch fields
+    are at least two digits wide ("520.06", "535.104.05").
+    """
+    first, *rest = driver.release
+    return ".".join([str(first), *(f"{part:02d}" for part in rest)])
+
+
+def _as_version(version: Version | str) -> Version:
+    return version if isinstance(version, Version) else Version(version)
+
+
+def _major_minor(version: Version) -> Version:
+    release = (*version.release, 0)
+    return Version(f"{release[0]}.{release[1]}")
+
+
+def _os_pair(node: Node) -> tuple[Optional[Version], Optional[Version]]:
+    node.only("linux", "windows")
+    return node.get("linux").opt_version(), node.get("windows").opt_version()
+
+
+def _toolkit(node: Node) -> CudaToolkit:
+    node.only("version", "min_driver", "compute_capabilities", "note", "source", "retrieved")
+    version = node.get("version").version()
+    if len(version.release) != 2:
+        raise node.get("version").fail(f"{version} is not a major.minor CUDA version")
+    linux, windows = _os_pair(node.get("min_driver"))
+    ccs = node.get("compute_capabilities").only("min", "max")
+    cc_min, cc_max = ccs.get("min").opt_version(), ccs.get("max").opt_version()
+    if cc_min is not None and cc_max is not None and cc_min > cc_max:
+        raise ccs.fail(f"min {cc_min} is above max {cc_max}")
+    return CudaToolkit(
+        version=version,
+        min_driver_linux=linux,
+        min_driver_windows=windows,
+        cc_min=cc_min,
+        cc_max=cc_max,
+        provenance=node.provenance(),
+        note=node.opt("note").opt_text(),
+    )
+
+
+def _family(node: Node) -> CudaFamily:
+    node.only("major", "min_driver", "caveats", "source", "retrieved")
+    linux, windows = _os_pair(node.get("min_driver"))
+    return CudaFamily(
+        major=node.get("major").integer(),
+        min_driver_linux=linux,
+        min_driver_windows=windows,
+        caveats=node.get("caveats").text(),
+        provenance=node.provenance(),
+    )
+
+
+def _branch(node: Node) -> DriverBranch:
+    node.only("branch", "max_cuda", "note", "source", "retrieved")
+    return DriverBranch(
+        branch=node.get("branch").integer(),
+        max_cuda=node.get("max_cuda").opt_version(),
+        provenance=node.provenance(),
+        note=node.opt("note").opt_text(),
+    )
+
+
+def _unique(items: list[tuple[Node, object]], what: str) -> None:
+    seen: set[object] = set()
+    for node, key in items:
+        if key in seen:
+            raise node.fail(f"duplicate {what} {key}")
+        seen.add(key)
+
+
+def parse(root: Node) -> CudaFacts:
+    """Build the facts from a parsed file (exposed for tests on hand-made data)."""
+    root.only("toolkits", "families", "driver_branches")
+    tk_nodes = list(root.get("toolkits").items())
+    fam_nodes = list(root.get("families").items())
+    br_nodes = list(root.get("driver_branches").items())
+    toolkits = tuple(_toolkit(n) for n in tk_nodes)
+    families = tuple(_family(n) for n in fam_nodes)
+    branches = tuple(_branch(n) for n in br_nodes)
+    _unique([(n.get("version"), t.version) for n, t in zip(tk_nodes, toolkits)], "toolkit")
+    _unique([(n.get("major"), f.major) for n, f in zip(fam_nodes, families)], "family")
+    _unique([(n.get("branch"), b.branch) for n, b in zip(br_nodes, branches)], "branch")
+    previous: DriverBranch | None = None
+    for node, branch in zip(br_nodes, branches):
+        if previous is not None:
+            if branch.branch <= previous.branch:
+                raise node.get("branch").fail("driver branches must be listed in ascending order")
+            if (
+                branch.max_cuda is not None
+                and previous.max_cuda is not None
+                and branch.max_cuda < previous.max_cuda
+            ):
+                raise node.get("max_cuda").fail(
+                    f"{branch.max_cuda} is below the previous branch's {previous.max_cuda}"
+                )
+        previous = branch
+    return CudaFacts(toolkits, families, branches)
+
+
+def load(root: Path | None = None) -> CudaFacts:
+    """Load ``nvidia/cuda.yaml`` from ``root`` (default: the shipped data)."""
+    return parse(load_node(CUDA_FILE, root))

@@ -1,0 +1,119 @@
+"""cuDNN release series and the CUDA builds each ships (``data/nvidia/cudnn.yaml``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Optional
+
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+
+__all__ = ["CUDNN_FILE", "CudnnFacts", "CudnnSeries", "load"]
+
+CUDNN_FILE = "nvidia/cudnn.yaml"
+
+
+def _empty_versions() -> Mapping[int, tuple[Version, ...]]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class CudnnSeries:
+    """One cuDNN major.minor series.
+
+    ``min_cc`` and ``cuda_versions`` hold only what is established: a CUDA major in
+    ``cuda_majors`` but missing from them means "not known", never "no limit".
+    """
+
+    version: Version
+    cuda_majors: tuple[int, ...]
+    min_cc: Mapping[int, Version]
+    provenance: Provenance
+    cuda_versions: Mapping[int, tuple[Version, ...]] = field(default_factory=_empty_versions)
+    note: Optional[str] = None
+
+    def supports_cuda(self, cuda: Version) -> Optional[bool]:
+        """Whether a build of this series exists for ``cuda`` (None when the minors are unknown)."""
+        major = cuda.release[0]
+        if major not in self.cuda_majors:
+            return False
+        listed = self.cuda_versions.get(major)
+        if listed is None:
+            return None
+        return Version(f"{major}.{(*cuda.release, 0)[1]}") in listed
+
+
+class CudnnFacts:
+    """All known cuDNN series, ordered by version."""
+
+    def __init__(self, series: tuple[CudnnSeries, ...]) -> None:
+        self.all_series = series
+        self._by_version = {s.version: s for s in series}
+
+    def series(self, version: Version | str) -> CudnnSeries | None:
+        """The series of a cuDNN version: "8.9.4.25" -> 8.9, "9" -> None."""
+        v = version if isinstance(version, Version) else Version(version)
+        if len(v.release) < 2:
+            return None
+        return self._by_version.get(Version(f"{v.release[0]}.{v.release[1]}"))
+
+
+def _series(node: Node) -> CudnnSeries:
+    node.only("version", "cuda", "note", "source", "retrieved")
+    version = node.get("version").version()
+    if len(version.release) != 2:
+        raise node.get("version").fail(f"{version} is not a major.minor cuDNN series")
+    majors: list[int] = []
+    min_cc: dict[int, Version] = {}
+    versions: dict[int, tuple[Version, ...]] = {}
+    for build in node.get("cuda").items():
+        build.only("major", "versions", "min_cc")
+        major = build.get("major").integer()
+        if major in majors:
+            raise build.get("major").fail(f"CUDA {major} is listed twice")
+        majors.append(major)
+        cc = build.get("min_cc").opt_version()
+        if cc is not None:
+            min_cc[major] = cc
+        listed = build.get("versions")
+        if not listed.is_null:
+            minors: list[Version] = []
+            for item in listed.items():
+                minor = item.version()
+                if minor.release[0] != major:
+                    raise item.fail(f"CUDA {minor} is not a CUDA {major} version")
+                minors.append(minor)
+            versions[major] = tuple(minors)
+    if not majors:
+        raise node.get("cuda").fail("a cuDNN series needs at least one CUDA build")
+    return CudnnSeries(
+        version=version,
+        cuda_majors=tuple(majors),
+        min_cc=MappingProxyType(min_cc),
+        provenance=node.provenance(),
+        cuda_versions=MappingProxyType(versions),
+        note=node.opt("note").opt_text(),
+    )
+
+
+def parse(root: Node) -> CudnnFacts:
+    """Build the facts from a parsed file (exposed for tests on hand-made data)."""
+    root.only("series")
+    nodes = list(root.get("series").items())
+    series = tuple(_series(n) for n in nodes)
+    for i in range(1, len(series)):
+        if series[i].version <= series[i - 1].version:
+            raise (
+                nodes[i].get("version").fail("series must be listed once each, in ascending order")
+            )
+    return CudnnFacts(series)
+
+
+def load(root: Path | None = None) -> CudnnFacts:
+    """Load ``nvidia/cudnn.yaml`` from ``root`` (default: the shipped data)."""
+    return parse(load_node(CUDNN_FILE, root))

@@ -1,0 +1,302 @@
+"""Index-derived facts: which TensorFlow wheels exist, for which platforms and Pythons.
+
+Reads the files that ``tfenv refresh`` generates below ``data/index/`` (never
+edited by hand) into frozen dataclasses. This module is on the path of every
+``tfenv resolve``: it imports no network code and parses with the C JSON parser.
+
+Python versions in :attr:`WheelSet.pythons` are ``"3.10"`` (a ``cp310`` wheel),
+``"3.6+"`` (a ``cp36-abi3`` wheel: 3.6 and newer) or ``"3"`` (a ``py3`` wheel:
+any Python 3, bounded by ``requires_python``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Optional
+
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+
+__all__ = [
+    "CUDA_WHEELS",
+    "INDEX_PACKAGES",
+    "PLATFORMS",
+    "CudaWheel",
+    "IndexFacts",
+    "Release",
+    "WheelSet",
+    "load",
+    "python_matches",
+]
+
+INDEX_PACKAGES = (
+    "tensorflow",
+    "tensorflow-gpu",
+    "tensorflow-intel",
+    "tensorflow-cpu-aws",
+    "tensorflow-macos",
+    "tensorflow-metal",
+)
+CUDA_WHEELS = "cuda-wheels"
+PLATFORMS = ("linux_x86_64", "linux_aarch64", "windows_x86_64", "macos_x86_64", "macos_arm64")
+
+_EMPTY: Mapping[str, WheelSet] = MappingProxyType({})
+_WHEEL_KEYS = (
+    "and_cuda",
+    "glibc",
+    "macos",
+    "python",
+    "requires",
+    "requires_python",
+    "size",
+    "stub_for",
+    "variants",
+)
+_VARIANT_KEYS = ("and_cuda", "glibc", "macos", "requires", "requires_python", "stub_for")
+_RELEASE_KEYS = ("prerelease", "sdist", "uploaded", "version", "wheels", "yanked", "yanked_reason")
+
+
+def python_matches(tag: str, python: str) -> bool:
+    """Whether a wheel Python entry (``"3.10"``, ``"3.6+"``, ``"3"``) serves ``python``."""
+    if tag == python:
+        return True
+    if tag == "3":
+        return python.split(".")[0] == "3"
+    if tag.endswith("+"):
+        want, have = _pykey(tag[:-1]), _pykey(python)
+        return have[:1] == want[:1] and have >= want
+    return False
+
+
+def _strs(node: Node) -> tuple[str, ...]:
+    """``node.texts()`` with a fast path for the common, well-formed case."""
+    value = node.value
+    if type(value) is list and all(type(x) is str for x in value):
+        return tuple(value)
+    return node.texts()
+
+
+def _pykey(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(".") if x.isdigit())
+
+
+@dataclass(frozen=True)
+class WheelSet:
+    """The wheels of one release for one platform (variants: per-Python overrides)."""
+
+    platform: str
+    pythons: tuple[str, ...]
+    glibc: Optional[Version]
+    macos: Optional[Version]
+    size: int
+    requires_python: Optional[str]
+    stub_for: Optional[str]
+    and_cuda: Optional[tuple[str, ...]]
+    requires: tuple[str, ...]
+    variants: Mapping[str, WheelSet] = field(default_factory=lambda: _EMPTY, compare=False)
+
+    @property
+    def is_stub(self) -> bool:
+        return self.stub_for is not None
+
+    def serves(self, python: str) -> bool:
+        return any(python_matches(tag, python) for tag in self.pythons)
+
+    def for_python(self, python: str) -> Optional[WheelSet]:
+        """This set as seen by one Python version (variants applied), or None."""
+        if not self.serves(python):
+            return None
+        for tag, variant in self.variants.items():
+            if python_matches(tag, python):
+                return variant
+        return self
+
+
+@dataclass(frozen=True)
+class Release:
+    """One version of one package on the index."""
+
+    package: str
+    version: Version
+    prerelease: bool
+    yanked: bool
+    yanked_reason: Optional[str]
+    uploaded: Optional[str]
+    sdist: bool
+    wheels: Mapping[str, WheelSet]
+    provenance: Provenance
+
+    @property
+    def platforms(self) -> frozenset[str]:
+        return frozenset(self.wheels)
+
+    def wheelset(self, platform: str, python: Optional[str] = None) -> Optional[WheelSet]:
+        ws = self.wheels.get(platform)
+        if ws is None or python is None:
+            return ws
+        return ws.for_python(python)
+
+
+@dataclass(frozen=True)
+class CudaWheel:
+    """One version of an ``and-cuda`` dependency: which platforms have wheels."""
+
+    package: str
+    version: Version
+    platforms: frozenset[str]
+    sdist: bool
+    yanked: bool
+
+
+@dataclass(frozen=True)
+class IndexFacts:
+    """All index-derived facts, by package."""
+
+    by_package: Mapping[str, tuple[Release, ...]]
+    cuda: Mapping[str, tuple[CudaWheel, ...]]
+    cuda_missing: frozenset[str]
+    cuda_provenance: Provenance
+
+    def releases(self, package: str) -> tuple[Release, ...]:
+        """Releases of ``package`` in ascending version order (empty if unknown)."""
+        return self.by_package.get(package, ())
+
+    def release(self, package: str, version: Version | str) -> Optional[Release]:
+        want = version if isinstance(version, Version) else Version(version)
+        return next((r for r in self.releases(package) if r.version == want), None)
+
+    def cuda_versions(self, package: str) -> tuple[CudaWheel, ...]:
+        return self.cuda.get(package, ())
+
+    def cuda_wheel_platforms(self, package: str, version: Version | str) -> frozenset[str] | None:
+        """Platforms with wheels for ``package==version``; None if that version is unknown."""
+        want = version if isinstance(version, Version) else Version(version)
+        for cw in self.cuda.get(package, ()):
+            if cw.version == want:
+                return cw.platforms
+        return None
+
+
+def load(root: Optional[Path] = None) -> IndexFacts:
+    """Load ``index/*.json`` below ``root`` (default: the shipped data)."""
+    by_package = {name: _load_package(name, root) for name in INDEX_PACKAGES}
+    cuda, missing, prov = _load_cuda(root)
+    return IndexFacts(
+        by_package=MappingProxyType(by_package),
+        cuda=MappingProxyType(cuda),
+        cuda_missing=missing,
+        cuda_provenance=prov,
+    )
+
+
+def _load_package(name: str, root: Optional[Path]) -> tuple[Release, ...]:
+    top = load_node(f"index/{name}.json", root)
+    top.only("generated_by", "package", "releases", "retrieved", "source")
+    if top.get("package").text() != name:
+        raise top.get("package").fail(f"expected {name!r}")
+    prov = top.provenance()
+    releases = tuple(_release(name, n, prov) for n in top.get("releases").items())
+    for a, b in zip(releases, releases[1:]):
+        if not a.version < b.version:
+            raise top.get("releases").fail(
+                f"versions are not in ascending order ({a.version} before {b.version})"
+            )
+    return releases
+
+
+def _release(package: str, node: Node, prov: Provenance) -> Release:
+    node.only(*_RELEASE_KEYS)
+    wheels = {}
+    for platform, wnode in node.get("wheels").entries():
+        if platform not in PLATFORMS:
+            raise wnode.fail(f"unknown platform {platform!r}")
+        wheels[platform] = _wheelset(platform, wnode)
+    uploaded = node.get("uploaded")
+    return Release(
+        package=package,
+        version=node.get("version").version(),
+        prerelease=node.get("prerelease").boolean(),
+        yanked=node.get("yanked").boolean(),
+        yanked_reason=node.get("yanked_reason").opt_text(),
+        uploaded=None if uploaded.is_null else uploaded.date(),
+        sdist=node.get("sdist").boolean(),
+        wheels=MappingProxyType(wheels),
+        provenance=prov,
+    )
+
+
+def _wheelset(platform: str, node: Node) -> WheelSet:
+    node.only(*_WHEEL_KEYS)
+    and_cuda = node.get("and_cuda")
+    base = WheelSet(
+        platform=platform,
+        pythons=_strs(node.get("python")),
+        glibc=node.get("glibc").opt_version(),
+        macos=node.get("macos").opt_version(),
+        size=node.get("size").integer(),
+        requires_python=node.get("requires_python").opt_text(),
+        stub_for=node.get("stub_for").opt_text(),
+        and_cuda=None if and_cuda.is_null else _strs(and_cuda),
+        requires=_strs(node.get("requires")),
+    )
+    vnode = node.opt("variants")
+    if vnode.is_null:
+        return base
+    variants = {py: _variant(base, py, v) for py, v in vnode.entries()}
+    return replace(base, variants=MappingProxyType(variants))
+
+
+def _variant(base: WheelSet, python: str, node: Node) -> WheelSet:
+    node.only(*_VARIANT_KEYS)
+    if python not in base.pythons:
+        raise node.fail(f"a variant for Python {python}, which this platform has no wheel for")
+    changes: dict[str, object] = {}
+    if node.has("glibc"):
+        changes["glibc"] = node.get("glibc").opt_version()
+    if node.has("macos"):
+        changes["macos"] = node.get("macos").opt_version()
+    for key in ("requires_python", "stub_for"):
+        if node.has(key):
+            changes[key] = node.get(key).opt_text()
+    if node.has("and_cuda"):
+        ac = node.get("and_cuda")
+        changes["and_cuda"] = None if ac.is_null else _strs(ac)
+    if node.has("requires"):
+        changes["requires"] = _strs(node.get("requires"))
+    return replace(base, pythons=(python,), **changes)  # type: ignore[arg-type]
+
+
+def _load_cuda(
+    root: Optional[Path],
+) -> tuple[dict[str, tuple[CudaWheel, ...]], frozenset[str], Provenance]:
+    top = load_node(f"index/{CUDA_WHEELS}.json", root)
+    top.only("generated_by", "package", "packages", "retrieved", "source")
+    prov = top.provenance()
+    out: dict[str, tuple[CudaWheel, ...]] = {}
+    missing: set[str] = set()
+    for name, pnode in top.get("packages").entries():
+        pnode.only("missing", "versions")
+        if pnode.get("missing").boolean():
+            missing.add(name)
+        rows = []
+        for v in pnode.get("versions").items():
+            v.only("platforms", "sdist", "version", "yanked")
+            plats = frozenset(_strs(v.get("platforms")))
+            if not plats <= set(PLATFORMS):
+                raise v.get("platforms").fail(f"unknown platform(s) {sorted(plats - set(PLATFORMS))}")
+            rows.append(
+                CudaWheel(
+                    package=name,
+                    version=v.get("version").version(),
+                    platforms=plats,
+                    sdist=v.get("sdist").boolean(),
+                    yanked=v.get("yanked").boolean(),
+                )
+            )
+        out[name] = tuple(rows)
+    return out, frozenset(missing), prov

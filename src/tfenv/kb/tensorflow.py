@@ -1,0 +1,381 @@
+"""The curated TensorFlow knowledge: build configurations, known issues, behaviour changes.
+
+Three hand-entered files under ``tfenv/data/tensorflow/``:
+
+- ``builds.yaml``: per minor series, the CUDA/cuDNN the official GPU wheels were built
+  and tested with (Linux, native Windows), the compute capabilities compiled into them,
+  which platforms get a CUDA build, and the Keras major.
+- ``known_issues.yaml``: releases that are broken or carry a trap.
+- ``changes.yaml``: breaking or behaviour changes between releases.
+
+Facts that package metadata states (versions, wheels, Requires-Dist) are not here; they
+come from the generated index data. Every record carries a :class:`Provenance`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Literal, Optional, Protocol, TypeVar, Union
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+
+__all__ = [
+    "BUILDS_FILE",
+    "CHANGES_FILE",
+    "KNOWN_ISSUES_FILE",
+    "PLATFORMS",
+    "Change",
+    "ComputeCaps",
+    "CudaBuild",
+    "KnownIssue",
+    "TfBuild",
+    "TfBuilds",
+    "load_builds",
+    "load_changes",
+    "load_known_issues",
+    "series_of",
+]
+
+BUILDS_FILE = "tensorflow/builds.yaml"
+KNOWN_ISSUES_FILE = "tensorflow/known_issues.yaml"
+CHANGES_FILE = "tensorflow/changes.yaml"
+
+#: Platform names used throughout the knowledge base.
+PLATFORMS = frozenset(
+    {"linux_x86_64", "linux_aarch64", "windows_x86_64", "macos_x86_64", "macos_arm64"}
+)
+SEVERITIES = frozenset({"broken", "warning"})
+CHANGE_KINDS = frozenset(
+    {"keras", "platform", "gpu-arch", "cuda", "cudnn", "glibc", "python", "packaging", "api"}
+)
+
+OsName = Literal["linux", "windows"]
+Severity = Literal["broken", "warning"]
+VersionLike = Union[Version, str]
+DataRoot = Optional[Path]
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_R = TypeVar("_R", bound=_HasId)
+
+
+def series_of(version: VersionLike) -> Version:
+    """The minor series of a release: ``2.15.0.post1`` and ``2.16.0rc0`` -> ``2.15`` / ``2.16``."""
+    v = version if isinstance(version, Version) else Version(version)
+    return Version(f"{v.major}.{v.minor}")
+
+
+# -- builds ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CudaBuild:
+    """The CUDA toolkit and cuDNN one OS's official wheels were built/tested with."""
+
+    cuda: Optional[Version]
+    cudnn: Optional[Version]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class ComputeCaps:
+    """Compute capabilities compiled into the official Linux x86_64 wheel.
+
+    ``sass``: native code present in most kernels; ``sass_partial``: native code present
+    only in a minority of kernels; ``ptx``: PTX the driver can JIT for newer GPUs.
+    """
+
+    sass: tuple[Version, ...]
+    sass_partial: tuple[Version, ...]
+    ptx: tuple[Version, ...]
+    provenance: Provenance
+
+    @property
+    def lowest_sass(self) -> Optional[Version]:
+        return min(self.sass) if self.sass else None
+
+
+@dataclass(frozen=True)
+class TfBuild:
+    """What one TensorFlow minor series was built with."""
+
+    series: Version
+    gpu_package: str
+    gpu_platforms: frozenset[str]
+    linux: Optional[CudaBuild]
+    windows: Optional[CudaBuild]
+    compute: Optional[ComputeCaps]
+    keras_major: Optional[int]
+    notes: tuple[str, ...]
+    provenance: Provenance
+
+    def cuda_build(self, os: OsName) -> Optional[CudaBuild]:
+        """The CUDA build for ``os`` ("linux" or "windows"), or None where there is none."""
+        if os == "linux":
+            return self.linux
+        if os == "windows":
+            return self.windows
+        raise ValueError(f"unknown OS {os!r}; expected 'linux' or 'windows'")
+
+
+@dataclass(frozen=True)
+class TfBuilds:
+    """All series, in file order (ascending)."""
+
+    all: tuple[TfBuild, ...]
+
+    def for_version(self, version: VersionLike) -> Optional[TfBuild]:
+        """The build record of ``version``'s minor series (post and pre releases included)."""
+        wanted = series_of(version)
+        for build in self.all:
+            if build.series == wanted:
+                return build
+        return None
+
+    def __iter__(self) -> Iterator[TfBuild]:
+        return iter(self.all)
+
+    def __len__(self) -> int:
+        return len(self.all)
+
+
+def _cuda_build(node: Node) -> Optional[CudaBuild]:
+    if node.is_null:
+        return None
+    node.only("cuda", "cudnn", "source", "retrieved")
+    return CudaBuild(
+        cuda=node.get("cuda").opt_version(),
+        cudnn=node.get("cudnn").opt_version(),
+        provenance=node.provenance(),
+    )
+
+
+def _compute(node: Node) -> Optional[ComputeCaps]:
+    if node.is_null:
+        return None
+    node.only("sass", "sass_partial", "ptx", "source", "retrieved")
+    return ComputeCaps(
+        sass=node.get("sass").versions(),
+        sass_partial=node.get("sass_partial").versions(),
+        ptx=node.get("ptx").versions(),
+        provenance=node.provenance(),
+    )
+
+
+def _platforms(node: Node) -> frozenset[str]:
+    if node.is_null:
+        return frozenset()
+    names = []
+    for item in node.items():
+        name = item.text()
+        if name not in PLATFORMS:
+            raise item.fail(f"unknown platform {name!r}; known: {', '.join(sorted(PLATFORMS))}")
+        names.append(name)
+    return frozenset(names)
+
+
+def _series(node: Node) -> Version:
+    series = node.version()
+    if len(series.release) != 2 or series.pre or series.post or series.dev:
+        raise node.fail(f"{node.text()!r} is not a minor series like '2.15'")
+    return series
+
+
+def _build(node: Node) -> TfBuild:
+    node.only(
+        "series",
+        "gpu_package",
+        "gpu_platforms",
+        "linux",
+        "windows",
+        "compute",
+        "keras_major",
+        "notes",
+        "source",
+        "retrieved",
+    )
+    keras = node.get("keras_major")
+    notes = node.opt("notes")
+    return TfBuild(
+        series=_series(node.get("series")),
+        gpu_package=node.get("gpu_package").text(),
+        gpu_platforms=_platforms(node.get("gpu_platforms")),
+        linux=_cuda_build(node.get("linux")),
+        windows=_cuda_build(node.get("windows")),
+        compute=_compute(node.get("compute")),
+        keras_major=None if keras.is_null else keras.integer(),
+        notes=() if notes.is_null else notes.texts(),
+        provenance=node.provenance(),
+    )
+
+
+@lru_cache(maxsize=8)
+def load_builds(root: DataRoot = None) -> TfBuilds:
+    """Read ``tensorflow/builds.yaml`` below ``root`` (default: the shipped data)."""
+    doc = load_node(BUILDS_FILE, root).only("builds")
+    builds: list[TfBuild] = []
+    seen: set[Version] = set()
+    for item in doc.get("builds").items():
+        build = _build(item)
+        if build.series in seen:
+            raise item.get("series").fail(f"series {build.series} appears twice")
+        if builds and build.series < builds[-1].series:
+            raise item.get("series").fail("series must be listed in ascending order")
+        seen.add(build.series)
+        builds.append(build)
+    return TfBuilds(all=tuple(builds))
+
+
+# -- known issues ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KnownIssue:
+    """A release (range) that is broken or has a trap on some platforms.
+
+    ``package`` is the distribution the issue is about (``tensorflow`` unless stated,
+    e.g. ``tensorflow-gpu`` or ``tensorflow-macos``); ``applies`` is a specifier on its
+    version; an empty ``platforms`` means every platform.
+    """
+
+    id: str
+    package: str
+    applies: SpecifierSet
+    platforms: frozenset[str]
+    severity: Severity
+    summary: str
+    prefer: Optional[Version]
+    provenance: Provenance
+    routes: frozenset[str] = frozenset()  # install routes concerned; empty: every route
+
+    def concerns(self, route: str) -> bool:
+        return not self.routes or route in self.routes
+
+    def matches(
+        self, version: VersionLike, platform: Optional[str] = None, package: str = "tensorflow"
+    ) -> bool:
+        """Whether the issue hits ``package==version`` on ``platform`` (None: any platform)."""
+        if package != self.package:
+            return False
+        if platform is not None and self.platforms and platform not in self.platforms:
+            return False
+        v = version if isinstance(version, Version) else Version(version)
+        return self.applies.contains(v, prereleases=True)
+
+
+def _specifier(node: Node) -> SpecifierSet:
+    text = node.text()
+    try:
+        spec = SpecifierSet(text)
+    except InvalidSpecifier:
+        raise node.fail(f"{text!r} is not a version specifier") from None
+    if not str(spec):
+        raise node.fail("an empty specifier would match every release")
+    return spec
+
+
+def _issue(node: Node) -> KnownIssue:
+    node.only(
+        "id",
+        "package",
+        "applies",
+        "platforms",
+        "severity",
+        "summary",
+        "prefer",
+        "routes",
+        "source",
+        "retrieved",
+    )
+    severity = node.get("severity").text()
+    if severity not in SEVERITIES:
+        raise node.get("severity").fail(f"{severity!r} is not one of broken, warning")
+    package = node.opt("package")
+    return KnownIssue(
+        id=_kebab(node.get("id")),
+        package="tensorflow" if package.is_null else package.text(),
+        applies=_specifier(node.get("applies")),
+        platforms=_platforms(node.get("platforms")),
+        severity="broken" if severity == "broken" else "warning",
+        summary=node.get("summary").text(),
+        prefer=node.get("prefer").opt_version(),
+        provenance=node.provenance(),
+        routes=frozenset(node.opt("routes").texts()) if node.has("routes") else frozenset(),
+    )
+
+
+def _kebab(node: Node) -> str:
+    text = node.text()
+    parts = text.split("-")
+    if not text or any(
+        not p or not p.isascii() or not p.isalnum() or p != p.lower() for p in parts
+    ):
+        raise node.fail(f"{text!r} is not a kebab-case id")
+    return text
+
+
+@lru_cache(maxsize=8)
+def load_known_issues(root: DataRoot = None) -> tuple[KnownIssue, ...]:
+    """Read ``tensorflow/known_issues.yaml`` below ``root`` (default: the shipped data)."""
+    doc = load_node(KNOWN_ISSUES_FILE, root).only("issues")
+    return _unique(doc.get("issues"), _issue)
+
+
+# -- changes --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    """A breaking or behaviour change that first appears in ``since``."""
+
+    id: str
+    since: Version
+    kind: str
+    summary: str
+    action: str
+    provenance: Provenance
+
+
+def _change(node: Node) -> Change:
+    node.only("id", "since", "kind", "summary", "action", "source", "retrieved")
+    kind = node.get("kind").text()
+    if kind not in CHANGE_KINDS:
+        raise node.get("kind").fail(f"{kind!r} is not one of {', '.join(sorted(CHANGE_KINDS))}")
+    return Change(
+        id=_kebab(node.get("id")),
+        since=node.get("since").version(),
+        kind=kind,
+        summary=node.get("summary").text(),
+        action=node.get("action").text(),
+        provenance=node.provenance(),
+    )
+
+
+@lru_cache(maxsize=8)
+def load_changes(root: DataRoot = None) -> tuple[Change, ...]:
+    """Read ``tensorflow/changes.yaml`` below ``root`` (default: the shipped data)."""
+    doc = load_node(CHANGES_FILE, root).only("changes")
+    return _unique(doc.get("changes"), _change)
+
+
+def _unique(node: Node, parse: Callable[[Node], _R]) -> tuple[_R, ...]:
+    out: list[_R] = []
+    seen: set[str] = set()
+    for item in node.items():
+        record = parse(item)
+        if record.id in seen:
+            raise item.get("id").fail(f"id {record.id!r} appears twice")
+        seen.add(record.id)
+        out.append(record)
+    return tuple(out)

@@ -1,0 +1,139 @@
+"""The compatibility table, one row per TensorFlow minor series, derived from the KB."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from packaging.version import Version
+
+from tfenv.kb.cuda import format_driver
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.tensorflow import TfBuild
+
+__all__ = ["Row", "matrix_rows", "render_json", "render_markdown", "render_text"]
+
+COLUMNS = (
+    "TF",
+    "latest",
+    "Python",
+    "CUDA",
+    "cuDNN",
+    "driver Linux",
+    "driver Windows",
+    "native",
+    "PTX",
+    "GPU platforms",
+    "notes",
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    series: str
+    latest: Optional[str]
+    python: list[str]
+    cuda: Optional[str]
+    cudnn: Optional[str]
+    min_driver_linux: Optional[str]
+    min_driver_windows: Optional[str]
+    sass: list[str]
+    ptx: list[str]
+    gpu_platforms: list[str]
+    keras: Optional[int]
+    notes: list[str]
+
+    def cells(self) -> tuple[str, ...]:
+        def v(x: Optional[object]) -> str:
+            return "unknown" if x is None else str(x)
+
+        py = f"{self.python[0]}-{self.python[-1]}" if self.python else "none"
+        return (
+            self.series,
+            self.latest or "-",
+            py,
+            v(self.cuda),
+            v(self.cudnn),
+            v(self.min_driver_linux),
+            v(self.min_driver_windows),
+            " ".join(self.sass) or "-",
+            " ".join(self.ptx) or "-",
+            " ".join(self.gpu_platforms) or "-",
+            "; ".join(self.notes),
+        )
+
+
+def matrix_rows(
+    kb: KnowledgeBase, tf: Optional[str] = None, cuda_major: Optional[int] = None
+) -> list[Row]:
+    rows = []
+    for build in sorted(kb.builds.all, key=lambda b: b.series):
+        if tf is not None and str(build.series) != tf:
+            continue
+        row = _row(kb, build)
+        if cuda_major is not None and (row.cuda is None or Version(row.cuda).major != cuda_major):
+            continue
+        rows.append(row)
+    return rows
+
+
+def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
+    releases = [
+        r
+        for r in kb.index.releases(build.gpu_package)
+        if (r.version.major, r.version.minor) == (build.series.major, build.series.minor)
+        and not r.yanked
+    ]
+    stable = [r for r in releases if not r.version.is_prerelease] or releases
+    latest = stable[-1] if stable else None
+    pythons: set[Version] = set()
+    if latest is not None:
+        for ws in latest.wheels.values():
+            pythons.update(Version(p) for p in ws.pythons if p.replace(".", "").isdigit())
+    linux = build.linux
+    cuda = linux.cuda if linux else None
+    drivers = [kb.cuda.driver_floor(cuda, os)[0] if cuda else None for os in ("linux", "windows")]
+    caps = build.compute
+    notes = [f"Keras {build.keras_major}"] if build.keras_major else []
+    if latest is not None and latest.version.is_prerelease:
+        notes.append("pre-release")
+    return Row(
+        series=str(build.series),
+        latest=str(latest.version) if latest else None,
+        python=[str(p) for p in sorted(pythons)],
+        cuda=str(cuda) if cuda else None,
+        cudnn=str(linux.cudnn) if linux and linux.cudnn else None,
+        min_driver_linux=format_driver(drivers[0]) if drivers[0] else None,
+        min_driver_windows=format_driver(drivers[1]) if drivers[1] else None,
+        sass=[_arch("sm", v) for v in caps.sass] if caps else [],
+        ptx=[_arch("compute", v) for v in caps.ptx] if caps else [],
+        gpu_platforms=sorted(build.gpu_platforms),
+        keras=build.keras_major,
+        notes=notes,
+    )
+
+
+def _arch(prefix: str, v: Version) -> str:
+    return f"{prefix}_{v.major}{v.minor}"
+
+
+def render_json(rows: list[Row]) -> str:
+    import json
+
+    data: list[dict[str, Any]] = [asdict(r) for r in rows]
+    return json.dumps(data, indent=2) + "\n"
+
+
+def render_markdown(rows: list[Row]) -> str:
+    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    out += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def render_text(rows: list[Row]) -> str:
+    table = [COLUMNS] + [r.cells() for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,119 @@
+"""What each install route puts in an environment: pip and conda specs, commands, variables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import Version
+
+from tfenv.resolver.routes import conda_match, conda_variant, metal_plugin
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.resolver.releases import TfOption
+    from tfenv.resolver.target import Target
+
+__all__ = ["RoutePackages", "route_packages"]
+
+
+@dataclass(frozen=True)
+class RoutePackages:
+    pip: tuple[str, ...] = ()
+    conda: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    commands: tuple[str, ...] = ()
+
+
+def route_packages(
+    kb: KnowledgeBase,
+    route: str,
+    opt: TfOption,
+    python: Optional[Version],
+    target: Target,
+    cuda: Optional[Version],
+    cudnn: Optional[Version],
+) -> RoutePackages:
+    pin = f"{opt.package}=={opt.version}"
+    py = f"python={python}" if python else "python"
+    if route == "pip":
+        spec = f"tensorflow[and-cuda]=={opt.version}"
+        return RoutePackages(pip=(spec,), commands=(f"python -m pip install '{spec}'",))
+    if route == "conda":
+        return _conda(kb, opt, py, target, cuda)
+    if route == "conda+pip":
+        toolkit = conda_match(kb.conda.cudatoolkit.conda_forge, cuda) if cuda else None
+        conda_specs = [py, f"cudatoolkit={toolkit or cuda}"]
+        if cudnn is not None:
+            found = conda_match(kb.conda.cudnn.conda_forge, cudnn)
+            conda_specs.append(f"cudnn={found or cudnn}")
+        conda = tuple(conda_specs)
+        return RoutePackages(
+            pip=(pin,),
+            conda=conda,
+            channels=("conda-forge",),
+            env=_conda_lib_env(target),
+            commands=(
+                f"conda install -c conda-forge {' '.join(conda[1:])}",
+                f"python -m pip install '{pin}'",
+            ),
+        )
+    if route == "system":
+        return RoutePackages(
+            pip=(pin,),
+            env=_system_env(target, cuda),
+            commands=(_system_step(cuda, cudnn), f"python -m pip install '{pin}'"),
+        )
+    if route == "metal":
+        plugin = metal_plugin(kb, opt.version)
+        metal = f"tensorflow-metal=={plugin.version}" if plugin else "tensorflow-metal"
+        return RoutePackages(
+            pip=(pin, metal), commands=(f"python -m pip install '{pin}' '{metal}'",)
+        )
+    return RoutePackages(pip=(pin,), commands=(f"python -m pip install '{pin}'",))
+
+
+def _conda(kb: KnowledgeBase, opt: TfOption, py: str, target: Target,
+           cuda: Optional[Version]) -> RoutePackages:
+    variant = conda_variant(kb, opt.version, target) if cuda else None
+    specs = [py]
+    if variant is not None:
+        # pin the CUDA variant explicitly: never leave GPU vs CPU to solver preference
+        specs += [f"tensorflow={opt.version}=cuda{variant.major}{variant.minor}*",
+                  f"cuda-version={variant.major}.{variant.minor}"]
+    else:
+        specs.append(f"tensorflow={opt.version}")
+    conda = tuple(specs)
+    return RoutePackages(conda=conda, channels=("conda-forge",),
+                         commands=(f"conda install -c conda-forge {' '.join(repr(c) for c in conda)}",))
+
+
+def _system_env(target: Target, cuda: Optional[Version]) -> tuple[tuple[str, str], ...]:
+    if cuda is None:
+        return ()
+    if target.os == "windows":
+        base = f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}"
+        return (("CUDA_PATH", base), ("PATH", f"{base}\\bin;%PATH%"))
+    base = f"/usr/local/cuda-{cuda}"
+    return (
+        ("CUDA_HOME", base),
+        ("LD_LIBRARY_PATH", f"{base}/lib64:$LD_LIBRARY_PATH"),
+        ("PATH", f"{base}/bin:$PATH"),
+        ("XLA_FLAGS", f"--xla_gpu_cuda_data_dir={base}"),
+    )
+
+
+def _conda_lib_env(target: Target) -> tuple[tuple[str, str], ...]:
+    if target.os == "windows":
+        return ()
+    return (("LD_LIBRARY_PATH", "$CONDA_PREFIX/lib:$LD_LIBRARY_PATH"),)
+
+
+def _system_step(cuda: Optional[Version], cudnn: Optional[Version]) -> str:
+    if cuda is None:
+        return "# no CUDA needed"
+    step = f"# install the CUDA Toolkit {cuda}"
+    if cudnn is not None:
+        step += f" and cuDNN {cudnn} for CUDA {cuda.major}"
+    return step + " from NVIDIA, then set the variables below"

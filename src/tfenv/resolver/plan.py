@@ -1,0 +1,100 @@
+"""The answer: a plan (pins, route, packages, reasons, warnings) or the conflicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from tfenv.kb.cuda import format_driver
+from tfenv.resolver.target import Request, Target
+
+__all__ = ["Plan", "Resolution"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    tensorflow: str
+    package: str  # the distribution that carries it: tensorflow, tensorflow-gpu
+    python: Optional[str]
+    accelerator: str  # cuda, metal or cpu
+    route: str
+    cuda: Optional[str] = None
+    cudnn: Optional[str] = None
+    min_driver: Optional[str] = None
+    gpu_code: Optional[str] = None  # "native (sm_80)" / "PTX JIT (compute_80)"
+    pip: tuple[str, ...] = ()
+    conda: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # variables an activation script sets
+    commands: tuple[str, ...] = ()  # install commands, in order
+    warnings: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def gpu(self) -> bool:
+        return self.accelerator != "cpu"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tensorflow": self.tensorflow,
+            "package": self.package,
+            "python": self.python,
+            "cuda": self.cuda,
+            "cudnn": self.cudnn,
+            "gpu": self.gpu,
+            "accelerator": self.accelerator,
+            "gpu_code": self.gpu_code,
+            "route": self.route,
+            "min_driver": self.min_driver,
+            "packages": {"pip": list(self.pip), "conda": list(self.conda)},
+            "channels": list(self.channels),
+            "env": dict(self.env),
+            "commands": list(self.commands),
+            "warnings": list(self.warnings),
+            "reasons": list(self.reasons),
+        }
+
+
+@dataclass(frozen=True)
+class Resolution:
+    target: Target
+    request: Request
+    plan: Optional[Plan]
+    conflicts: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+    given: tuple[str, ...] = field(default=())  # target facts given on the command line
+
+    @property
+    def ok(self) -> bool:
+        return self.plan is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        t = self.target
+        return {
+            "status": "ok" if self.ok else "unsatisfiable",
+            "target": {
+                "os": t.os,
+                "arch": t.arch,
+                "platform": t.platform,
+                "python": _s(t.python),
+                "glibc": _s(t.glibc),
+                "gpu": t.gpu_name,
+                "compute_capability": _s(t.cc),
+                "driver": format_driver(t.driver) if t.driver else None,
+                "detected": sorted(t.detected),
+            },
+            "request": {
+                "tensorflow": self.request.tf_text,
+                "manager": self.request.manager,
+                "allow_cpu": self.request.allow_cpu,
+                "no_gpu": self.request.no_gpu,
+                "pre": self.request.pre,
+            },
+            "plan": self.plan.to_dict() if self.plan else None,
+            "conflicts": list(self.conflicts),
+            "suggestions": list(self.suggestions),
+        }
+
+
+def _s(value: object) -> Optional[str]:
+    return None if value is None else str(value)

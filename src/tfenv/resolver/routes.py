@@ -1,0 +1,152 @@
+"""Install routes: which ones can deliver a TensorFlow option, in recommended order,
+and the conda / Metal pieces each route needs (all looked up in the knowledge base)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import Version
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.conda import CondaTfBuild
+    from tfenv.resolver.factory import Factory
+    from tfenv.resolver.releases import TfOption
+    from tfenv.resolver.target import Target
+
+__all__ = [
+    "ROUTES",
+    "MetalPlugin",
+    "and_cuda_problem",
+    "conda_forge_build",
+    "conda_match",
+    "conda_variant",
+    "for_manager",
+    "metal_plugin",
+    "options",
+    "recommended",
+]
+
+ROUTES = ("pip", "conda", "conda+pip", "system", "metal", "cpu")
+
+_BY_MANAGER = {
+    "auto": ROUTES,
+    "pip": ("pip", "system", "metal", "cpu"),
+    "conda": ("conda", "conda+pip"),
+}
+
+
+@dataclass(frozen=True)
+class MetalPlugin:
+    version: Version
+    pythons: tuple[Version, ...]
+
+
+def for_manager(manager: str) -> tuple[str, ...]:
+    return _BY_MANAGER[manager]
+
+
+def recommended(kb: KnowledgeBase, version: Version, target: Target) -> tuple[str, ...]:
+    """Routes the TensorFlow docs recommend for this release and target, best first."""
+    key = "wsl2" if target.os == "wsl2" else target.platform
+    return tuple(r.route for r in kb.platforms.routes_for(version, key))
+
+
+def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
+    """The tensorflow-metal release to pair with TensorFlow ``version`` on Apple silicon.
+
+    Where the docs name a release with ``route: metal`` the newest plug-in on the
+    index is used; its wheel tags give the Pythons.
+    """
+    if "metal" not in recommended_for_platform(kb, version, "macos_arm64"):
+        return None
+    releases = [r for r in kb.index.releases("tensorflow-metal") if not r.yanked
+                and not r.version.is_prerelease and r.wheelset("macos_arm64")]
+    if not releases:
+        return None
+    newest = releases[-1]
+    ws = newest.wheelset("macos_arm64")
+    assert ws is not None
+    pythons = tuple(Version(p) for p in ws.pythons if p.replace(".", "").isdigit())
+    return MetalPlugin(newest.version, pythons)
+
+
+def recommended_for_platform(kb: KnowledgeBase, version: Version, key: str) -> tuple[str, ...]:
+    return tuple(r.route for r in kb.platforms.routes_for(version, key))
+
+
+def conda_forge_build(kb: KnowledgeBase, version: Version, target: Target) -> Optional[CondaTfBuild]:
+    """The conda-forge TensorFlow CUDA build record for ``version`` on linux-64, if any."""
+    if target.conda_subdir != "linux-64":
+        return None
+    return kb.conda.conda_forge_build(version)
+
+
+def conda_variant(kb: KnowledgeBase, version: Version, target: Target) -> Optional[Version]:
+    """The conda-forge CUDA variant to pin: the newest whose major the driver supports.
+
+    conda-forge's ``cuda-version X.Y`` needs ``__cuda >= X`` (the driver's CUDA);
+    with the driver unknown, the newest variant is taken (and the plan says so).
+    """
+    build = conda_forge_build(kb, version, target)
+    if build is None or not build.cuda:
+        return None
+    top = kb.cuda.max_cuda_for_driver(target.driver) if target.driver else None
+    usable = [v for v in build.cuda if top is None or v.major <= top.major]
+    return max(usable) if usable else None
+
+
+def conda_match(available: tuple[Version, ...], want: Version) -> Optional[Version]:
+    """The newest conda package version in ``want``'s major.minor series."""
+    same = [v for v in available if (v.major, v.minor) == (want.major, want.minor)]
+    return max(same) if same else None
+
+
+def options(f: Factory, opt: TfOption, accel: str) -> tuple[str, ...]:
+    """Routes that can install ``opt`` with ``accel`` on the target, best first."""
+    if accel == "metal":
+        return ("metal",)
+    if accel == "cpu":
+        return ("cpu",)
+    kb, target = f.kb, f.target
+    possible = {"system"}
+    if target.os != "windows" and and_cuda_problem(kb, opt, target.platform) is None:
+        possible.add("pip")
+    if conda_variant(kb, opt.version, target) is not None:
+        possible.add("conda")
+    cuda = _cuda_of(f, opt)
+    if cuda is not None and conda_match(kb.conda.cudatoolkit.conda_forge, cuda) is not None:
+        possible.add("conda+pip")
+    order = recommended(kb, opt.version, target)
+    ranked = [r for r in order if r in possible]
+    ranked += sorted(possible - set(ranked), key=ROUTES.index)
+    return tuple(ranked)
+
+
+def and_cuda_problem(kb: KnowledgeBase, opt: TfOption, platform: str) -> Optional[str]:
+    """Why ``tensorflow[and-cuda]==v`` cannot be installed on ``platform``, or None."""
+    wheels = opt.wheels
+    if wheels is None or wheels.and_cuda is None:
+        return f"tensorflow {opt.version} has no and-cuda extra"
+    for line in wheels.and_cuda:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            return f"its and-cuda requirement {line!r} cannot be parsed"
+        known = kb.index.cuda_versions(req.name)
+        if not known:
+            continue  # not recorded: nothing to check against
+        if not any(platform in cw.platforms and not cw.yanked
+                   and req.specifier.contains(cw.version, prereleases=True) for cw in known):
+            return (f"its and-cuda extra requires {line}, which has no {platform} wheel "
+                    "on the index")
+    return None
+
+
+def _cuda_of(f: Factory, opt: TfOption) -> Optional[Version]:
+    if opt.build is None:
+        return None
+    cb = opt.build.cuda_build("windows" if f.target.os == "windows" else "linux")
+    return None if cb is None else cb.cuda

@@ -1,0 +1,118 @@
+"""The nearest ways out of an unsatisfiable request, found by solving relaxed variants."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Optional
+
+from packaging.specifiers import SpecifierSet
+
+from tfenv.kb.cuda import format_driver
+from tfenv.resolver.target import Request, Target
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.resolver.plan import Plan
+
+__all__ = ["suggestions"]
+
+
+def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[str, ...]:
+    from tfenv.resolver import solve
+
+    def plan_of(t: Target, r: Request) -> Optional[Plan]:
+        return solve(kb, t, r).plan
+
+    out: list[str] = []
+    for rule in _RULES:
+        text = rule(plan_of, target, request)
+        if text:
+            out.append(text)
+    if not out:
+        out.append(
+            f"Run 'tfenv matrix' to see which TensorFlow releases support "
+            f"{target.platform.replace('_', ' ')}, and check the facts given for this machine."
+        )
+    return tuple(out)
+
+
+Solve = Callable[[Target, Request], "Optional[Plan]"]
+
+
+def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[str]:
+    if not r.tf:
+        return None
+    plan = solve(t, replace(r, tf=SpecifierSet(), tf_text="latest"))
+    if plan is None:
+        return None
+    return (
+        f"TensorFlow {plan.tensorflow} fits this machine (the newest that does): "
+        f"tfenv resolve --tf {plan.tensorflow}."
+    )
+
+
+def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[str]:
+    if t.driver is None or not t.has_nvidia_gpu or r.no_gpu:
+        return None
+    plan = solve(replace(t, driver=None), r)
+    if plan is None or plan.min_driver is None:
+        return None
+    return (
+        f"Install an NVIDIA driver >= {plan.min_driver} (this machine has {format_driver(t.driver)}): "
+        f"then TensorFlow {plan.tensorflow} with CUDA {plan.cuda} fits."
+    )
+
+
+def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[str]:
+    if t.os != "windows" or not t.has_nvidia_gpu:
+        return None
+    plan = solve(replace(t, os="wsl2"), r)
+    if plan is None:
+        return None
+    return (
+        f"Use WSL2: TensorFlow {plan.tensorflow} runs there on the GPU with the Linux wheels "
+        f"and the Windows driver (driver >= {plan.min_driver}): tfenv resolve --os wsl2."
+    )
+
+
+def _python(solve: Solve, t: Target, r: Request) -> Optional[str]:
+    if t.python is None:
+        return None
+    plan = solve(replace(t, python=None), r)
+    if plan is None or plan.python is None:
+        return None
+    return (
+        f"Use Python {plan.python} instead of {t.python}: TensorFlow {plan.tensorflow} "
+        f"has wheels for it: tfenv resolve --python {plan.python}."
+    )
+
+
+def _cpu(solve: Solve, t: Target, r: Request) -> Optional[str]:
+    if r.allow_cpu or r.no_gpu or not t.has_nvidia_gpu:
+        return None
+    plan = solve(t, replace(r, allow_cpu=True))
+    if plan is None or plan.gpu:
+        return None
+    return (
+        f"Accept a CPU-only plan with --allow-cpu: TensorFlow {plan.tensorflow} "
+        "installs but will not use the GPU."
+    )
+
+
+def _manager(solve: Solve, t: Target, r: Request) -> Optional[str]:
+    if r.manager == "auto":
+        return None
+    plan = solve(t, replace(r, manager="auto"))
+    if plan is None:
+        return None
+    return f"Use --manager auto: route {plan.route} gives TensorFlow {plan.tensorflow}."
+
+
+_RULES: tuple[Callable[[Solve, Target, Request], Optional[str]], ...] = (
+    _other_tf,
+    _newer_driver,
+    _wsl2,
+    _python,
+    _manager,
+    _cpu,
+)

@@ -1,0 +1,88 @@
+"""An independent checker of every constraint a plan must satisfy.
+
+It reads the knowledge base directly and shares no code with the solver, so a
+bug in the solver's model cannot hide here too.
+"""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from tfenv.kb import KnowledgeBase
+from tfenv.resolver import Resolution
+
+MANAGER_ROUTES = {
+    "auto": {"pip", "conda", "conda+pip", "system", "metal", "cpu"},
+    "pip": {"pip", "system", "metal", "cpu"},
+    "conda": {"conda", "conda+pip"},
+}
+
+
+def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
+    plan, t, r = res.plan, res.target, res.request
+    assert plan is not None
+    problems: list[str] = []
+    v = Version(plan.tensorflow)
+    release = kb.index.release(plan.package, v)
+    if release is None:
+        return [f"{plan.package} {v} is not on the index"]
+    if not r.tf.contains(v, prereleases=True):
+        problems.append(f"{v} does not match the request {r.tf}")
+    ws = release.wheelset(t.platform)
+    if ws is None:
+        return [*problems, f"no {t.platform} wheel for {v}"]
+    if plan.python is not None and not ws.serves(plan.python):
+        problems.append(f"no Python {plan.python} wheel")
+    if t.python is not None and plan.python != str(t.python):
+        problems.append(f"plan Python {plan.python} is not the target's {t.python}")
+    if ws.glibc is not None and t.glibc is not None and t.glibc < ws.glibc:
+        problems.append(f"glibc {t.glibc} < {ws.glibc}")
+    if plan.route not in MANAGER_ROUTES[r.manager]:
+        problems.append(f"route {plan.route} not allowed with --manager {r.manager}")
+    gpu_required = t.cc is not None and not r.allow_cpu and not r.no_gpu
+    if gpu_required and plan.accelerator != "cuda":
+        problems.append("the target has an NVIDIA GPU but the plan does not use it")
+    if r.no_gpu and plan.accelerator != "cpu":
+        problems.append("--no-gpu but the plan uses an accelerator")
+    if plan.accelerator == "cuda":
+        problems += _check_cuda(kb, res, v)
+    return problems
+
+
+def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
+    plan, t = res.plan, res.target
+    assert plan is not None
+    problems = []
+    build = kb.builds.for_version(v)
+    if build is None or t.platform not in build.gpu_platforms:
+        return [f"{v} has no CUDA build for {t.platform}"]
+    if build.gpu_package != plan.package:
+        problems.append(f"GPU package of {v} is {build.gpu_package}, not {plan.package}")
+    cb = build.windows if t.os == "windows" else build.linux
+    assert cb is not None
+    if plan.route == "conda":
+        record = kb.conda.conda_forge_build(v)
+        variants = {str(c) for c in record.cuda} if record else set()
+        if plan.cuda not in variants:
+            problems.append(f"conda CUDA {plan.cuda} is not a conda-forge variant {variants}")
+        top = kb.cuda.max_cuda_for_driver(t.driver) if t.driver else None
+        if top is not None and plan.cuda and Version(plan.cuda).major > top.major:
+            problems.append(f"cuda-version {plan.cuda} needs __cuda >= its major; driver has {top}")
+    elif str(cb.cuda) != plan.cuda or str(cb.cudnn) != plan.cudnn:
+        problems.append(f"CUDA/cuDNN {plan.cuda}/{plan.cudnn} != build {cb.cuda}/{cb.cudnn}")
+    if t.driver is not None and cb.cuda is not None:
+        os_ = "linux" if t.os == "linux" else "windows"
+        family = kb.cuda.family(cb.cuda.major)
+        toolkit = kb.cuda.toolkit(cb.cuda)
+        floors = [x for x in (family.min_driver(os_) if family else None,
+                              toolkit.min_driver(os_) if toolkit else None) if x is not None]
+        if floors and t.driver < min(floors):
+            problems.append(f"driver {t.driver} below every floor {floors}")
+    caps = build.compute
+    if caps is not None and t.cc is not None:
+        cc = t.cc
+        native = any(s.major == cc.major and s.minor <= cc.minor for s in caps.sass)
+        jit = any((p.major, p.minor) <= (cc.major, cc.minor) for p in caps.ptx)
+        if not (native or jit):
+            problems.append(f"no code for compute capability {cc}")
+    return problems

@@ -1,0 +1,241 @@
+"""The refresh tool against a real HTTP server on 127.0.0.1 serving recorded index data."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tests.index_server import IndexServer, serve
+
+from tfenv.cli import main
+from tfenv.errors import IndexError_, KBValidationError
+from tfenv.kb import index as kb_index
+from tfenv.kb._index_url import configured_index_url, pip_config_index_url, pips_default
+from tfenv.kb.refresh import RefreshOutcome, refresh
+
+TODAY = datetime.date(2026, 11, 30)
+MAIN = ("tensorflow", "tensorflow-gpu", "tensorflow-intel", "tensorflow-cpu-aws")
+
+
+@pytest.fixture
+def server() -> Iterator[IndexServer]:
+    yield from serve(IndexServer())
+
+
+def _run(server: IndexServer, out: Path, *, timeout: float = 5.0, **kw: Any) -> RefreshOutcome:
+    with httpx.Client(timeout=timeout) as client:
+        return refresh(client, server.url, out, today=TODAY, backoff_s=0.0, **kw)
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    d = out / "index"
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())} if d.exists() else {}
+
+
+def test_full_refresh_writes_loadable_files(server: IndexServer, tmp_path: Path) -> None:
+    outcome = _run(server, tmp_path)
+    names = sorted(p.name for p in outcome.written)
+    assert names == sorted(f"{n}.json" for n in (*kb_index.INDEX_PACKAGES, "cuda-wheels"))
+    facts = kb_index.load(tmp_path)
+    versions = [str(r.version) for r in facts.releases("tensorflow")]
+    assert versions == ["2.11.0", "2.14.0", "2.15.0", "2.15.0.post1", "2.21.0"]
+    post1 = facts.release("tensorflow", "2.15.0.post1")
+    assert post1 is not None
+    assert post1.platforms == {"linux_x86_64"}
+    assert post1.provenance.sources == ("simple:/tensorflow/",)
+    assert post1.provenance.retrieved == "2026-11-30"
+    # stubs: small wheels that redirect to another tensorflow-* package
+    r215 = facts.release("tensorflow", "2.15.0")
+    assert r215 is not None
+    win = r215.wheelset("windows_x86_64", "3.10")
+    assert win is not None
+    assert win.stub_for == "tensorflow-intel"
+    assert r215.wheels["macos_arm64"].stub_for == "tensorflow-macos"
+    assert r215.wheels["linux_aarch64"].stub_for == "tensorflow-cpu-aws"
+    assert r215.wheels["linux_x86_64"].stub_for is None
+    assert r215.wheels["linux_x86_64"].and_cuda is not None
+    assert "tensorrt==8.6.1.post1" in r215.wheels["linux_x86_64"].and_cuda
+    r221 = facts.release("tensorflow", "2.21.0")
+    assert r221 is not None
+    assert str(r221.wheels["linux_x86_64"].glibc) == "2.27"
+    assert r221.wheelset("linux_x86_64", "3.9") is None  # no cp39 wheel recorded
+    assert facts.cuda_wheel_platforms("nvidia-nccl-cu12", "2.16.5") == {"linux_x86_64"}
+    gpu = facts.release("tensorflow-gpu", "2.12.0")
+    assert gpu is not None
+    assert gpu.sdist
+    assert not gpu.wheels
+
+
+def test_output_is_deterministic(server: IndexServer, tmp_path: Path) -> None:
+    _run(server, tmp_path / "a", workers=8)
+    _run(server, tmp_path / "b", workers=2)
+    a, b = _files(tmp_path / "a"), _files(tmp_path / "b")
+    assert a == b
+    text = a["tensorflow.json"].decode()
+    assert text.endswith("}\n")
+    assert text.startswith('{\n "generated_by": "tfenv refresh",')
+    for blob in a.values():
+        assert b"127.0.0.1" not in blob
+
+
+def test_range_read_matches_pep658(server: IndexServer, tmp_path: Path) -> None:
+    _run(server, tmp_path / "pep658", packages=MAIN)
+    server.advertise_metadata = False  # like a mirror that serves no .metadata files
+    _run(server, tmp_path / "range", packages=MAIN)
+    assert _files(tmp_path / "pep658") == _files(tmp_path / "range")
+    assert not any(p.endswith(".metadata") for p in server.requests[-20:])
+
+
+def test_metadata_404_falls_back_to_the_wheel(server: IndexServer, tmp_path: Path) -> None:
+    _run(server, tmp_path / "ok", packages=["tensorflow"])
+    wheel = "tensorflow-2.15.0-cp310-cp310-win_amd64.whl"
+    server.faults[f"/files/{wheel}.metadata"] = ["404"]
+    _run(server, tmp_path / "fallback", packages=["tensorflow"])
+    assert f"/files/{wheel}" in server.requests
+    assert _files(tmp_path / "ok") == _files(tmp_path / "fallback")
+
+
+def test_metadata_missing_everywhere_is_an_error(server: IndexServer, tmp_path: Path) -> None:
+    wheel = "tensorflow-2.15.0-cp310-cp310-win_amd64.whl"
+    server.faults[f"/files/{wheel}.metadata"] = ["404"]
+    server.faults[f"/files/{wheel}"] = ["404"]
+    with pytest.raises(IndexError_, match="win_amd64.whl"):
+        _run(server, tmp_path, packages=["tensorflow"])
+    assert _files(tmp_path) == {}
+
+
+def test_http_500_then_success_is_retried(server: IndexServer, tmp_path: Path) -> None:
+    server.faults["/simple/tensorflow/"] = ["500", "503"]
+    wheel = "tensorflow-2.21.0-cp311-cp311-manylinux_2_27_x86_64.whl"
+    server.faults[f"/files/{wheel}.metadata"] = ["500"]
+    outcome = _run(server, tmp_path, packages=["tensorflow"])
+    assert outcome.releases == 5
+    assert server.requests.count("/simple/tensorflow/") == 3
+
+
+def test_persistent_500_gives_index_error_and_no_file(
+    server: IndexServer, tmp_path: Path
+) -> None:
+    server.faults["/simple/tensorflow-intel/"] = ["500"] * 3
+    with pytest.raises(IndexError_) as info:
+        _run(server, tmp_path)
+    msg = str(info.value)
+    assert "/simple/tensorflow-intel/" in msg
+    assert "HTTP status 500" in msg
+    assert "3 attempt(s)" in msg
+    assert _files(tmp_path) == {}  # tensorflow was read fine, but nothing is written
+
+
+def test_hang_past_timeout(server: IndexServer, tmp_path: Path) -> None:
+    server.hang_s = 1.5
+    server.faults["/simple/tensorflow/"] = ["hang", "hang"]
+    with pytest.raises(IndexError_, match="no answer within the timeout"):
+        _run(server, tmp_path, packages=["tensorflow"], timeout=0.3, attempts=2)
+    assert _files(tmp_path) == {}
+
+
+def test_truncated_body_is_retried_then_reported(server: IndexServer, tmp_path: Path) -> None:
+    wheel = "tensorflow-2.14.0-cp310-cp310-win_amd64.whl"
+    server.faults[f"/files/{wheel}.metadata"] = ["truncate"]
+    _run(server, tmp_path / "ok", packages=["tensorflow"])  # one truncation: retried
+    server.faults[f"/files/{wheel}.metadata"] = ["truncate"] * 3
+    with pytest.raises(IndexError_, match=r"win_amd64\.whl\.metadata"):
+        _run(server, tmp_path / "bad", packages=["tensorflow"])
+    assert _files(tmp_path / "bad") == {}
+
+
+def test_failed_run_keeps_previous_files(server: IndexServer, tmp_path: Path) -> None:
+    _run(server, tmp_path)
+    before = _files(tmp_path)
+    server.faults["/simple/tensorflow-metal/"] = ["500"] * 3
+    with pytest.raises(IndexError_):
+        _run(server, tmp_path)
+    assert _files(tmp_path) == before
+    assert not list((tmp_path / "index").glob(".*"))  # no temp files left
+
+
+def _drop_version(page: dict[str, Any]) -> None:
+    page["files"] = [f for f in page["files"] if "2.15.0.post1" not in f["filename"]]
+
+
+def test_check_reports_drift(server: IndexServer, tmp_path: Path, capsys: Any) -> None:
+    _run(server, tmp_path)
+    args = ["refresh", "--check", "--index-url", server.url, "--data-dir", str(tmp_path)]
+    assert main(args) == 0
+    assert "no drift" in capsys.readouterr().out
+    before = _files(tmp_path)
+    server.page_edits["tensorflow"] = _drop_version
+    wheel = "tensorflow-2.21.0-cp310-cp310-manylinux_2_27_x86_64.whl"
+    meta = (server.root / "files" / f"{wheel}.metadata").read_bytes()
+    server.metadata_edits[wheel] = meta.replace(b"keras>=3.12.0", b"keras>=3.13.0")
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "tensorflow 2.15.0.post1: gone from the index" in out
+    assert "tensorflow 2.21.0 linux_x86_64" in out
+    assert "keras>=3.13.0" in out
+    assert _files(tmp_path) == before  # --check writes nothing
+
+
+def test_cli_refresh_writes(server: IndexServer, tmp_path: Path, capsys: Any) -> None:
+    args = ["refresh", "--index-url", server.url, "--data-dir", str(tmp_path)]
+    assert main([*args, "--package", "tensorflow-metal"]) == 0
+    assert sorted(_files(tmp_path)) == ["tensorflow-metal.json"]
+    assert "wrote" in capsys.readouterr().out
+    assert main([*args, "--package", "no-such-thing"]) == 2
+
+
+def test_loader_names_file_and_path(server: IndexServer, tmp_path: Path) -> None:
+    _run(server, tmp_path)
+    path = tmp_path / "index" / "tensorflow.json"
+    doc = json.loads(path.read_text())
+    doc["releases"][2]["wheels"]["linux_x86_64"]["size"] = "big"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(KBValidationError) as info:
+        kb_index.load(tmp_path)
+    assert info.value.file == "index/tensorflow.json"
+    assert info.value.path == "releases[2].wheels.linux_x86_64.size"
+    path.write_text("{ not json")
+    with pytest.raises(KBValidationError, match=r"index/tensorflow\.json.*not valid JSON"):
+        kb_index.load(tmp_path)
+
+
+def test_index_url_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"PIP_INDEX_URL": "http://pip.example/simple", "UV_INDEX_URL": "http://uv.example/s"}
+    assert configured_index_url("http://flag/simple", env) == ("http://flag/simple", "--index-url")
+    assert configured_index_url(None, env) == ("http://uv.example/s", "UV_INDEX_URL")
+    env["TFENV_INDEX_URL"] = "http://tfenv.example/simple"
+    assert configured_index_url(None, env)[1] == "TFENV_INDEX_URL"
+    monkeypatch.setattr(
+        "tfenv.kb._index_url.pip_config_index_url", lambda: "http://conf.example/simple"
+    )
+    assert configured_index_url(None, {}) == ("http://conf.example/simple", "pip configuration")
+    monkeypatch.setattr("tfenv.kb._index_url.pip_config_index_url", lambda: None)
+    assert configured_index_url(None, {})[1] == "pip's default"
+    assert pips_default().startswith("https://")
+
+
+def test_pip_config_ignores_extra_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Done:
+        stdout = (
+            "global.extra-index-url='file:///opt/a/simple file:///opt/b/simple'\n"
+            "global.index-url='http://primary.example/simple'\n"
+        )
+
+    monkeypatch.setattr("subprocess.run", lambda *a, **k: Done())
+    assert pip_config_index_url() == "http://primary.example/simple"
+    Done.stdout = "global.extra-index-url='file:///opt/a/simple'\n"
+    assert pip_config_index_url() is None
+
+
+def test_httpx_not_imported_by_loader() -> None:
+    import subprocess
+
+    code = "import sys, tfenv.kb.index, tfenv.cli; print('httpx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

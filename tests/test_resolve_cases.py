@@ -1,0 +1,61 @@
+"""The solver against data-driven cases (tests/cases/resolve.yaml) and an independent checker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tfenv.api import MachineArgs, build_request, build_target
+from tfenv.kb import KnowledgeBase
+from tfenv.resolver import Resolution, resolve
+from tests.checker import check_plan
+
+CASES = yaml.safe_load((Path(__file__).parent / "cases" / "resolve.yaml").read_text())
+
+
+def run_case(kb: KnowledgeBase, args: dict[str, Any]) -> Resolution:
+    machine = MachineArgs(
+        os=args.get("os"),
+        arch=args.get("arch"),
+        gpu=args.get("gpu"),
+        cc=args.get("cc"),
+        no_gpu=bool(args.get("no_gpu")),
+        driver=args.get("driver"),
+        glibc=args.get("glibc"),
+        python=args.get("python"),
+    )
+    request = build_request(
+        kb,
+        args.get("tf"),
+        args.get("manager", "auto"),
+        bool(args.get("allow_cpu")),
+        bool(args.get("no_gpu")),
+        bool(args.get("pre")),
+    )
+    return resolve(kb, build_target(kb, machine), request)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
+    res = run_case(kb, case["args"])
+    expect = dict(case["expect"])
+    if expect.pop("status", "ok") == "unsatisfiable":
+        assert res.plan is None, f"expected no plan, got {res.plan}"
+        conflicts, suggestions = " ".join(res.conflicts), " ".join(res.suggestions)
+        for text in expect.get("conflicts", []):
+            assert text in conflicts, res.conflicts
+        for text in expect.get("suggestions", []):
+            assert text in suggestions, res.suggestions
+        return
+    assert res.plan is not None, res.conflicts
+    got = res.plan.to_dict()
+    for key, want in expect.items():
+        if key in ("warnings", "reasons"):
+            for text in want:
+                assert any(text in w for w in got[key]), got[key]
+        else:
+            assert got[key] == want, (key, got)
+    assert check_plan(kb, res) == []
