@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resolve": ("tfenv.commands.resolve", "pick a consistent TensorFlow/Python/CUDA/cuDNN stack"),
     "detect": ("tfenv.commands.detect", "read this machine: OS, glibc, GPUs, driver"),
     "matrix": ("tfenv.commands.matrix", "print the TensorFlow compatibility table"),
+    "doctor": ("tfenv.commands.doctor", "diagnose an installed TensorFlow environment"),
+    "explain": ("tfenv.commands.explain", "explain a TensorFlow/CUDA error message"),
     "refresh": ("tfenv.commands.refresh", "regenerate index-derived knowledge-base files"),
 }
 
