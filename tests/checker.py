@@ -6,6 +6,8 @@ bug in the solver's model cannot hide here too.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from packaging.version import Version
 
 from tfenv.kb import KnowledgeBase
@@ -37,6 +39,16 @@ def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
         problems.append(f"plan Python {plan.python} is not the target's {t.python}")
     if ws.glibc is not None and t.glibc is not None and t.glibc < ws.glibc:
         problems.append(f"glibc {t.glibc} < {ws.glibc}")
+    problems += _check_request(res)
+    if plan.accelerator == "cuda":
+        problems += _check_cuda(kb, res, v)
+    return problems
+
+
+def _check_request(res: Resolution) -> list[str]:
+    plan, t, r = res.plan, res.target, res.request
+    assert plan is not None
+    problems = []
     if plan.route not in MANAGER_ROUTES[r.manager]:
         problems.append(f"route {plan.route} not allowed with --manager {r.manager}")
     gpu_required = t.cc is not None and not r.allow_cpu and not r.no_gpu
@@ -44,8 +56,40 @@ def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
         problems.append("the target has an NVIDIA GPU but the plan does not use it")
     if r.no_gpu and plan.accelerator != "cpu":
         problems.append("--no-gpu but the plan uses an accelerator")
-    if plan.accelerator == "cuda":
-        problems += _check_cuda(kb, res, v)
+    return problems
+
+
+def _check_driver(kb: KnowledgeBase, res: Resolution, cuda: Version) -> list[str]:
+    t = res.target
+    if t.driver is None:
+        return []
+    os_: Literal["linux", "windows"] = "linux" if t.os == "linux" else "windows"
+    family = kb.cuda.family(cuda.major)
+    toolkit = kb.cuda.toolkit(cuda)
+    floors = [
+        x
+        for x in (
+            family.min_driver(os_) if family else None,
+            toolkit.min_driver(os_) if toolkit else None,
+        )
+        if x is not None
+    ]
+    if floors and t.driver < min(floors):
+        return [f"driver {t.driver} below every floor {floors}"]
+    return []
+
+
+def _check_conda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
+    plan, t = res.plan, res.target
+    assert plan is not None
+    problems = []
+    record = kb.conda.conda_forge_build(v)
+    variants = {str(c) for c in record.cuda} if record else set()
+    if plan.cuda not in variants:
+        problems.append(f"conda CUDA {plan.cuda} is not a conda-forge variant {variants}")
+    top = kb.cuda.max_cuda_for_driver(t.driver) if t.driver else None
+    if top is not None and plan.cuda and Version(plan.cuda).major > top.major:
+        problems.append(f"cuda-version {plan.cuda} needs __cuda >= its major; driver has {top}")
     return problems
 
 
@@ -60,24 +104,11 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
         problems.append(f"GPU package of {v} is {build.gpu_package}, not {plan.package}")
     cb = build.windows if t.os == "windows" else build.linux
     assert cb is not None
-    if plan.route == "conda":
-        record = kb.conda.conda_forge_build(v)
-        variants = {str(c) for c in record.cuda} if record else set()
-        if plan.cuda not in variants:
-            problems.append(f"conda CUDA {plan.cuda} is not a conda-forge variant {variants}")
-        top = kb.cuda.max_cuda_for_driver(t.driver) if t.driver else None
-        if top is not None and plan.cuda and Version(plan.cuda).major > top.major:
-            problems.append(f"cuda-version {plan.cuda} needs __cuda >= its major; driver has {top}")
-    elif str(cb.cuda) != plan.cuda or str(cb.cudnn) != plan.cudnn:
+    problems += _check_conda(kb, res, v) if plan.route == "conda" else []
+    if plan.route != "conda" and (str(cb.cuda) != plan.cuda or str(cb.cudnn) != plan.cudnn):
         problems.append(f"CUDA/cuDNN {plan.cuda}/{plan.cudnn} != build {cb.cuda}/{cb.cudnn}")
-    if t.driver is not None and cb.cuda is not None:
-        os_ = "linux" if t.os == "linux" else "windows"
-        family = kb.cuda.family(cb.cuda.major)
-        toolkit = kb.cuda.toolkit(cb.cuda)
-        floors = [x for x in (family.min_driver(os_) if family else None,
-                              toolkit.min_driver(os_) if toolkit else None) if x is not None]
-        if floors and t.driver < min(floors):
-            problems.append(f"driver {t.driver} below every floor {floors}")
+    if cb.cuda is not None:
+        problems += _check_driver(kb, res, cb.cuda)
     caps = build.compute
     if caps is not None and t.cc is not None:
         cc = t.cc

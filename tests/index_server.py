@@ -12,8 +12,8 @@ as a small synthetic zip holding only ``<dist-info>/METADATA`` (range requests
 supported), so both metadata paths of the refresh tool run against real HTTP.
 
 ``faults`` maps a request path to a list of actions used up one per request:
-an HTTP status (``"500"``, ``"404"``, ...), ``"hang"`` (sleep ``hang_s`` before answering), ``"truncate"``
-(announce the full length, send half, close).
+an HTTP status (``"500"``, ``"404"``, ...), ``"hang"`` (sleep ``hang_s`` before
+answering), ``"truncate"`` (announce the full length, send half, close).
 """
 
 from __future__ import annotations
@@ -88,14 +88,14 @@ def wheel_zip(filename: str, metadata: bytes) -> bytes:
     return buf.getvalue()
 
 
-def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:
+def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - one class
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             path = self.path.split("?")[0]
             fault = state.next_fault(path)
             if fault == "hang":

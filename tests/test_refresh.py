@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.index_server import IndexServer, serve
 
+from tests.index_server import IndexServer, serve
 from tfenv.cli import main
 from tfenv.errors import IndexError_, KBValidationError
 from tfenv.kb import index as kb_index
@@ -65,7 +65,7 @@ def test_full_refresh_writes_loadable_files(server: IndexServer, tmp_path: Path)
     assert r221 is not None
     assert str(r221.wheels["linux_x86_64"].glibc) == "2.27"
     assert r221.wheelset("linux_x86_64", "3.9") is None  # no cp39 wheel recorded
-    assert facts.cuda_wheel_platforms("nvidia-nccl-cu12", "2.16.5") == {"linux_x86_64"}
+    assert facts.cuda_wheel_platforms("nvidia-nccl-cu12", "2.16.5") == frozenset({"linux_x86_64"})
     gpu = facts.release("tensorflow-gpu", "2.12.0")
     assert gpu is not None
     assert gpu.sdist
@@ -105,7 +105,7 @@ def test_metadata_missing_everywhere_is_an_error(server: IndexServer, tmp_path: 
     wheel = "tensorflow-2.15.0-cp310-cp310-win_amd64.whl"
     server.faults[f"/files/{wheel}.metadata"] = ["404"]
     server.faults[f"/files/{wheel}"] = ["404"]
-    with pytest.raises(IndexError_, match="win_amd64.whl"):
+    with pytest.raises(IndexError_, match=r"win_amd64\.whl"):
         _run(server, tmp_path, packages=["tensorflow"])
     assert _files(tmp_path) == {}
 
@@ -119,9 +119,7 @@ def test_http_500_then_success_is_retried(server: IndexServer, tmp_path: Path) -
     assert server.requests.count("/simple/tensorflow/") == 3
 
 
-def test_persistent_500_gives_index_error_and_no_file(
-    server: IndexServer, tmp_path: Path
-) -> None:
+def test_persistent_500_gives_index_error_and_no_file(server: IndexServer, tmp_path: Path) -> None:
     server.faults["/simple/tensorflow-intel/"] = ["500"] * 3
     with pytest.raises(IndexError_) as info:
         _run(server, tmp_path)

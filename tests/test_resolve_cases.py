@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.checker import check_plan
 from tfenv.api import MachineArgs, build_request, build_target
 from tfenv.kb import KnowledgeBase
 from tfenv.resolver import Resolution, resolve
-from tests.checker import check_plan
 
 CASES = yaml.safe_load((Path(__file__).parent / "cases" / "resolve.yaml").read_text())
 

@@ -60,7 +60,7 @@ def _build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 
 def _load(module: str) -> _Command:
-    return importlib.import_module(module)  # type: ignore[return-value]
+    return importlib.import_module(module)  # type: ignore[return-value,unused-ignore]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

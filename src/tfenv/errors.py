@@ -71,7 +71,7 @@ class DetectionError(TfenvError):
     reference = "detect-failed"
 
 
-class IndexError_(TfenvError):  # noqa: N801 - avoid shadowing the builtin
+class IndexError_(TfenvError):
     """The package index could not be read (network, HTTP status, bad body)."""
 
     reference = "index-unreachable"

@@ -28,7 +28,7 @@ def resolution_text(res: Resolution) -> str:
         lines += ["", "Ways out:"]
         lines += [f"  - {s}" for s in res.suggestions]
         return "\n".join(lines) + "\n"
-    return "\n".join(lines + [""] + _plan_lines(res.plan)) + "\n"
+    return "\n".join([*lines, "", *_plan_lines(res.plan)]) + "\n"
 
 
 def _plan_lines(p: Plan) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.emit._header import header_lines
+
 if TYPE_CHECKING:
     from tfenv.resolver.plan import Resolution
 
@@ -29,7 +31,8 @@ def render_activation(res: Resolution) -> Optional[str]:
     plan = res.plan
     if plan is None or plan.accelerator != "cuda" or res.target.os == "windows":
         return None
-    head = "# Source this file after activating the environment: . ./activate-tfenv.sh\n"
+    head = "".join(f"# {line}\n" for line in header_lines(res))
+    head += "# Source this file after activating the environment: . ./activate-tfenv.sh\n"
     if plan.route == "pip":
         return head + _PIP_WHEELS
     if not plan.env:

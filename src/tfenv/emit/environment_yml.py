@@ -22,7 +22,7 @@ def render_environment(res: Resolution, name: str = "tfenv") -> str:
         deps += ["pip", {"pip": list(plan.pip)}]
     body: dict[str, Any] = {
         "name": name,
-        "channels": list(plan.channels) + ["nodefaults"],
+        "channels": [*plan.channels, "nodefaults"],
         "dependencies": deps,
     }
     head = "".join(f"# {line}\n" for line in header_lines(res))

@@ -7,9 +7,10 @@ folder (tests use it for hand-made or hand-broken data).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 if TYPE_CHECKING:
     from tfenv.kb.conda import CondaFacts
@@ -22,64 +23,82 @@ if TYPE_CHECKING:
 
 __all__ = ["KnowledgeBase"]
 
+T = TypeVar("T")
+
 
 class KnowledgeBase:
     def __init__(self, root: Optional[Path] = None) -> None:
         self.root = root
+        self._memo: dict[Hashable, Any] = {}
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """Remember a value derived from the facts (they never change once loaded)."""
+        try:
+            return self._memo[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
 
     @cached_property
     def index(self) -> IndexFacts:
         from tfenv.kb import index
 
-        return index.load(self.root)
+        return self._load("index.load", lambda: index.load(self.root))
 
     @cached_property
     def builds(self) -> TfBuilds:
         from tfenv.kb import tensorflow
 
-        return tensorflow.load_builds(self.root)
+        return self._load("tensorflow.load_builds", lambda: tensorflow.load_builds(self.root))
 
     @cached_property
     def known_issues(self) -> tuple[KnownIssue, ...]:
         from tfenv.kb import tensorflow
 
-        return tuple(tensorflow.load_known_issues(self.root))
+        return self._load("known_issues", lambda: tuple(tensorflow.load_known_issues(self.root)))
 
     @cached_property
     def changes(self) -> tuple[Change, ...]:
         from tfenv.kb import tensorflow
 
-        return tuple(tensorflow.load_changes(self.root))
+        return self._load("changes", lambda: tuple(tensorflow.load_changes(self.root)))
 
     @cached_property
     def cuda(self) -> CudaFacts:
         from tfenv.kb import cuda
 
-        return cuda.load(self.root)
+        return self._load("cuda.load", lambda: cuda.load(self.root))
 
     @cached_property
     def cudnn(self) -> CudnnFacts:
         from tfenv.kb import cudnn
 
-        return cudnn.load(self.root)
+        return self._load("cudnn.load", lambda: cudnn.load(self.root))
 
     @cached_property
     def gpus(self) -> GpuCatalog:
         from tfenv.kb import gpus
 
-        return gpus.load(self.root)
+        return self._load("gpus.load", lambda: gpus.load(self.root))
 
     @cached_property
     def platforms(self) -> Platforms:
         from tfenv.kb import platforms
 
-        return platforms.load_platforms(self.root)
+        return self._load("platforms.load_platforms", lambda: platforms.load_platforms(self.root))
 
     @cached_property
     def conda(self) -> CondaFacts:
         from tfenv.kb import conda
 
-        return conda.load_conda(self.root)
+        return self._load("conda.load_conda", lambda: conda.load_conda(self.root))
+
+    def _load(self, name: str, load: Callable[[], T]) -> T:
+        if self.root is not None:  # hand-made data (tests): never cached
+            return load()
+        from tfenv.kb._cache import cached
+
+        return cached(name, load)
 
     def load_all(self) -> None:
         """Load and validate every file (``tfenv matrix``, the KB tests)."""

@@ -26,14 +26,19 @@ def drift(name: str, old: Any, new: Mapping[str, Any]) -> list[str]:
     if "releases" in new or "releases" in old:
         lines += _releases(name, old.get("releases"), new.get("releases"))
     if "packages" in new or "packages" in old:
-        old_p, new_p = old.get("packages") or {}, new.get("packages") or {}
-        for pkg in sorted(set(old_p) | set(new_p)):
-            if pkg not in new_p:
-                lines.append(f"{name}: {pkg}: no longer named by any and-cuda extra")
-            elif pkg not in old_p:
-                lines.append(f"{name}: {pkg}: newly named by an and-cuda extra")
-            else:
-                lines += drift(f"{name}: {pkg}", old_p[pkg], new_p[pkg])
+        lines += _packages(name, old.get("packages") or {}, new.get("packages") or {})
+    return lines
+
+
+def _packages(name: str, old_p: Mapping[str, Any], new_p: Mapping[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for pkg in sorted(set(old_p) | set(new_p)):
+        if pkg not in new_p:
+            lines.append(f"{name}: {pkg}: no longer named by any and-cuda extra")
+        elif pkg not in old_p:
+            lines.append(f"{name}: {pkg}: newly named by an and-cuda extra")
+        else:
+            lines += drift(f"{name}: {pkg}", old_p[pkg], new_p[pkg])
     return lines
 
 
@@ -57,22 +62,38 @@ def _fields(where: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
         a, b = old.get(key), new.get(key)
         if a == b:
             continue
-        if key in ("wheels", "variants") and isinstance(a, Mapping) and isinstance(b, Mapping):
-            for sub in sorted(set(a) | set(b)):
-                if sub not in b:
-                    lines.append(f"{where} {sub}: removed")
-                elif sub not in a:
-                    lines.append(f"{where} {sub}: added")
-                else:
-                    lines += _fields(f"{where} {sub}", a[sub], b[sub])
+        if key in ("wheels", "variants") and isinstance(a or {}, Mapping):
+            lines += _nested(where, key, old, a or {}, b or {})
         elif isinstance(a, list) and isinstance(b, list):
-            gone = [x for x in a if x not in b]
-            new = [x for x in b if x not in a]
-            change = " ".join([*(f"-{_show(x)}" for x in gone), *(f"+{_show(x)}" for x in new)])
-            lines.append(f"{where}: {key}: {change or 'order changed'}")
+            lines.append(f"{where}: {key}: {_list_change(a, b)}")
         else:
             lines.append(f"{where}: {key}: {_show(a)} -> {_show(b)}")
     return lines
+
+
+def _nested(
+    where: str, key: str, record: Mapping[str, Any], a: Mapping[str, Any], b: Any
+) -> list[str]:
+    if not isinstance(b, Mapping):
+        return [f"{where}: {key}: {_show(a)} -> {_show(b)}"]
+    lines: list[str] = []
+    for sub in sorted(set(a) | set(b)):
+        if sub not in b:
+            lines.append(f"{where} {sub}: removed")
+        elif sub not in a and key == "variants":
+            # a Python newly differing from the platform record: diff against that
+            lines += _fields(f"{where} {sub}", {k: record.get(k) for k in b[sub]}, b[sub])
+        elif sub not in a:
+            lines.append(f"{where} {sub}: added")
+        else:
+            lines += _fields(f"{where} {sub}", a[sub], b[sub])
+    return lines
+
+
+def _list_change(a: list[Any], b: list[Any]) -> str:
+    gone = [f"-{_show(x)}" for x in a if x not in b]
+    new = [f"+{_show(x)}" for x in b if x not in a]
+    return " ".join([*gone, *new]) or "order changed"
 
 
 def _show(value: Any) -> str:

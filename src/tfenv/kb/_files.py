@@ -7,19 +7,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Union
 
-import yaml
-
 from tfenv.errors import KBValidationError
 from tfenv.kb._fields import Node
 
 __all__ = ["DATA_PACKAGE", "load_node", "read_data"]
 
 DATA_PACKAGE = "tfenv.data"
-
-try:  # the C loader is several times faster; PyYAML wheels ship it
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - pure-Python PyYAML build
-    _Loader = yaml.SafeLoader
 
 DataRoot = Union[Path, None]
 
@@ -35,10 +28,14 @@ def read_data(relpath: str, root: DataRoot = None) -> Any:
         raise KBValidationError(relpath, "", "the file is missing") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise KBValidationError(relpath, "", f"cannot be read ({exc})") from None
+    import yaml  # imported here: with a warm cache, no command needs it
+
+    # the C loader is several times faster; PyYAML wheels ship it
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         if relpath.endswith(".json"):
             return json.loads(text)
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - CSafeLoader/SafeLoader only
+        return yaml.load(text, Loader=loader)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         detail = str(exc).replace("\n", " ")
         raise KBValidationError(relpath, "", f"is not valid {_kind(relpath)} ({detail})") from None

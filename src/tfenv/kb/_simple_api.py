@@ -21,7 +21,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 import httpx
 
@@ -33,6 +33,7 @@ __all__ = ["SIMPLE_JSON", "IndexFile", "SimpleIndex"]
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 
 _RETRY_STATUS = frozenset({500, 502, 503, 504})
+_T = TypeVar("_T")
 
 
 class _Retryable(Exception):
@@ -160,9 +161,9 @@ class SimpleIndex:
         self,
         url: str,
         headers: Mapping[str, str],
-        parse: Callable[[httpx.Response], Any],
+        parse: Callable[[httpx.Response], _T],
         what: str,
-    ) -> Any:
+    ) -> _T:
         problem = ""
         for attempt in range(self._attempts):
             if attempt:

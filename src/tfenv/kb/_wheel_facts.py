@@ -147,7 +147,7 @@ def parse_metadata(body: bytes, where: str) -> WheelMeta:
 
 def normalize_requirement(req: Requirement, marker: Optional[str] = None) -> str:
     """Canonical text: normalized name, sorted extras, sorted specifiers, marker."""
-    text = canonicalize_name(req.name)
+    text = str(canonicalize_name(req.name))
     if req.extras:
         text += "[" + ",".join(sorted(req.extras)) + "]"
     if req.url:
@@ -185,7 +185,7 @@ def marker_true(marker: Optional[Marker], platform: str, python: str) -> bool:
     if marker is None:
         return True
     try:
-        return bool(marker.evaluate(_env(platform, python)))  # type: ignore[arg-type]
+        return bool(marker.evaluate(_env(platform, python)))
     except (UndefinedComparison, InvalidMarker):
         return False
 
@@ -256,9 +256,14 @@ def evaluate(
         extra, rest = split_extra(req)
         if extra is None:
             requires.append(normalize_requirement(req))
-            if stub_for is None and _is_redirect(req, own, release) and size is not None:
-                if size < STUB_MAX_BYTES and marker_true(req.marker, platform, python):
-                    stub_for = canonicalize_name(req.name)
+            if (
+                stub_for is None
+                and size is not None
+                and size < STUB_MAX_BYTES
+                and _is_redirect(req, own, release)
+                and marker_true(req.marker, platform, python)
+            ):
+                stub_for = canonicalize_name(req.name)
         elif extra == "and-cuda":
             has_and_cuda = True
             and_cuda.append(normalize_requirement(req, rest or ""))

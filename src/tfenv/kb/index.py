@@ -288,7 +288,9 @@ def _load_cuda(
             v.only("platforms", "sdist", "version", "yanked")
             plats = frozenset(_strs(v.get("platforms")))
             if not plats <= set(PLATFORMS):
-                raise v.get("platforms").fail(f"unknown platform(s) {sorted(plats - set(PLATFORMS))}")
+                raise v.get("platforms").fail(
+                    f"unknown platform(s) {sorted(plats - set(PLATFORMS))}"
+                )
             rows.append(
                 CudaWheel(
                     package=name,

@@ -132,7 +132,7 @@ def _wanted(packages: Optional[Sequence[str]]) -> set[str]:
     known = {*PACKAGES, CUDA_WHEELS}
     if not packages:
         return known
-    chosen = {canonicalize_name(p) for p in packages}
+    chosen = {str(canonicalize_name(p)) for p in packages}
     unknown = sorted(chosen - known)
     if unknown:
         raise UsageError(
@@ -242,18 +242,18 @@ def _write_all(directory: Path, docs: Mapping[str, Mapping[str, Any]]) -> list[P
     staged: list[tuple[str, Path]] = []
     try:
         for name, doc in docs.items():
-            fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+            fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+            staged.append((name, Path(tmp_name)))
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(dumps(doc))
-            os.chmod(tmp, 0o644)
-            staged.append((name, Path(tmp)))
-        written = []
+            os.chmod(tmp_name, 0o644)
+        written: list[Path] = []
         for name, tmp in staged:
             target = directory / f"{name}.json"
             os.replace(tmp, target)
             written.append(target)
         return written
     finally:
-        for _name, tmp in staged:
-            if tmp.exists():
-                tmp.unlink()
+        for _name, leftover in staged:
+            if leftover.exists():
+                leftover.unlink()

@@ -32,7 +32,7 @@ def solve(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
     try:
         result = resolver.resolve(factory.root_requirements(), max_rounds=2000)
     except ResolutionImpossible as exc:
-        return Resolution(target, request, None, conflict_sentences(exc.causes, factory))
+        return Resolution(target, request, None, conflict_sentences(list(exc.causes), factory))
     return Resolution(target, request, make_plan(factory, result.mapping))  # type: ignore[arg-type]
 
 

@@ -49,7 +49,9 @@ def conflict_sentences(causes: Sequence[Cause], factory: Factory) -> tuple[str, 
         if cause.parent is None and cause.requirement.identifier in _FIXED:
             continue  # "the target driver" itself is no reason
         groups[cause.requirement.kind or cause.requirement.identifier].append(cause)
-    out = [_sentence(kind, groups[kind], target, request) for kind in sorted(groups, key=_kind_order)]
+    out = [
+        _sentence(kind, groups[kind], target, request) for kind in sorted(groups, key=_kind_order)
+    ]
     return tuple(dict.fromkeys(out))
 
 
@@ -75,8 +77,11 @@ def _complete(causes: Sequence[Cause], factory: Factory) -> list[Cause]:
         for req in factory.dependencies(parent):
             if req.identifier not in fixed or (id(req), id(parent)) in seen:
                 continue
-            held = [c for c in factory.candidates(req.identifier)
-                    if req.identifier != "python" or c.key == str(factory.target.python)]
+            held = [
+                c
+                for c in factory.candidates(req.identifier)
+                if req.identifier != "python" or c.key == str(factory.target.python)
+            ]
             if held and not req.test(held[0]):
                 out.append(RequirementInformation(req, parent))
     return out
@@ -128,8 +133,9 @@ def _target_fact(kind: str, target: Target) -> Optional[str]:
 
 
 def _platform_name(target: Target) -> str:
-    os_name = {"linux": "Linux", "windows": "native Windows", "wsl2": "WSL2",
-               "macos": "macOS"}[target.os]
+    os_name = {"linux": "Linux", "windows": "native Windows", "wsl2": "WSL2", "macos": "macOS"}[
+        target.os
+    ]
     return f"{os_name} on {target.arch}"
 
 

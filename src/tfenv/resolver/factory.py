@@ -8,7 +8,7 @@ CUDA and GPUs comes from the :class:`KnowledgeBase`.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
 
@@ -84,8 +84,9 @@ class Factory:
     def _matches_request(self, c: Candidate) -> bool:
         opt: TfOption = c.data[0]
         spec = self.request.tf
-        pinned = any(s.operator == "===" or (s.operator == "==" and "*" not in s.version)
-                     for s in spec)
+        pinned = any(
+            s.operator == "===" or (s.operator == "==" and "*" not in s.version) for s in spec
+        )
         if opt.release.yanked and not pinned:
             return False
         # None lets packaging admit pre-releases only when the specifier names one
@@ -137,17 +138,19 @@ class Factory:
         out.sort(key=lambda item: item[0])
         return tuple(c for _, c in out)
 
-    def _options_for(self, accel: str) -> list[TfOption]:
+    def _options_for(self, accel: str) -> tuple[TfOption, ...]:
         platform = self.target.platform
         options = tf_options(self.kb, "tensorflow", platform)
         if accel != "cuda":
             return options
-        # the GPU build of 2.0 is the separate tensorflow-gpu package
-        gpu_pkg = {b.series: b.gpu_package for b in self.kb.builds.all}
-        if any(p != "tensorflow" for p in gpu_pkg.values()):
-            extra = tf_options(self.kb, "tensorflow-gpu", platform)
-            options = options + extra
-        return [o for o in options if o.build and o.build.gpu_package == o.package]
+        return self.kb.memo(("cuda_options", platform), lambda: self._cuda_options(options))
+
+    def _cuda_options(self, options: tuple[TfOption, ...]) -> tuple[TfOption, ...]:
+        """Releases of each series' GPU package (tensorflow-gpu for 2.0, tensorflow after)."""
+        packages = {b.gpu_package for b in self.kb.builds.all} - {"tensorflow"}
+        for package in sorted(packages):
+            options += tf_options(self.kb, package, self.target.platform)
+        return tuple(o for o in options if o.build and o.build.gpu_package == o.package)
 
     def _python_candidates(self) -> tuple[Candidate, ...]:
         seen: set[Version] = set()
@@ -161,8 +164,8 @@ class Factory:
     def _version_candidates(self, identifier: str) -> tuple[Candidate, ...]:
         versions: set[Version] = set()
         for build in self.kb.builds.all:
-            for os_name in ("linux", "windows"):
-                cb = build.cuda_build(os_name)  # type: ignore[arg-type]
+            for os_name in _OSES:
+                cb = build.cuda_build(os_name)
                 value = None if cb is None else getattr(cb, identifier)
                 if value is not None:
                     versions.add(value)
@@ -237,10 +240,14 @@ class Factory:
         return gpu_code(self.target.cc, caps.sass, caps.ptx, caps.sass_partial)
 
 
+_OSES: tuple[Literal["linux", "windows"], ...] = ("linux", "windows")
 _ACCEL_LABEL = {"cuda": "CUDA build", "metal": "Metal plug-in", "cpu": "CPU only"}
 
 
 def _accel_text(accels: tuple[str, ...]) -> str:
     if accels == ("cuda",):
-        return "NVIDIA GPU support (this machine has an NVIDIA GPU; pass --allow-cpu to accept a CPU plan)"
+        return (
+            "NVIDIA GPU support (this machine has an NVIDIA GPU; "
+            "pass --allow-cpu to accept a CPU plan)"
+        )
     return " or ".join(_ACCEL_LABEL[a] for a in accels)

@@ -74,19 +74,25 @@ def route_packages(
     return RoutePackages(pip=(pin,), commands=(f"python -m pip install '{pin}'",))
 
 
-def _conda(kb: KnowledgeBase, opt: TfOption, py: str, target: Target,
-           cuda: Optional[Version]) -> RoutePackages:
+def _conda(
+    kb: KnowledgeBase, opt: TfOption, py: str, target: Target, cuda: Optional[Version]
+) -> RoutePackages:
     variant = conda_variant(kb, opt.version, target) if cuda else None
     specs = [py]
     if variant is not None:
         # pin the CUDA variant explicitly: never leave GPU vs CPU to solver preference
-        specs += [f"tensorflow={opt.version}=cuda{variant.major}{variant.minor}*",
-                  f"cuda-version={variant.major}.{variant.minor}"]
+        specs += [
+            f"tensorflow={opt.version}=cuda{variant.major}{variant.minor}*",
+            f"cuda-version={variant.major}.{variant.minor}",
+        ]
     else:
         specs.append(f"tensorflow={opt.version}")
     conda = tuple(specs)
-    return RoutePackages(conda=conda, channels=("conda-forge",),
-                         commands=(f"conda install -c conda-forge {' '.join(repr(c) for c in conda)}",))
+    return RoutePackages(
+        conda=conda,
+        channels=("conda-forge",),
+        commands=(f"conda install -c conda-forge {' '.join(repr(c) for c in conda)}",),
+    )
 
 
 def _system_env(target: Target, cuda: Optional[Version]) -> tuple[tuple[str, str], ...]:

@@ -43,8 +43,10 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     if route == "conda" and cuda is not None:
         # conda-forge builds its own CUDA variants; the plan pins one the driver supports
         cuda, cudnn = conda_variant(f.kb, opt.version, f.target), None
-        reasons.append(f"conda-forge's TensorFlow {opt.version} CUDA {cuda} variant: the newest "
-                       "variant this driver supports; conda-forge picks the matching cuDNN.")
+        reasons.append(
+            f"conda-forge's TensorFlow {opt.version} CUDA {cuda} variant: the newest "
+            "variant this driver supports; conda-forge picks the matching cuDNN."
+        )
     reasons.append(_python_reason(f, opt, python))
     code: Optional[GpuCode] = None
     floor: Optional[Version] = None
@@ -58,9 +60,11 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         reasons.append(_gpu_reason(f, code))
         warnings += _cuda_warnings(f, cuda, floor, code)
     reasons.append(f"Route {route}: {_ROUTE_WHY[route]}.")
-    reasons += _route_not_taken(f, opt, route)
-    warnings += [f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues
-                 if i.concerns(route)]
+    if accel == "cuda":
+        reasons += _route_not_taken(f, opt, route)
+    warnings += [
+        f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues if i.concerns(route)
+    ]
     if (
         f.target.glibc is None
         and opt.wheels
@@ -165,13 +169,15 @@ def _cuda_warnings(
     t = f.target
     if t.driver is None and floor is not None:
         out.append(
-            f"The driver version is not known: this plan needs an NVIDIA driver >= {format_driver(floor)}."
+            "The driver version is not known: this plan needs an NVIDIA driver >= "
+            f"{format_driver(floor)}."
         )
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
     own = toolkit.min_driver(t.driver_os) if toolkit else None
     if t.driver is not None and own is not None and t.driver < own:
         out.append(
-            f"Driver {format_driver(t.driver)} is older than CUDA {cuda}'s own minimum ({format_driver(own)}): it runs through "
+            f"Driver {format_driver(t.driver)} is older than CUDA {cuda}'s own minimum "
+            f"({format_driver(own)}): it runs through "
             "minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a driver "
             f">= {format_driver(own)}; upgrade the driver if kernels fail to load."
         )

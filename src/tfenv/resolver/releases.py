@@ -41,14 +41,18 @@ class TfOption:
         return any(i.severity == "broken" for i in self.issues)
 
 
-def tf_options(kb: KnowledgeBase, package: str, platform: str) -> list[TfOption]:
+def tf_options(kb: KnowledgeBase, package: str, platform: str) -> tuple[TfOption, ...]:
     """Every release of ``package`` (2.0 and later), newest first."""
+    return kb.memo(("tf_options", package, platform), lambda: _tf_options(kb, package, platform))
+
+
+def _tf_options(kb: KnowledgeBase, package: str, platform: str) -> tuple[TfOption, ...]:
     options = []
     for release in reversed(kb.index.releases(package)):
         if release.version < Version("2.0.0"):
             continue
         options.append(_option(kb, package, release, platform))
-    return options
+    return tuple(options)
 
 
 def _option(kb: KnowledgeBase, package: str, release: Release, platform: str) -> TfOption:

@@ -62,8 +62,11 @@ def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
     """
     if "metal" not in recommended_for_platform(kb, version, "macos_arm64"):
         return None
-    releases = [r for r in kb.index.releases("tensorflow-metal") if not r.yanked
-                and not r.version.is_prerelease and r.wheelset("macos_arm64")]
+    releases = [
+        r
+        for r in kb.index.releases("tensorflow-metal")
+        if not r.yanked and not r.version.is_prerelease and r.wheelset("macos_arm64")
+    ]
     if not releases:
         return None
     newest = releases[-1]
@@ -77,7 +80,9 @@ def recommended_for_platform(kb: KnowledgeBase, version: Version, key: str) -> t
     return tuple(r.route for r in kb.platforms.routes_for(version, key))
 
 
-def conda_forge_build(kb: KnowledgeBase, version: Version, target: Target) -> Optional[CondaTfBuild]:
+def conda_forge_build(
+    kb: KnowledgeBase, version: Version, target: Target
+) -> Optional[CondaTfBuild]:
     """The conda-forge TensorFlow CUDA build record for ``version`` on linux-64, if any."""
     if target.conda_subdir != "linux-64":
         return None
@@ -127,6 +132,11 @@ def options(f: Factory, opt: TfOption, accel: str) -> tuple[str, ...]:
 
 def and_cuda_problem(kb: KnowledgeBase, opt: TfOption, platform: str) -> Optional[str]:
     """Why ``tensorflow[and-cuda]==v`` cannot be installed on ``platform``, or None."""
+    key = ("and_cuda_problem", opt.package, opt.version, platform)
+    return kb.memo(key, lambda: _and_cuda_problem(kb, opt, platform))
+
+
+def _and_cuda_problem(kb: KnowledgeBase, opt: TfOption, platform: str) -> Optional[str]:
     wheels = opt.wheels
     if wheels is None or wheels.and_cuda is None:
         return f"tensorflow {opt.version} has no and-cuda extra"
@@ -138,10 +148,13 @@ def and_cuda_problem(kb: KnowledgeBase, opt: TfOption, platform: str) -> Optiona
         known = kb.index.cuda_versions(req.name)
         if not known:
             continue  # not recorded: nothing to check against
-        if not any(platform in cw.platforms and not cw.yanked
-                   and req.specifier.contains(cw.version, prereleases=True) for cw in known):
-            return (f"its and-cuda extra requires {line}, which has no {platform} wheel "
-                    "on the index")
+        if not any(
+            platform in cw.platforms
+            and not cw.yanked
+            and req.specifier.contains(cw.version, prereleases=True)
+            for cw in known
+        ):
+            return f"its and-cuda extra requires {line}, which has no {platform} wheel on the index"
     return None
 
 

@@ -58,7 +58,8 @@ def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[str]:
     if plan is None or plan.min_driver is None:
         return None
     return (
-        f"Install an NVIDIA driver >= {plan.min_driver} (this machine has {format_driver(t.driver)}): "
+        f"Install an NVIDIA driver >= {plan.min_driver} "
+        f"(this machine has {format_driver(t.driver)}): "
         f"then TensorFlow {plan.tensorflow} with CUDA {plan.cuda} fits."
     )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Literal, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -60,7 +60,7 @@ class Target:
         return _SUBDIRS[self.platform]
 
     @property
-    def driver_os(self) -> str:
+    def driver_os(self) -> Literal["linux", "windows"]:
         """Whose driver tables apply: WSL2 uses the Windows driver."""
         return "linux" if self.os == "linux" else "windows"
 

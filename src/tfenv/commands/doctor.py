@@ -1,0 +1,99 @@
+"""``tfenv doctor``: diagnose an installed TensorFlow environment on this machine.
+
+Reads the target environment from disk (the current one, ``--python PATH`` or
+``--prefix DIR``), detects the machine, and checks TensorFlow, the nvidia-* wheels, the
+CUDA libraries, ptxas/libdevice, the driver and the GPUs against the knowledge base.
+``--import`` also imports TensorFlow in a subprocess. Exit 0 when healthy, 1 when a
+problem was found, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfenv.doctor.findings import Finding
+
+__all__ = ["configure", "run"]
+
+_MARK = {"ok": "ok     ", "warning": "WARNING", "problem": "PROBLEM"}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument(
+        "--python", metavar="PATH", help="check the environment of this interpreter"
+    )
+    target.add_argument("--prefix", metavar="DIR", help="check the environment in this folder")
+    parser.add_argument(
+        "--import",
+        dest="do_import",
+        action="store_true",
+        help="also import TensorFlow in a subprocess and run a matmul on the GPU",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="limit for --import (default 300 s)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from tfenv.doctor import env as target_env
+    from tfenv.doctor.checks import Inputs, diagnose
+    from tfenv.errors import UsageError
+    from tfenv.host import detect
+    from tfenv.kb import KnowledgeBase
+
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
+    if args.python:
+        env = target_env.from_python(args.python)
+    elif args.prefix:
+        env = target_env.from_prefix(Path(args.prefix))
+    else:
+        env = target_env.current()
+    host = detect()
+    findings = diagnose(Inputs(env=env, host=host, kb=KnowledgeBase(), environ=dict(os.environ)))
+    log = ""
+    if args.do_import:
+        from tfenv.doctor.imports import run_import_check
+
+        python = env.interpreter or args.python or sys.executable
+        result = run_import_check(python, args.timeout)
+        findings += list(result.findings)
+        log = result.log
+    _print(findings, log, args.json)
+    return 1 if any(f.status == "problem" for f in findings) else 0
+
+
+def _print(findings: list[Finding], log: str, as_json: bool) -> None:
+    if as_json:
+        doc: dict[str, object] = {
+            "healthy": not any(f.status == "problem" for f in findings),
+            "findings": [f.to_dict() for f in findings],
+        }
+        if log:
+            doc["import_log"] = log[-20000:]
+        print(json.dumps(doc, indent=2))
+        return
+    for f in findings:
+        print(f"[{_MARK[f.status]}] {f.title}")
+        if f.detail:
+            print(f"          {f.detail}")
+        if f.fix and f.status != "ok":
+            print(f"          fix: {f.fix}")
+    n_problems = sum(f.status == "problem" for f in findings)
+    n_warnings = sum(f.status == "warning" for f in findings)
+    print(f"\n{n_problems} problem(s), {n_warnings} warning(s).")
+    if log and n_problems:
+        print("TensorFlow's log from --import can be explained with: tfenv explain -")

@@ -1,0 +1,288 @@
+"""All doctor checks: the installed TensorFlow against the machine and the knowledge base."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from tfenv.doctor import libs
+from tfenv.doctor.cuda_libs import check_libraries, check_pins
+from tfenv.doctor.env import TargetEnv
+from tfenv.doctor.findings import Finding, Status
+from tfenv.doctor.platform import cuda_os, platform_of
+from tfenv.doctor.xla import check_xla
+from tfenv.resolver.compute import format_caps, gpu_code
+
+if TYPE_CHECKING:
+    from tfenv.host.profile import GpuInfo, HostProfile
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.tensorflow import TfBuild
+
+__all__ = ["Finding", "Inputs", "Status", "TfInstall", "diagnose", "installed_tensorflow"]
+
+TF_PACKAGES = (
+    "tensorflow",
+    "tensorflow-gpu",
+    "tensorflow-cpu",
+    "tensorflow-intel",
+    "tensorflow-macos",
+    "tf-nightly",
+)
+_CPU_PACKAGES = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
+_PIP_RPATH_BROKEN = frozenset({Version("2.16.1")})  # tf#63362: nvidia/*/lib not found
+
+
+@dataclass(frozen=True)
+class TfInstall:
+    package: str
+    version: Version
+    source: str  # "pip" or "conda"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    env: TargetEnv
+    host: HostProfile
+    kb: KnowledgeBase
+    environ: Mapping[str, str]
+    system_dirs: Sequence[str] = libs.SYSTEM_DIRS
+    ld_conf: Path = field(default=Path("/etc/ld.so.conf.d"))
+    load_libraries: bool = True
+
+
+def installed_tensorflow(env: TargetEnv) -> Optional[TfInstall]:
+    for name in TF_PACKAGES:
+        dist = env.dist(name)
+        if dist is not None:
+            try:
+                return TfInstall(name, Version(dist.version), "pip")
+            except InvalidVersion:
+                continue
+    for name in ("tensorflow", "tensorflow-base", "tensorflow-gpu"):
+        rec = env.conda_package(name)
+        if rec is not None:
+            return TfInstall("tensorflow", Version(rec.version.split("+")[0]), "conda")
+    return None
+
+
+def diagnose(inp: Inputs) -> list[Finding]:
+    """Every finding, in the order a reader wants them."""
+    findings = [_python_finding(inp)]
+    tf = installed_tensorflow(inp.env)
+    if tf is None:
+        findings.append(
+            Finding(
+                "tensorflow",
+                "problem",
+                "TensorFlow is not installed in this environment",
+                f"No tensorflow distribution in {_where(inp.env)}.",
+                "pip install tensorflow (run `tfenv resolve` first to pick a version)",
+            )
+        )
+        return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ)]
+    build = inp.kb.builds.for_version(tf.version)
+    platform = platform_of(inp.host.os, inp.host.arch)
+    gpu_build = (
+        build is not None and platform in build.gpu_platforms and tf.package not in _CPU_PACKAGES
+    )
+    findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
+    findings.append(_gpu_summary(inp.host))
+    if gpu_build and build is not None and inp.host.has_gpu:
+        findings += _gpu_checks(inp, tf, build, platform)
+    findings += _env_findings(inp.environ)
+    return findings
+
+
+def _where(env: TargetEnv) -> str:
+    return ", ".join(map(str, env.site_packages)) or str(env.prefix)
+
+
+def _python_finding(inp: Inputs) -> Finding:
+    where = inp.env.interpreter or str(inp.env.prefix)
+    py = f"Python {inp.env.python}" if inp.env.python else "Python (version unknown)"
+    kind = "conda environment" if inp.env.is_conda else "environment"
+    return Finding("environment", "ok", f"{py} {kind}", where)
+
+
+def _tf_finding(
+    tf: TfInstall,
+    build: Optional[TfBuild],
+    platform: Optional[str],
+    gpu_build: bool,
+    host: HostProfile,
+) -> Finding:
+    label = f"{tf.package} {tf.version} ({tf.source})"
+    if build is None:
+        return Finding("tensorflow", "warning", f"{label}: a series tfenv has no build facts for")
+    cb = build.cuda_build("windows" if host.os == "windows" else "linux")
+    if gpu_build and cb is not None:
+        return Finding(
+            "tensorflow",
+            "ok",
+            f"{label}: a CUDA build on {platform}",
+            f"built with CUDA {cb.cuda}, cuDNN {cb.cudnn}",
+        )
+    if not host.has_gpu:
+        return Finding("tensorflow", "ok", f"{label}: runs on the CPU here")
+    fix = (
+        "use WSL2 and pip install tensorflow[and-cuda]"
+        if host.os == "windows"
+        else "pip install tensorflow (not a -cpu package)"
+    )
+    return Finding(
+        "tensorflow",
+        "warning",
+        f"{label} is not a CUDA build on {platform}; the GPU will not be used",
+        f"CUDA builds of {build.series}: {', '.join(sorted(build.gpu_platforms)) or 'none'}",
+        fix,
+    )
+
+
+def _gpu_summary(host: HostProfile) -> Finding:
+    if not host.has_gpu:
+        return Finding(
+            "gpu", "ok", "No NVIDIA GPU found: TensorFlow will run on the CPU; GPU checks skipped"
+        )
+    names = "; ".join(
+        f"{g.name} (compute capability {g.compute_capability or '?'})" for g in host.gpus
+    )
+    return Finding(
+        "gpu",
+        "ok",
+        f"{len(host.gpus)} NVIDIA GPU(s)",
+        f"{names}; driver {host.driver or 'unknown'}",
+    )
+
+
+def _gpu_checks(
+    inp: Inputs, tf: TfInstall, build: TfBuild, platform: Optional[str]
+) -> list[Finding]:
+    os = cuda_os(inp.host.os) or "linux"
+    cb = build.cuda_build(os)
+    cuda = cb.cuda if cb else None
+    out: list[Finding] = []
+    if cuda is not None:
+        out.append(_driver_finding(inp, cuda, os))
+    out += [_compute_finding(g, build) for g in inp.host.gpus]
+    pins = _and_cuda(inp, tf, platform)
+    if pins:
+        out += check_pins(inp.env, pins, f"{tf.package} {tf.version}")
+    out += check_libraries(
+        inp.env,
+        windows=os == "windows",
+        environ=inp.environ,
+        cuda=cuda,
+        cudnn=cb.cudnn if cb else None,
+        pip_on_path=tf.source == "pip"
+        and tf.version >= Version("2.14")
+        and tf.version not in _PIP_RPATH_BROKEN,
+        conda_on_path=tf.source == "conda",
+        system_dirs=inp.system_dirs,
+        ld_conf=inp.ld_conf,
+        load=inp.load_libraries,
+    )
+    if os == "linux":
+        out += check_xla(inp.environ, inp.env.site_packages, inp.host.driver_cuda)
+    return out
+
+
+def _and_cuda(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> tuple[str, ...]:
+    if platform is None or tf.source != "pip":
+        return ()
+    release = inp.kb.index.release("tensorflow", tf.version)
+    ws = release.wheelset(platform, inp.env.python) if release is not None else None
+    return ws.and_cuda or () if ws is not None else ()
+
+
+def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
+    floor, why = inp.kb.cuda.driver_floor(cuda, "windows" if os == "windows" else "linux")
+    have = inp.host.driver_version
+    if have is None:
+        return Finding(
+            "driver",
+            "problem",
+            "No NVIDIA driver version found",
+            f"CUDA {cuda} needs one. {why}.",
+            "install the NVIDIA driver; `nvidia-smi` must work",
+        )
+    if floor is None:
+        return Finding(
+            "driver", "warning", f"Driver {have}: the floor for CUDA {cuda} is not known", why
+        )
+    if have < floor:
+        return Finding(
+            "driver",
+            "problem",
+            f"Driver {have} is older than {floor}, which CUDA {cuda} needs",
+            why,
+            f"update the NVIDIA driver to {floor} or newer",
+        )
+    return Finding("driver", "ok", f"Driver {have} runs CUDA {cuda} (needs {floor})", why)
+
+
+def _compute_finding(gpu: GpuInfo, build: TfBuild) -> Finding:
+    fid = f"compute-gpu{gpu.index}"
+    cc = gpu.compute_capability
+    if cc is None or build.compute is None:
+        return Finding(fid, "warning", f"{gpu.name}: compute capability or build archs unknown")
+    caps = build.compute
+    code = gpu_code(cc, caps.sass, caps.ptx, caps.sass_partial)
+    built = format_caps(caps.sass, caps.ptx)
+    if code is None:
+        return Finding(
+            fid,
+            "problem",
+            f"{gpu.name} (compute capability {cc}) is not supported by TensorFlow {build.series}",
+            built,
+            "use a release whose wheels include this GPU (`tfenv resolve`), or build from source",
+        )
+    if code.mode == "ptx":
+        return Finding(
+            fid,
+            "warning",
+            f"{gpu.name} (compute capability {cc}) runs only JIT-compiled PTX from {code.via}",
+            f"{built}; the first start can take 30 minutes",
+            "use a release with native code for this GPU (`tfenv resolve`)",
+        )
+    return Finding(
+        fid,
+        "ok",
+        f"{gpu.name} (compute capability {cc}): native code (sm_{code.via.major}{code.via.minor})",
+        built,
+    )
+
+
+def _env_findings(environ: Mapping[str, str]) -> list[Finding]:
+    out = []
+    cvd = environ.get("CUDA_VISIBLE_DEVICES")
+    if cvd is not None and cvd.strip() in ("", "-1"):
+        out.append(
+            Finding(
+                "env-cuda-visible-devices",
+                "warning",
+                f"CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU",
+                fix="unset CUDA_VISIBLE_DEVICES",
+            )
+        )
+    shown = [f"{k}={environ[k]}" for k in _ENV_VARS if k in environ]
+    out.append(
+        Finding("env", "ok", "Environment variables that matter", "; ".join(shown) or "none set")
+    )
+    return out
+
+
+_ENV_VARS = (
+    "CUDA_VISIBLE_DEVICES",
+    "LD_LIBRARY_PATH",
+    "CUDA_PATH",
+    "XLA_FLAGS",
+    "TF_CPP_MIN_LOG_LEVEL",
+    "TF_CPP_MAX_VLOG_LEVEL",
+    "TF_FORCE_GPU_ALLOW_GROWTH",
+    "TF_USE_LEGACY_KERAS",
+    "TF_ENABLE_ONEDNN_OPTS",
+)

@@ -1,0 +1,33 @@
+"""The result type of every doctor check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
+
+__all__ = ["ACTIVATE_FIX", "Finding", "Status"]
+
+Status = Literal["ok", "warning", "problem"]
+
+ACTIVATE_FIX = (
+    "source the activation script `tfenv resolve --emit` writes (. ./activate-tfenv.sh), "
+    "or export LD_LIBRARY_PATH to include {dir}"
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str  # stable kebab-case name of the check, with a suffix per library/GPU
+    status: Status
+    title: str
+    detail: str = ""
+    fix: Optional[str] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "title": self.title,
+            "detail": self.detail,
+            "fix": self.fix,
+        }

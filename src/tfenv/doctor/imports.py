@@ -1,0 +1,121 @@
+"""``tfenv doctor --import``: import TensorFlow in the target interpreter, with a time limit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from tfenv.doctor.findings import Finding, Status
+
+__all__ = ["ImportResult", "run_import_check"]
+
+_MARK = "TFENV-DOCTOR-RESULT "
+_SCRIPT = r"""
+import json, sys
+out = {}
+try:
+    import tensorflow as tf
+except ModuleNotFoundError as exc:
+    if exc.name == "tensorflow":
+        print("TFENV-DOCTOR-RESULT " + json.dumps({"missing": True}))
+        sys.exit(0)
+    raise
+out["version"] = tf.__version__
+out["built_with_cuda"] = bool(tf.test.is_built_with_cuda())
+gpus = tf.config.list_physical_devices("GPU")
+out["gpus"] = [g.name for g in gpus]
+out["details"] = [tf.config.experimental.get_device_details(g) for g in gpus]
+out["build_info"] = {k: str(v) for k, v in dict(tf.sysconfig.get_build_info()).items()}
+if gpus:
+    with tf.device("/GPU:0"):
+        a = tf.random.uniform((256, 256))
+        c = tf.matmul(a, a)
+    out["matmul_device"] = c.device
+print("TFENV-DOCTOR-RESULT " + json.dumps(out, default=str))
+"""
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    findings: tuple[Finding, ...]
+    data: Optional[dict[str, Any]]
+    log: str  # stderr of the child: TensorFlow's own log, for `tfenv explain`
+
+
+def run_import_check(python: str, timeout: float) -> ImportResult:
+    try:
+        proc = subprocess.run(
+            [python, "-c", _SCRIPT], capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        f = Finding(
+            "import",
+            "problem",
+            f"Importing TensorFlow took longer than {timeout:g} s",
+            "A first start on a GPU without native kernels JIT-compiles PTX and can take long.",
+            "rerun with a larger --timeout; see the compute-capability finding",
+        )
+        return ImportResult((f,), None, "")
+    except OSError as exc:
+        f = Finding("import", "problem", f"Cannot run {python}: {exc}")
+        return ImportResult((f,), None, "")
+    data = _result(proc.stdout)
+    if data is None:
+        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        f = Finding(
+            "import",
+            "problem",
+            f"Importing TensorFlow failed (exit {proc.returncode})",
+            last,
+            "run `tfenv explain` on the log below",
+        )
+        return ImportResult((f,), None, proc.stderr)
+    return ImportResult(tuple(_findings(data)), data, proc.stderr)
+
+
+def _result(stdout: str) -> Optional[dict[str, Any]]:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(_MARK):
+            data: dict[str, Any] = json.loads(line[len(_MARK) :])
+            return data
+    return None
+
+
+def _findings(data: dict[str, Any]) -> list[Finding]:
+    if data.get("missing"):
+        return [
+            Finding(
+                "import",
+                "problem",
+                "TensorFlow is not installed for this interpreter (import tensorflow fails)",
+                fix="pip install tensorflow",
+            )
+        ]
+    version = data.get("version")
+    out = [Finding("import", "ok", f"import tensorflow works: {version}")]
+    info = data.get("build_info", {})
+    detail = ", ".join(f"{k}={info[k]}" for k in ("cuda_version", "cudnn_version") if k in info)
+    if not data.get("built_with_cuda"):
+        out.append(
+            Finding("import-cuda", "warning", "This TensorFlow is not built with CUDA", detail)
+        )
+        return out
+    gpus = data.get("gpus") or []
+    if not gpus:
+        out.append(
+            Finding(
+                "import-gpu",
+                "problem",
+                "A CUDA build, but list_physical_devices('GPU') is empty",
+                detail,
+                "see the library findings above, or run `tfenv explain` on the log",
+            )
+        )
+        return out
+    out.append(Finding("import-gpu", "ok", f"GPUs visible: {', '.join(gpus)}", detail))
+    device = str(data.get("matmul_device", ""))
+    status: Status = "ok" if "GPU" in device else "problem"
+    out.append(Finding("import-matmul", status, f"A matmul placed on /GPU:0 ran on {device}"))
+    return out

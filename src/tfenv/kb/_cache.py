@@ -1,0 +1,87 @@
+"""A per-user cache of the loaded, validated knowledge base.
+
+Parsing and validating the YAML/JSON files costs far more than the solver
+itself, so each loaded concept is pickled once into the user's cache folder,
+keyed by tfenv's version, the Python version and the size and mtime of every
+shipped data file. Any change to the data makes a new key. A cache that cannot
+be read or written is ignored: it only ever saves time.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import zlib
+from importlib import resources
+from io import BytesIO
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Optional, TypeVar
+
+from tfenv.fsutil import atomic_write_bytes
+
+__all__ = ["cache_dir", "cached"]
+
+T = TypeVar("T")
+
+
+def cache_dir() -> Optional[Path]:
+    """``$TFENV_CACHE_DIR`` ("" disables), else ``$XDG_CACHE_HOME/tfenv`` or ``~/.cache/tfenv``."""
+    explicit = os.environ.get("TFENV_CACHE_DIR")
+    if explicit is not None:
+        return Path(explicit) if explicit else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tfenv"
+
+
+def cached(name: str, load: Callable[[], T]) -> T:
+    folder = cache_dir()
+    if folder is None:
+        return load()
+    path = folder / f"kb-{_key()}-{name}.pickle"
+    try:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)  # type: ignore[no-any-return]
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        pass
+    value = load()
+    try:
+        buf = BytesIO()
+        _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+        atomic_write_bytes(path, buf.getvalue())
+    except (OSError, pickle.PicklingError, TypeError):
+        pass
+    return value
+
+
+_KEY: list[str] = []
+
+
+def _key() -> str:
+    if not _KEY:
+        from tfenv import __version__
+
+        parts = [__version__, str(sys.version_info[:2])]
+        root = resources.files("tfenv.data")
+        for path in sorted(_walk(Path(str(root)))):
+            st = path.stat()
+            parts.append(f"{path.name}|{st.st_size}|{st.st_mtime_ns}")
+        text = "\n".join(parts).encode()
+        _KEY.append(f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}")
+    return _KEY[0]
+
+
+def _walk(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.suffix in (".yaml", ".json")]
+
+
+def _proxy(data: dict[str, Any]) -> MappingProxyType[str, Any]:
+    return MappingProxyType(data)
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is MappingProxyType:
+            return (_proxy, (dict(obj),))
+        return NotImplemented
