@@ -22,6 +22,8 @@ __all__ = ["main"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "resolve": ("tfenv.commands.resolve", "pick a consistent TensorFlow/Python/CUDA/cuDNN stack"),
     "detect": ("tfenv.commands.detect", "read this machine: OS, glibc, GPUs, driver"),
+    "lock": ("tfenv.commands.lock", "write team lockfiles for every target machine"),
+    "check-upgrade": ("tfenv.commands.check_upgrade", "is another TensorFlow version safe here?"),
     "matrix": ("tfenv.commands.matrix", "print the TensorFlow compatibility table"),
     "doctor": ("tfenv.commands.doctor", "diagnose an installed TensorFlow environment"),
     "explain": ("tfenv.commands.explain", "explain a TensorFlow/CUDA error message"),
