@@ -11,7 +11,7 @@ import statistics
 import sys
 import time
 
-from _timing import median_ms, report, run_interleaved
+from _timing import report, run_interleaved
 
 RESOLVE = [
     "-m",
@@ -77,7 +77,6 @@ def main() -> None:
     report(times, "python -c pass")
     runs = [matrix_cells() for _ in range(3)]
     print(f"matrix median {statistics.median(runs):.2f} s over 3 runs")
-    _ = median_ms
 
 
 if __name__ == "__main__":

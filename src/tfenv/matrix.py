@@ -13,7 +13,14 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.tensorflow import TfBuild
 
-__all__ = ["Row", "matrix_rows", "render_json", "render_markdown", "render_text"]
+__all__ = [
+    "Row",
+    "matrix_rows",
+    "render_docs_page",
+    "render_json",
+    "render_markdown",
+    "render_text",
+]
 
 COLUMNS = (
     "TF",
@@ -22,7 +29,7 @@ COLUMNS = (
     "CUDA",
     "cuDNN",
     "driver Linux",
-    "driver Windows",
+    "driver Windows/WSL2",
     "native",
     "PTX",
     "GPU platforms",
@@ -40,6 +47,7 @@ class Row:
     min_driver_linux: Optional[str]
     min_driver_windows: Optional[str]
     sass: list[str]
+    sass_partial: list[str]
     ptx: list[str]
     gpu_platforms: list[str]
     keras: Optional[int]
@@ -58,7 +66,7 @@ class Row:
             v(self.cudnn),
             v(self.min_driver_linux),
             v(self.min_driver_windows),
-            " ".join(self.sass) or "-",
+            " ".join([*self.sass, *(f"(+{a} partial)" for a in self.sass_partial)]) or "-",
             " ".join(self.ptx) or "-",
             " ".join(self.gpu_platforms) or "-",
             "; ".join(self.notes),
@@ -97,6 +105,8 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
     drivers = [kb.cuda.driver_floor(cuda, os)[0] if cuda else None for os in ("linux", "windows")]
     caps = build.compute
     notes = [f"Keras {build.keras_major}"] if build.keras_major else []
+    if build.gpu_package != "tensorflow":
+        notes.append(f"GPU build: {build.gpu_package}")
     if latest is not None and latest.version.is_prerelease:
         notes.append("pre-release")
     return Row(
@@ -108,6 +118,7 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
         min_driver_linux=format_driver(drivers[0]) if drivers[0] else None,
         min_driver_windows=format_driver(drivers[1]) if drivers[1] else None,
         sass=[_arch("sm", v) for v in caps.sass] if caps else [],
+        sass_partial=[_arch("sm", v) for v in caps.sass_partial] if caps else [],
         ptx=[_arch("compute", v) for v in caps.ptx] if caps else [],
         gpu_platforms=sorted(build.gpu_platforms),
         keras=build.keras_major,
@@ -137,3 +148,25 @@ def render_text(rows: list[Row]) -> str:
     widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
     return "\n".join(lines) + "\n"
+
+
+DOCS_PREAMBLE = """\
+# Compatibility matrix
+
+Generated from the knowledge base; do not edit by hand (`tests/test_matrix.py` fails when
+this page and the data disagree). Regenerate with `tfenv matrix --docs-page > docs/matrix.md`.
+
+Columns: the newest release of each series; the Pythons its wheels carry (any platform);
+the CUDA and cuDNN the official Linux wheels were built and tested with; the lowest NVIDIA
+driver for that CUDA (the minor-version-compatibility floor of its major where one exists,
+else the toolkit's own minimum; the Windows figure applies to WSL2 too); the GPU code
+compiled into the official wheels as native SASS (`sm_XY` runs on X.Y to X.9; "partial":
+only some kernels) and PTX (`compute_XY`, JIT-compiled for X.Y and newer); the platforms
+whose official wheel is a CUDA build. `unknown` means not established, never "none".
+Every fact's source is in the data files under `src/tfenv/data/` (see knowledge-base.md).
+
+"""
+
+
+def render_docs_page(rows: list[Row]) -> str:
+    return DOCS_PREAMBLE + render_markdown(rows)

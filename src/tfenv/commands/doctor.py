@@ -63,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         env = target_env.current()
     host = detect()
-    findings = diagnose(Inputs(env=env, host=host, kb=KnowledgeBase(), environ=dict(os.environ)))
+    findings = diagnose(
+        Inputs(env=env, host=host, kb=KnowledgeBase.from_environment(), environ=dict(os.environ))
+    )
     log = ""
     if args.do_import:
         from tfenv.doctor.imports import run_import_check

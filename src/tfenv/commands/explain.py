@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         from tfenv.host import detect
 
         host = detect()
-    result = explain(text, KnowledgeBase(), host)
+    result = explain(text, KnowledgeBase.from_environment(), host)
     if args.json:
         print(json.dumps(_to_dict(result), indent=2))
     else:

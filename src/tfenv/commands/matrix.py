@@ -18,7 +18,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable rows")
-    fmt.add_argument("--markdown", action="store_true", help="a Markdown table (docs/matrix.md)")
+    fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
+    fmt.add_argument("--docs-page", action="store_true", help="the whole docs/matrix.md page")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,11 +30,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--tf {args.tf!r} is not a TensorFlow series such as 2.15.")
     if args.cuda is not None and not args.cuda.isdigit():
         raise UsageError(f"--cuda {args.cuda!r} is not a CUDA major version such as 12.")
-    kb = KnowledgeBase()
+    kb = KnowledgeBase.from_environment()
     kb.load_all()
     rows = matrix.matrix_rows(kb, args.tf, int(args.cuda) if args.cuda else None)
     if args.json:
         sys.stdout.write(matrix.render_json(rows))
+    elif args.docs_page:
+        sys.stdout.write(matrix.render_docs_page(rows))
     elif args.markdown:
         sys.stdout.write(matrix.render_markdown(rows))
     else:

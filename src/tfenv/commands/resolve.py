@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from tfenv import api, report
     from tfenv.kb import KnowledgeBase
 
-    kb = KnowledgeBase()
+    kb = KnowledgeBase.from_environment()
     request = api.build_request(kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre)
     target = api.build_target(kb, machine_args(args))  # type: ignore[arg-type]
     res = api.resolve(kb, target, request)

@@ -31,6 +31,14 @@ class KnowledgeBase:
         self.root = root
         self._memo: dict[Hashable, Any] = {}
 
+    @classmethod
+    def from_environment(cls) -> KnowledgeBase:
+        """The shipped data, or ``$TFENV_DATA_DIR`` when set (for editing the KB)."""
+        import os
+
+        folder = os.environ.get("TFENV_DATA_DIR")
+        return cls(Path(folder) if folder else None)
+
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """Remember a value derived from the facts (they never change once loaded)."""
         try:
