@@ -6,6 +6,7 @@ bug in the solver's model cannot hide here too.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from packaging.version import Version
@@ -17,10 +18,19 @@ MANAGER_ROUTES = {
     "auto": {"pip", "conda", "conda+pip", "system", "metal", "cpu"},
     "pip": {"pip", "system", "metal", "cpu"},
     "conda": {"conda", "conda+pip"},
+    "container": {"container"},
 }
 
 
 def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
+    assert res.plan is not None
+    if res.plan.route == "container":
+        # the image is Linux (WSL2 on a Windows host) with its own Python and glibc
+        t0 = res.target
+        res = replace(
+            res,
+            target=replace(t0, os="wsl2" if t0.os == "windows" else t0.os, python=None, glibc=None),
+        )
     plan, t, r = res.plan, res.target, res.request
     assert plan is not None
     problems: list[str] = []

@@ -49,6 +49,8 @@ def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
             assert text in conflicts, res.conflicts
         for text in expect.get("suggestions", []):
             assert text in suggestions, res.suggestions
+        for text in expect.get("not_in_conflicts", []):
+            assert text not in conflicts, res.conflicts
         return
     assert res.plan is not None, res.conflicts
     got = res.plan.to_dict()

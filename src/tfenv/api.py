@@ -53,8 +53,9 @@ def build_request(
 ) -> Request:
     text = tf or "latest"
     spec = specs.parse_tf_spec(text)
-    known = [r.version for r in kb.index.releases("tensorflow")]
-    known += [r.version for r in kb.index.releases("tensorflow-gpu")]
+    from tfenv.resolver.releases import known_versions
+
+    known = known_versions(kb)
     if spec and not any(spec.contains(v, prereleases=True) for v in known):
         stable = [v for v in known if not v.is_prerelease and v >= Version("2.0")]
         raise UsageError(

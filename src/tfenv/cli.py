@@ -49,7 +49,11 @@ class _ArgvError(Exception):
 
 
 def _build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    parser = _Parser(prog="tfenv", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = _Parser(
+        prog="tfenv",
+        description="Which TensorFlow, Python, CUDA and cuDNN go together on a machine, "
+        "explained, and locked for a whole team.",
+    )
     parser.add_argument("--version", action="version", version=f"tfenv {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = next((a for a in argv if not a.startswith("-")), None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 __all__ = ["atomic_write", "atomic_write_bytes"]
@@ -15,6 +14,8 @@ def atomic_write(path: Path, text: str, mode: int = 0o644) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
+    import tempfile  # only writers pay for it (it pulls in shutil and the compressors)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -16,9 +16,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_machine_flags(parser)
     parser.add_argument(
         "--manager",
-        choices=("auto", "pip", "conda"),
+        choices=("auto", "pip", "conda", "container"),
         default="auto",
-        help="steer the install route (default: what TF's docs recommend)",
+        help="steer the install route (default: what TF's docs recommend); "
+        "'container' plans a Docker image (used only when asked for)",
     )
     parser.add_argument(
         "--allow-cpu",
@@ -31,7 +32,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--emit",
         metavar="DIR",
         type=Path,
-        help="write requirements.txt / environment.yml / activation script",
+        help="write requirements.txt / environment.yml / activation script "
+        "(container route: Dockerfile and .devcontainer/devcontainer.json)",
+    )
+    parser.add_argument(
+        "--requirements",
+        metavar="FILE",
+        type=Path,
+        help="container route: a hashed requirements lock to install in the image "
+        "(default: a requirements*.txt with --hash lines in the --emit folder)",
     )
 
 
@@ -82,8 +91,13 @@ def run(args: argparse.Namespace) -> int:
     if args.emit is not None and res.plan is not None:
         from tfenv.emit import write_plan_files
 
-        written = write_plan_files(res, args.emit)
+        written = write_plan_files(res, args.emit, getattr(args, "requirements", None))
         if not args.json:
             print("Wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+            if res.plan.image is not None:
+                from tfenv.emit import docker_commands
+
+                for line in docker_commands(res, args.emit):
+                    print(line, file=sys.stderr)
     sys.stdout.write(report.resolution_json(res) if args.json else report.resolution_text(res))
     return 0 if res.ok else 1

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit.activation import render_activation
+from tfenv.emit.devcontainer import render_devcontainer
+from tfenv.emit.dockerfile import render_dockerfile
 from tfenv.emit.environment_yml import render_environment
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
@@ -14,14 +16,22 @@ from tfenv.fsutil import atomic_write
 if TYPE_CHECKING:
     from tfenv.resolver.plan import Resolution
 
-__all__ = ["plan_files", "write_plan_files"]
+__all__ = ["docker_commands", "find_lock", "plan_files", "write_plan_files"]
 
 
-def plan_files(res: Resolution) -> dict[str, str]:
-    """File name -> content for the plan's route (nothing for an unsatisfiable answer)."""
+def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
+    """File name -> content for the plan's route (nothing for an unsatisfiable answer).
+
+    ``lock`` (container route) names a hashed requirements file in the same folder.
+    """
     plan = res.plan
     if plan is None:
         return {}
+    if plan.image is not None:
+        return {
+            "Dockerfile": render_dockerfile(res, lock),
+            ".devcontainer/devcontainer.json": render_devcontainer(res),
+        }
     files: dict[str, str] = {}
     if plan.conda:
         files["environment.yml"] = render_environment(res)
@@ -33,11 +43,43 @@ def plan_files(res: Resolution) -> dict[str, str]:
     return files
 
 
-def write_plan_files(res: Resolution, folder: Path) -> list[Path]:
+def find_lock(folder: Path) -> Optional[Path]:
+    """A ``requirements*.txt`` in ``folder`` that pins with ``--hash`` (first by name), if any."""
+    if not folder.is_dir():
+        return None
+    for path in sorted(folder.glob("requirements*.txt")):
+        try:
+            if "--hash" in path.read_text("utf-8"):
+                return path
+        except (OSError, UnicodeDecodeError):
+            continue
+    return None
+
+
+def docker_commands(res: Resolution, folder: Path) -> list[str]:
+    """How to build and run what the container route wrote to ``folder``."""
+    from tfenv.resolver.packages import docker_run
+
+    plan = res.plan
+    if plan is None or plan.image is None:
+        return []
+    return [
+        f"Build: docker build -t tfenv-app {folder}",
+        f"Run:   {docker_run('tfenv-app')}",
+    ]
+
+
+def write_plan_files(
+    res: Resolution, folder: Path, requirements: Optional[Path] = None
+) -> list[Path]:
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--emit {folder}: this is a file, not a folder.")
     written = []
-    for name, text in sorted(plan_files(res).items()):
+    lock: Optional[str] = None
+    if res.plan is not None and res.plan.image is not None:
+        lock, copied = _lock_in(folder, requirements)
+        written += copied
+    for name, text in sorted(plan_files(res, lock).items()):
         path = folder / name
         try:
             atomic_write(path, text, 0o755 if name.endswith(".sh") else 0o644)
@@ -45,3 +87,24 @@ def write_plan_files(res: Resolution, folder: Path) -> list[Path]:
             raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.") from None
         written.append(path)
     return written
+
+
+def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str], list[Path]]:
+    """The lock's name inside the build context, copying ``requirements`` there if needed."""
+    if requirements is None:
+        found = find_lock(folder)
+        return (found.name if found else None), []
+    try:
+        text = requirements.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--requirements {requirements}: cannot be read ({exc}).") from None
+    if "--hash" not in text:
+        raise UsageError(
+            f"--requirements {requirements}: no --hash lines; the image installs the lock "
+            "with --require-hashes (lock it with hashes, e.g. 'uv pip compile --generate-hashes')."
+        )
+    target = folder / requirements.name
+    if target.resolve() == requirements.resolve():
+        return requirements.name, []
+    atomic_write(target, text)
+    return requirements.name, [target]

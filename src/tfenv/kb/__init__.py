@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 if TYPE_CHECKING:
     from tfenv.kb.conda import CondaFacts
+    from tfenv.kb.containers import ContainerFacts
     from tfenv.kb.cuda import CudaFacts
     from tfenv.kb.cudnn import CudnnFacts
     from tfenv.kb.gpus import GpuCatalog
@@ -101,6 +102,16 @@ class KnowledgeBase:
 
         return self._load("conda.load_conda", lambda: conda.load_conda(self.root))
 
+    @cached_property
+    def containers(self) -> ContainerFacts:
+        from tfenv.kb import containers
+
+        return self._load("containers.load", lambda: containers.load(self.root))
+
+    def derived(self, name: str, compute: Callable[[], T]) -> T:
+        """A value computed from the facts: remembered, and cached on disk like the facts."""
+        return self.memo(("derived", name), lambda: self._load(f"derived-{name}", compute))
+
     def _load(self, name: str, load: Callable[[], T]) -> T:
         if self.root is not None:  # hand-made data (tests): never cached
             return load()
@@ -120,5 +131,6 @@ class KnowledgeBase:
             "gpus",
             "platforms",
             "conda",
+            "containers",
         ):
             getattr(self, name)

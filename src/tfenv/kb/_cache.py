@@ -3,8 +3,9 @@
 Parsing and validating the YAML/JSON files costs far more than the solver
 itself, so each loaded concept is pickled once into the user's cache folder,
 keyed by tfenv's version, the Python version and the size and mtime of every
-shipped data file. Any change to the data makes a new key. A cache that cannot
-be read or written is ignored: it only ever saves time.
+shipped data and source file (derived values depend on the code too): any
+change makes a new key. A cache that cannot be read or written is ignored: it
+only ever saves time.
 """
 
 from __future__ import annotations
@@ -63,8 +64,9 @@ def _key() -> str:
         from tfenv import __version__
 
         parts = [__version__, str(sys.version_info[:2])]
-        root = resources.files("tfenv.data")
-        for path in sorted(_walk(Path(str(root)))):
+        # the data files, and the code that turns them into records and derived values
+        package = Path(str(resources.files("tfenv")))
+        for path in sorted(_walk(package)):
             st = path.stat()
             parts.append(f"{path.name}|{st.st_size}|{st.st_mtime_ns}")
         text = "\n".join(parts).encode()
@@ -73,7 +75,7 @@ def _key() -> str:
 
 
 def _walk(root: Path) -> list[Path]:
-    return [p for p in root.rglob("*") if p.suffix in (".yaml", ".json")]
+    return [p for p in root.rglob("*") if p.suffix in (".yaml", ".json", ".py")]
 
 
 def _proxy(data: dict[str, Any]) -> MappingProxyType[str, Any]:

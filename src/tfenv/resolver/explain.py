@@ -52,7 +52,17 @@ def conflict_sentences(causes: Sequence[Cause], factory: Factory) -> tuple[str, 
     out = [
         _sentence(kind, groups[kind], target, request) for kind in sorted(groups, key=_kind_order)
     ]
+    if "request" in groups and not request.pre and _only_prereleases_match(factory):
+        out.append(f"Only pre-releases match '{request.tf_text}': pass --pre to consider them.")
     return tuple(dict.fromkeys(out))
+
+
+def _only_prereleases_match(factory: Factory) -> bool:
+    from tfenv.resolver.releases import known_versions
+
+    spec = factory.request.tf
+    found = [v for v in known_versions(factory.kb) if spec.contains(v, prereleases=True)]
+    return bool(found) and all(v.is_prerelease for v in found)
 
 
 _FIXED = ("platform", "gpu", "driver")
@@ -100,8 +110,10 @@ def _sentence(kind: str, causes: list[Cause], target: Target, request: Request) 
     topic = _TOPIC.get(kind, "Conflict")
     text = f"{topic}: {newest.parent.label} needs {newest.requirement.text}"  # type: ignore[union-attr]
     others = sorted({_version(c.parent) for c in with_parent} - {_version(newest.parent)})
-    if others:
-        text += f"; {len(others)} older release(s) ({others[0]} to {others[-1]}) fail the same way"
+    if len(others) == 1:
+        text += f"; the older release {others[0]} fails the same way"
+    elif others:
+        text += f"; {len(others)} older releases ({others[0]} to {others[-1]}) fail the same way"
     fact = _target_fact(kind, target)
     return f"{text}, {fact}." if fact else f"{text}."
 

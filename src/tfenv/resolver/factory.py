@@ -7,10 +7,11 @@ CUDA and GPUs comes from the :class:`KnowledgeBase`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Optional
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from tfenv.kb.cuda import format_driver
 from tfenv.resolver import routes
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.resolver.target import Request, Target
 
-__all__ = ["Factory"]
+__all__ = ["Factory", "container_view"]
 
 RANK = {
     "platform": 0,
@@ -40,7 +41,9 @@ RANK = {
 class Factory:
     def __init__(self, kb: KnowledgeBase, target: Target, request: Request) -> None:
         self.kb = kb
-        self.target = target
+        # a container brings its own Linux, Python and glibc: only the host's GPU and
+        # driver still count, and on Windows the container runs in WSL2
+        self.target = container_view(target) if request.manager == "container" else target
         self.request = request
         self.candidates = lru_cache(maxsize=None)(self._candidates)
         self.dependencies = lru_cache(maxsize=None)(self._dependencies)
@@ -87,10 +90,10 @@ class Factory:
         pinned = any(
             s.operator == "===" or (s.operator == "==" and "*" not in s.version) for s in spec
         )
-        if opt.release.yanked and not pinned:
+        if opt.yanked and not pinned:
             return False
-        # None lets packaging admit pre-releases only when the specifier names one
-        pre = True if self.request.pre else (None if spec else False)
+        # pre-releases only with --pre or when the specifier names one (==2.22.0rc0)
+        pre = self.request.pre or any(_names_prerelease(s.version) for s in spec)
         return spec.contains(opt.version, prereleases=pre)
 
     # -- candidates ---------------------------------------------------------
@@ -180,7 +183,15 @@ class Factory:
         if c.identifier == "tensorflow":
             from tfenv.resolver.tf_deps import tf_dependencies
 
-            return tf_dependencies(self, c)
+            deps = tf_dependencies(self, c)
+            if (
+                self.request.manager == "container"
+                and c.data[1] == "cuda"
+                and routes.container_ngc(self.kb, c.data[0], self.target) is not None
+            ):
+                # the NGC image's forward-compatibility package runs it on this driver
+                deps = tuple(d for d in deps if d.kind != "driver")
+            return deps
         if c.identifier == "cuda":
             return self._cuda_deps(c.data)
         if c.identifier == "cudnn":
@@ -241,7 +252,22 @@ class Factory:
 
 
 _OSES: tuple[Literal["linux", "windows"], ...] = ("linux", "windows")
+
+
+def container_view(target: Target) -> Target:
+    """The target as a container sees it: Linux (WSL2 on Windows), the host's GPU and driver."""
+    os_name = "wsl2" if target.os == "windows" else target.os
+    return replace(target, os=os_name, python=None, glibc=None)
+
+
 _ACCEL_LABEL = {"cuda": "CUDA build", "metal": "Metal plug-in", "cpu": "CPU only"}
+
+
+def _names_prerelease(text: str) -> bool:
+    try:
+        return Version(text).is_prerelease
+    except InvalidVersion:  # wildcards such as 2.15.*
+        return False
 
 
 def _accel_text(accels: tuple[str, ...]) -> str:

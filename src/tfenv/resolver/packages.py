@@ -7,14 +7,26 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
-from tfenv.resolver.routes import conda_match, conda_variant, metal_plugin
+from tfenv.resolver.routes import conda_match, conda_variant, container_image, metal_plugin
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.resolver.releases import TfOption
     from tfenv.resolver.target import Target
 
-__all__ = ["RoutePackages", "route_packages"]
+__all__ = ["SMOKE_TEST", "RoutePackages", "docker_run", "route_packages"]
+
+# exits non-zero unless TensorFlow sees a GPU (the container route's health check)
+SMOKE_TEST = (
+    "import sys, tensorflow as tf; gpus = tf.config.list_physical_devices('GPU'); "
+    "print(tf.__version__, gpus); sys.exit(0 if gpus else 1)"
+)
+
+
+def docker_run(image: str, command: str = "") -> str:
+    """The ``docker run`` line that gives the container the host's GPUs."""
+    line = f'docker run --gpus all -it --rm -v "$PWD":/workspace -w /workspace {image}'
+    return f"{line} {command}" if command else line
 
 
 @dataclass(frozen=True)
@@ -64,6 +76,16 @@ def route_packages(
             pip=(pin,),
             env=_system_env(target, cuda),
             commands=(_system_step(cuda, cudnn), f"python -m pip install '{pin}'"),
+        )
+    if route == "container":
+        image = container_image(kb, opt, target)
+        if image is None:
+            return RoutePackages()
+        return RoutePackages(
+            commands=(
+                f"docker pull {image.image}",
+                docker_run(image.image, f'python -c "{SMOKE_TEST}"'),
+            )
         )
     if route == "metal":
         plugin = metal_plugin(kb, opt.version)

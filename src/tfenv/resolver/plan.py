@@ -29,12 +29,20 @@ class Plan:
     commands: tuple[str, ...] = ()  # install commands, in order
     warnings: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
+    image: Optional[str] = None  # container route: "tensorflow/tensorflow:2.15.0-gpu"
+    host: tuple[str, ...] = ()  # container route: what the host still needs
 
     @property
     def gpu(self) -> bool:
         return self.accelerator != "cpu"
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._base_dict()
+        if self.image is not None:
+            out["container"] = {"image": self.image, "host": list(self.host)}
+        return out
+
+    def _base_dict(self) -> dict[str, Any]:
         return {
             "tensorflow": self.tensorflow,
             "package": self.package,

@@ -10,7 +10,14 @@ from tfenv.kb.cuda import format_driver
 from tfenv.resolver.compute import GpuCode
 from tfenv.resolver.packages import route_packages
 from tfenv.resolver.plan import Plan
-from tfenv.resolver.routes import and_cuda_problem, conda_variant, for_manager, recommended
+from tfenv.resolver.routes import (
+    ContainerImage,
+    and_cuda_problem,
+    conda_variant,
+    container_image,
+    for_manager,
+    recommended,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -29,6 +36,8 @@ _ROUTE_WHY = {
     "system": "TensorFlow from pip, CUDA and cuDNN installed system-wide by hand",
     "metal": "TensorFlow with Apple's tensorflow-metal plug-in for the Apple GPU",
     "cpu": "TensorFlow from pip, running on the CPU",
+    "container": "TensorFlow in a container image that carries CUDA and cuDNN; the host "
+    "needs only the NVIDIA driver and the NVIDIA Container Toolkit",
 }
 
 
@@ -47,7 +56,13 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
             f"conda-forge's TensorFlow {opt.version} CUDA {cuda} variant: the newest "
             "variant this driver supports; conda-forge picks the matching cuDNN."
         )
-    reasons.append(_python_reason(f, opt, python))
+    image = container_image(f.kb, opt, f.target) if route == "container" else None
+    if route == "container":
+        python = image.python if image else None  # the image's own Python
+        if image is not None and image.cuda is not None:
+            cuda, cudnn = image.cuda, image.cudnn
+    else:
+        reasons.append(_python_reason(f, opt, python))
     code: Optional[GpuCode] = None
     floor: Optional[Version] = None
     if accel == "cuda":
@@ -65,8 +80,15 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     warnings += [
         f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues if i.concerns(route)
     ]
+    host: tuple[str, ...] = ()
+    if image is not None:
+        reasons += _container_reasons(f, opt, image, cuda)
+        warnings += _container_warnings(f, image)
+        host = _container_host(f, floor)
+        reasons.append("The host needs: " + "; ".join(host) + ".")
     if (
-        f.target.glibc is None
+        route != "container"
+        and f.target.glibc is None
         and opt.wheels
         and opt.wheels.glibc
         and f.target.platform.startswith("linux")
@@ -90,7 +112,53 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         commands=pk.commands,
         warnings=tuple(warnings),
         reasons=tuple(reasons),
+        image=image.image if image else None,
+        host=host,
     )
+
+
+def _container_reasons(
+    f: Factory, opt: TfOption, image: ContainerImage, cuda: Optional[Version]
+) -> list[str]:
+    which = "NVIDIA's NGC TensorFlow container" if image.family == "ngc" else "the official image"
+    out = [f"Image {image.image}: {which} for TensorFlow {opt.version} (source: {image.source})."]
+    if image.cuda is None:
+        out.append(
+            f"CUDA inside the image: not recorded; the host driver floor is taken from CUDA "
+            f"{cuda or 'unknown'}, which TensorFlow {opt.version} is built with."
+        )
+    else:
+        out.append(f"CUDA {image.cuda} and cuDNN {image.cudnn or 'unknown'} inside the image.")
+    py = f"Python {image.python}" if image.python else "its Python (version not recorded)"
+    out.append(f"Python: the image's own, {py}; the host's Python does not matter.")
+    return out
+
+
+def _container_warnings(f: Factory, image: ContainerImage) -> list[str]:
+    out = []
+    t = f.target
+    if image.family == "ngc" and t.driver is not None and image.min_driver is not None:
+        out.append(
+            f"Driver {format_driver(t.driver)} is below what {image.image} requires "
+            f"({format_driver(image.min_driver)}): it runs only through CUDA forward "
+            "compatibility, which NVIDIA supports on data-center GPUs under Linux; "
+            "upgrade the driver for any other GPU."
+        )
+    if t.os == "wsl2":
+        out.append(
+            "On Windows the container runs through WSL2: use Docker Desktop with the WSL2 "
+            "backend (or Docker Engine with the NVIDIA Container Toolkit inside the WSL2 "
+            "distribution); the Windows NVIDIA driver serves the GPU."
+        )
+    return out
+
+
+def _container_host(f: Factory, floor: Optional[Version]) -> tuple[str, ...]:
+    needs = list(f.kb.containers.host.for_os("linux" if f.target.os == "linux" else "wsl2"))
+    if floor is not None:
+        which = "Windows " if f.target.os != "linux" else ""
+        needs.insert(0, f"{which}NVIDIA driver >= {format_driver(floor)}")
+    return tuple(needs)
 
 
 def _tf_reason(f: Factory, opt: TfOption) -> str:

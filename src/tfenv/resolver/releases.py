@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from tfenv.kb.index import Release, WheelSet
     from tfenv.kb.tensorflow import KnownIssue, TfBuild
 
-__all__ = ["TfOption", "tf_options"]
+__all__ = ["TfOption", "known_versions", "tf_options"]
 
 
 @dataclass(frozen=True)
@@ -25,16 +25,14 @@ class TfOption:
     """One TensorFlow release of one package, seen from one platform."""
 
     package: str
-    release: Release
+    version: Version
+    yanked: bool
     build: Optional[TfBuild]
     wheels: Optional[WheelSet]  # None: no wheel for the platform
     pythons: tuple[Version, ...]  # installable Pythons (stub targets checked)
     stub_problem: Optional[str]  # why a stub wheel cannot be installed, if it cannot
     issues: tuple[KnownIssue, ...]
-
-    @property
-    def version(self) -> Version:
-        return self.release.version
+    and_cuda_problem: Optional[str]  # why tensorflow[and-cuda]==version cannot install here
 
     @property
     def broken(self) -> bool:
@@ -42,8 +40,22 @@ class TfOption:
 
 
 def tf_options(kb: KnowledgeBase, package: str, platform: str) -> tuple[TfOption, ...]:
-    """Every release of ``package`` (2.0 and later), newest first."""
-    return kb.memo(("tf_options", package, platform), lambda: _tf_options(kb, package, platform))
+    """Every release of ``package`` (2.0 and later), newest first.
+
+    Derived once from the index and build facts and cached with the knowledge base,
+    so that a resolve reads only what its platform needs.
+    """
+    return kb.derived(f"options-{package}-{platform}", lambda: _tf_options(kb, package, platform))
+
+
+def known_versions(kb: KnowledgeBase) -> tuple[Version, ...]:
+    """Every version of tensorflow and tensorflow-gpu on the index, ascending."""
+
+    def compute() -> tuple[Version, ...]:
+        found = {r.version for p in ("tensorflow", "tensorflow-gpu") for r in kb.index.releases(p)}
+        return tuple(sorted(found))
+
+    return kb.derived("tf-versions", compute)
 
 
 def _tf_options(kb: KnowledgeBase, package: str, platform: str) -> tuple[TfOption, ...]:
@@ -65,7 +77,42 @@ def _option(kb: KnowledgeBase, package: str, release: Release, platform: str) ->
             pythons, stub_problem = _through_stub(kb, release, wheels.stub_for, platform, pythons)
     issues = tuple(i for i in kb.known_issues if i.matches(release.version, platform, package))
     build = kb.builds.for_version(release.version)
-    return TfOption(package, release, build, wheels, pythons, stub_problem, issues)
+    return TfOption(
+        package=package,
+        version=release.version,
+        yanked=release.yanked,
+        build=build,
+        wheels=wheels,
+        pythons=pythons,
+        stub_problem=stub_problem,
+        issues=issues,
+        and_cuda_problem=_and_cuda_problem(kb, wheels, release.version, platform),
+    )
+
+
+def _and_cuda_problem(
+    kb: KnowledgeBase, wheels: Optional[WheelSet], version: Version, platform: str
+) -> Optional[str]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    if wheels is None or wheels.and_cuda is None:
+        return f"tensorflow {version} has no and-cuda extra"
+    for line in wheels.and_cuda:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            return f"its and-cuda requirement {line!r} cannot be parsed"
+        known = kb.index.cuda_versions(req.name)
+        if not known:
+            continue  # not recorded: nothing to check against
+        if not any(
+            platform in cw.platforms
+            and not cw.yanked
+            and req.specifier.contains(cw.version, prereleases=True)
+            for cw in known
+        ):
+            return f"its and-cuda extra requires {line}, which has no {platform} wheel on the index"
+    return None
 
 
 def _through_stub(
@@ -84,7 +131,15 @@ def _through_stub(
             f"{target}=={release.version}, which has no {platform} wheel on the index"
         )
     available = {Version(p) for p in real_wheels.pythons if _is_xy(p)}
-    return tuple(p for p in pythons if p in available), None
+    usable = tuple(p for p in pythons if p in available)
+    if not usable:
+        theirs = ", ".join(str(p) for p in sorted(available)) or "none"
+        return (), (
+            f"the {platform} wheel of tensorflow {release.version} is a stub for "
+            f"{target}=={release.version}, whose wheels serve Python {theirs}, none of which "
+            "the stub itself serves"
+        )
+    return usable, None
 
 
 def _is_xy(tag: str) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
 if TYPE_CHECKING:
@@ -18,23 +17,27 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ROUTES",
+    "ContainerImage",
     "MetalPlugin",
     "and_cuda_problem",
     "conda_forge_build",
     "conda_match",
     "conda_variant",
+    "container_image",
+    "container_ngc",
     "for_manager",
     "metal_plugin",
     "options",
     "recommended",
 ]
 
-ROUTES = ("pip", "conda", "conda+pip", "system", "metal", "cpu")
+ROUTES = ("pip", "conda", "conda+pip", "system", "metal", "cpu", "container")
 
 _BY_MANAGER = {
-    "auto": ROUTES,
+    "auto": ROUTES[:-1],  # a container is used only when asked for
     "pip": ("pip", "system", "metal", "cpu"),
     "conda": ("conda", "conda+pip"),
+    "container": ("container",),
 }
 
 
@@ -62,6 +65,10 @@ def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
     """
     if "metal" not in recommended_for_platform(kb, version, "macos_arm64"):
         return None
+    return kb.derived("metal-plugin", lambda: _newest_metal(kb))
+
+
+def _newest_metal(kb: KnowledgeBase) -> Optional[MetalPlugin]:
     releases = [
         r
         for r in kb.index.releases("tensorflow-metal")
@@ -116,6 +123,8 @@ def options(f: Factory, opt: TfOption, accel: str) -> tuple[str, ...]:
     if accel == "cpu":
         return ("cpu",)
     kb, target = f.kb, f.target
+    if f.request.manager == "container":
+        return ("container",) if container_image(kb, opt, target) is not None else ()
     possible = {"system"}
     if target.os != "windows" and and_cuda_problem(kb, opt, target.platform) is None:
         possible.add("pip")
@@ -130,32 +139,79 @@ def options(f: Factory, opt: TfOption, accel: str) -> tuple[str, ...]:
     return tuple(ranked)
 
 
+@dataclass(frozen=True)
+class ContainerImage:
+    """The image a container plan runs, and what the host needs for it."""
+
+    image: str  # "tensorflow/tensorflow:2.15.0-gpu"
+    family: str  # "official" or "ngc"
+    cuda: Optional[Version]  # CUDA inside the image (None: not recorded)
+    cudnn: Optional[Version]
+    python: Optional[Version]
+    min_driver: Optional[Version]  # the image's own driver requirement, where recorded
+    source: str
+
+
+def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
+    """The image for ``opt`` on a Linux x86_64 (or WSL2) host: official first, then NGC.
+
+    An NGC image is taken instead when the host driver is below the official image's
+    floor but a data-center GPU reaches the NGC image through forward compatibility.
+    """
+    if target.platform != "linux_x86_64":
+        return None
+    ngc = container_ngc(kb, opt, target)
+    if ngc is not None:
+        return ngc
+    official = kb.containers.official
+    if opt.package != "tensorflow" and opt.package != "tensorflow-gpu":
+        return None
+    rel = official.release(opt.version)
+    tag = official.gpu_tags(opt.version)[0]
+    return ContainerImage(
+        image=f"{official.repository}:{tag}",
+        family="official",
+        cuda=rel.cuda if rel else None,
+        cudnn=rel.cudnn if rel else None,
+        python=rel.python if rel else None,
+        min_driver=None,
+        source=(rel.provenance if rel else official.provenance).sources[0],
+    )
+
+
+def container_ngc(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
+    """An NGC image for ``opt`` that this host runs only through forward compatibility."""
+    if target.driver is None or target.driver_os != "linux" or not is_datacenter(kb, target):
+        return None
+    for rel in kb.containers.ngc_for(opt.version):
+        if not rel.driver_ok(target.driver) and rel.forward_compatible(target.driver):
+            return ContainerImage(
+                image=rel.image,
+                family="ngc",
+                cuda=rel.cuda,
+                cudnn=rel.cudnn,
+                python=rel.python,
+                min_driver=rel.min_driver,
+                source=rel.provenance.sources[0],
+            )
+    return None
+
+
+def is_datacenter(kb: KnowledgeBase, target: Target) -> bool:
+    """Whether the target GPU is a data-center model (forward compatibility needs one)."""
+    if target.gpu_name is None:
+        return False
+    from tfenv.errors import TfenvError
+
+    try:
+        return kb.gpus.lookup(target.gpu_name).segment == "datacenter"
+    except TfenvError:
+        return False
+
+
 def and_cuda_problem(kb: KnowledgeBase, opt: TfOption, platform: str) -> Optional[str]:
     """Why ``tensorflow[and-cuda]==v`` cannot be installed on ``platform``, or None."""
-    key = ("and_cuda_problem", opt.package, opt.version, platform)
-    return kb.memo(key, lambda: _and_cuda_problem(kb, opt, platform))
-
-
-def _and_cuda_problem(kb: KnowledgeBase, opt: TfOption, platform: str) -> Optional[str]:
-    wheels = opt.wheels
-    if wheels is None or wheels.and_cuda is None:
-        return f"tensorflow {opt.version} has no and-cuda extra"
-    for line in wheels.and_cuda:
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
-            return f"its and-cuda requirement {line!r} cannot be parsed"
-        known = kb.index.cuda_versions(req.name)
-        if not known:
-            continue  # not recorded: nothing to check against
-        if not any(
-            platform in cw.platforms
-            and not cw.yanked
-            and req.specifier.contains(cw.version, prereleases=True)
-            for cw in known
-        ):
-            return f"its and-cuda extra requires {line}, which has no {platform} wheel on the index"
-    return None
+    return opt.and_cuda_problem
 
 
 def _cuda_of(f: Factory, opt: TfOption) -> Optional[Version]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 
+from tfenv.kb.containers import NgcRelease
 from tfenv.kb.cuda import format_driver
 from tfenv.resolver.target import Request, Target
 
@@ -28,6 +29,9 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[st
         text = rule(plan_of, target, request)
         if text:
             out.append(text)
+    arm = _arm_container(kb, target, request)
+    if arm:
+        out.append(arm)
     if not out:
         out.append(
             f"Run 'tfenv matrix' to see which TensorFlow releases support "
@@ -107,6 +111,23 @@ def _manager(solve: Solve, t: Target, r: Request) -> Optional[str]:
     if plan is None:
         return None
     return f"Use --manager auto: route {plan.route} gives TensorFlow {plan.tensorflow}."
+
+
+def _arm_container(kb: KnowledgeBase, t: Target, r: Request) -> Optional[str]:
+    """No PyPI wheel carries CUDA for Linux aarch64; NGC publishes arm64 TensorFlow images."""
+    if t.platform != "linux_aarch64" or not t.has_nvidia_gpu or r.no_gpu:
+        return None
+    found: tuple[NgcRelease, ...] = kb.containers.ngc_for_arch("aarch64")
+    if not found:
+        return None
+    rel = found[0]
+    cuda = f"CUDA {rel.cuda}" if rel.cuda else "CUDA not recorded"
+    floor = f", host driver >= {format_driver(rel.min_driver)}" if rel.min_driver else ""
+    return (
+        f"Use a container: NVIDIA's NGC TensorFlow images have Arm server (SBSA) builds, e.g. "
+        f"{rel.image} ({cuda}{floor}; {rel.provenance.sources[0]}); "
+        "run it with the NVIDIA Container Toolkit (docker run --gpus all)."
+    )
 
 
 _RULES: tuple[Callable[[Solve, Target, Request], Optional[str]], ...] = (

@@ -14,9 +14,9 @@ __all__ = ["ACCELERATORS", "OSES", "ROUTES", "Request", "Target"]
 
 OSES = ("linux", "wsl2", "windows", "macos")
 ARCHES = ("x86_64", "aarch64", "arm64")
-ROUTES = ("pip", "conda", "conda+pip", "system", "metal", "cpu")
+ROUTES = ("pip", "conda", "conda+pip", "system", "metal", "cpu", "container")
 ACCELERATORS = ("cuda", "metal", "cpu")
-MANAGERS = ("auto", "pip", "conda")
+MANAGERS = ("auto", "pip", "conda", "container")
 
 
 _SUBDIRS = {

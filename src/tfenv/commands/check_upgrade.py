@@ -1,0 +1,111 @@
+"""``tfenv check-upgrade``: is moving to another TensorFlow version safe on our machines?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfenv.api import MachineArgs
+    from tfenv.upgrade.model import UpgradeReport
+
+__all__ = ["configure", "run"]
+
+_MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python", "gpu_index")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from tfenv.commands.resolve import add_machine_flags
+
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument(
+        "--from", dest="from_version", metavar="SPEC", help="current version, e.g. 2.12"
+    )
+    src.add_argument(
+        "--from-file",
+        metavar="FILE",
+        type=Path,
+        action="append",
+        default=[],
+        help="requirements*.txt, pylock*.toml, conda-lock*.yml or environment*.yml (or a folder "
+        "of them); repeat for one lockfile per target (matched by name)",
+    )
+    src.add_argument(
+        "--from-env",
+        metavar="PREFIX",
+        nargs="?",
+        const="",
+        help="read the installed TensorFlow of a venv/conda prefix (default: this interpreter)",
+    )
+    parser.add_argument(
+        "--to",
+        metavar="SPEC",
+        default="latest",
+        help="latest (default), 2.16, 2.16.2 or a specifier",
+    )
+    add_machine_flags(parser)
+    parser.add_argument("--config", metavar="PATH", type=Path, help="pyproject.toml or tfenv.toml")
+    parser.add_argument(
+        "--target", metavar="NAME", action="append", default=[], help="only this configured target"
+    )
+    parser.add_argument("--manager", choices=("auto", "pip", "conda"), default="auto")
+    parser.add_argument("--allow-cpu", action="store_true", help="accept CPU plans on GPU machines")
+    parser.add_argument("--pre", action="store_true", help="consider pre-releases")
+    parser.add_argument(
+        "--allow-downgrade", action="store_true", help="allow --to older than the current version"
+    )
+    parser.add_argument("--strict", action="store_true", help="warnings fail too (exit code 1)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    out.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfenv.errors import ConfigError
+    from tfenv.upgrade import render
+
+    try:
+        report = _report(args)
+    except OSError as exc:  # a folder or file the OS refuses: bad input, not a crash
+        raise ConfigError(f"Cannot read {exc.filename}: {exc.strerror or exc}.") from None
+    if args.json:
+        sys.stdout.write(render.to_json(report, args.strict))
+    elif args.markdown:
+        sys.stdout.write(render.to_markdown(report, args.strict))
+    else:
+        sys.stdout.write(render.to_text(report, args.strict))
+    return report.exit_code(args.strict)
+
+
+def _report(args: argparse.Namespace) -> UpgradeReport:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.upgrade import inputs
+    from tfenv.upgrade.assess import assess
+    from tfenv.upgrade.model import UpgradeReport
+
+    kb = KnowledgeBase()
+    move = inputs.make_move(kb, args.to, args.pre)
+    given = any(getattr(args, k) not in (None, False) for k in _MACHINE_FLAGS) or args.no_gpu
+    config = inputs.find_project(args.config) if (args.config or not given) else None
+    source = inputs.current_source(kb, args.from_version, args.from_file, args.from_env, config)
+    way = inputs.direction(kb, source, move, args.allow_downgrade)
+    machine = _machine(args) if given else None
+    chosen = inputs.targets(kb, machine, config, args.target, args.manager, args.allow_cpu)
+    reports = tuple(
+        assess(kb, t, source.for_target(t.name, t.target.conda_subdir), move) for t in chosen
+    )
+    notes: tuple[str, ...] = ()
+    if source.locked:
+        notes = (
+            "Package changes compare lock pins with the new plan's top-level pins and "
+            "TensorFlow's declared requirements; 'tfenv lock' makes a full new lock.",
+        )
+    return UpgradeReport(source.describe, move.to_text, way, reports, notes)  # type: ignore[arg-type]
+
+
+def _machine(args: argparse.Namespace) -> MachineArgs:
+    from tfenv.commands.resolve import machine_args
+
+    return machine_args(args)  # type: ignore[return-value]

@@ -1,0 +1,200 @@
+"""conda-lock's file format, written with conda-lock's own models, and the environment file.
+
+Everything that knows conda-lock's internals is in this module:
+:func:`render_lockfile` builds a :class:`conda_lock.lockfile.v2prelim.models.Lockfile`
+(``LockedDependency``, ``LockMeta``, ``HashModel``), writes it with conda-lock's
+``write_conda_lock_file`` (so the bytes are exactly what conda-lock writes: its help text,
+its key order, its sorting) and reads it back with ``parse_conda_lock_file`` to check it.
+Dependencies are recorded as conda-lock records them: one entry per name, the version
+part of the merged match specs (conda-lock's vendored conda ``MatchSpec``).
+
+Tested with conda-lock 4.0.3 (:data:`CONDA_LOCK_TESTED_WITH`); conda-lock needs Python
+3.10+ and is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from tfenv.lock.conda import LockedCondaPackage, LockedPipPackage
+
+__all__ = [
+    "CONDA_LOCK_TESTED_WITH",
+    "read_lockfile",
+    "render_environment",
+    "render_lockfile",
+]
+
+CONDA_LOCK_TESTED_WITH = "4.0.3"
+
+
+def render_environment(
+    *,
+    name: str,
+    channels: Sequence[str],
+    conda_specs: Sequence[str],
+    pip_specs: Sequence[str] = (),
+    header: str = "",
+) -> str:
+    """The unlocked ``environment.yml``: the specs as given (build-string and
+    ``cuda-version`` pins included), then a ``pip:`` section when there are pip specs."""
+    deps: list[Any] = list(conda_specs)
+    if pip_specs:
+        if not any(_name(s) == "pip" for s in conda_specs):
+            deps.append("pip")
+        deps.append({"pip": list(pip_specs)})
+    doc = {"name": name, "channels": list(channels), "dependencies": deps}
+    body = yaml.dump(
+        doc, Dumper=_IndentedDumper, sort_keys=False, default_flow_style=False, width=1000
+    )
+    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    return "\n".join(lines) + ("\n" if lines else "") + body
+
+
+class _IndentedDumper(yaml.SafeDumper):
+    """Indents list items under their key (``  - python=3.11``), as environment files do."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def render_lockfile(
+    *,
+    file_name: str,
+    subdir: str,
+    channels: Sequence[str],
+    conda: Sequence[LockedCondaPackage],
+    pip: Sequence[LockedPipPackage],
+    env_file: str,
+    content_hash: str,
+    custom_metadata: Mapping[str, str],
+) -> str:
+    """The text of ``conda-lock.<label>.yml`` for one platform, checked by reading it back.
+
+    ``env_file`` is recorded as the lock's source (relative to the lock file), so
+    ``conda-lock lock -f <env_file>`` can re-solve it. No time or git metadata is
+    written, so the same solve gives the same bytes.
+    """
+    from tfenv.lock.conda import CondaLockError
+
+    lockfile_module = _conda_lock("conda_lock.lockfile")
+    models = _conda_lock("conda_lock.lockfile.v2prelim.models")
+    HashModel, LockedDependency = models.HashModel, models.LockedDependency
+    Lockfile, LockMeta = models.Lockfile, models.LockMeta
+
+    packages: list[Any] = []
+    for pkg in conda:
+        if not pkg.md5:
+            raise CondaLockError(
+                f"The channel gives no md5 for {pkg.file_name}; conda-lock files need one."
+            )
+        packages.append(
+            LockedDependency(
+                name=pkg.name,
+                version=pkg.version,
+                manager="conda",
+                platform=subdir,
+                dependencies=_dependencies(pkg.depends),
+                url=pkg.url,
+                hash=HashModel(md5=pkg.md5, sha256=pkg.sha256),
+                categories={"main"},
+                build=pkg.build,
+            )
+        )
+    for wheel in pip:
+        packages.append(
+            LockedDependency(
+                name=wheel.name,
+                version=wheel.version,
+                manager="pip",
+                platform=subdir,
+                dependencies=dict(wheel.dependencies),
+                url=wheel.url,
+                hash=HashModel(sha256=wheel.sha256),
+                categories={"main"},
+            )
+        )
+    lockfile = Lockfile(
+        package=packages,
+        metadata=LockMeta(
+            content_hash={subdir: content_hash},
+            channels=list(channels),
+            platforms=[subdir],
+            sources=[env_file],
+            custom_metadata=dict(sorted(custom_metadata.items())),
+        ),
+    )
+    with tempfile.TemporaryDirectory(prefix="tfenv-conda-lock-") as tmp:
+        path = Path(tmp) / file_name
+        lockfile_module.write_conda_lock_file(
+            lockfile, path, metadata_choices=None, include_help_text=True
+        )
+        text = path.read_text(encoding="utf-8")
+        _check(read_lockfile(path), packages, file_name)
+    return text
+
+
+def read_lockfile(path: Path) -> Any:
+    """Parse a conda-lock file with conda-lock's own parser (a v2 ``Lockfile``)."""
+    from tfenv.lock.conda import CondaLockError
+
+    parse = _conda_lock("conda_lock.lockfile").parse_conda_lock_file
+    try:
+        return parse(path)
+    except (ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
+        raise CondaLockError(f"conda-lock cannot read {path.name}: {exc}") from exc
+
+
+def _check(parsed: Any, written: Sequence[Any], file_name: str) -> None:
+    from tfenv.lock.conda import CondaLockError
+
+    def keys(items: Sequence[Any]) -> set[tuple[str, str, str, str, str]]:
+        return {(p.manager, p.name, p.version, p.url, p.hash.md5 or p.hash.sha256) for p in items}
+
+    if keys(parsed.package) != keys(written):
+        raise CondaLockError(
+            f"conda-lock reads back different packages from {file_name} than tfenv wrote; "
+            f"this conda-lock may not be compatible (tested with {CONDA_LOCK_TESTED_WITH})."
+        )
+
+
+def _dependencies(depends: Sequence[str]) -> dict[str, str]:
+    """``depends`` as conda-lock records it: name -> the merged version spec ("" for any)."""
+    MatchSpec = _conda_lock("conda_lock._vendor.conda.models.match_spec").MatchSpec
+    by_name: dict[str, list[Any]] = {}
+    for dep in depends:
+        spec = MatchSpec(dep)
+        by_name.setdefault(spec.name, []).append(spec)
+    out: dict[str, str] = {}
+    for name, specs in sorted(by_name.items()):
+        merged = specs[0] if len(specs) == 1 else MatchSpec.merge(specs)[0]
+        out[name] = merged.version.spec_str if merged.version is not None else ""
+    return out
+
+
+def _conda_lock(module: str) -> Any:
+    """A conda-lock module (untyped, hence Any), or a clear error when it is missing."""
+    from tfenv.lock.conda import CondaLockUnavailableError
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise CondaLockUnavailableError(
+            f"Writing conda-lock files needs conda-lock, which could not be imported ({exc}).",
+            hint="Install tfenv with the lock extra, pip install 'tfenv[lock]', on Python 3.10+.",
+        ) from exc
+
+
+def _name(spec: str) -> str:
+    for i, ch in enumerate(spec):
+        if ch in " =<>!~[":
+            return spec[:i]
+    return spec

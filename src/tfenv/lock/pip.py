@@ -1,0 +1,247 @@
+"""pip routes: the full closure for one target, resolved by uv for that target's platform.
+
+uv runs as a subprocess (``uv pip compile --format pylock.toml``) with a
+controlled environment: no user or project configuration, no ``UV_*``/``PIP_*``
+variables from the caller except proxies and certificates, the shared cache
+directory, explicit timeouts and retries. The resolution is for the target's
+``--python-platform`` and ``--python-version``, never the host's, and is
+constrained by the solver's plan (its pins go in as requirements and as
+constraints). The result is a parsed pylock document; ``pylock.py`` turns it into
+both lockfiles.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+from tfenv.lock import LockError
+
+if TYPE_CHECKING:
+    from tfenv.resolver.plan import Plan
+    from tfenv.resolver.target import Target
+
+__all__ = [
+    "DEFAULT_GLIBC",
+    "PipLockSpec",
+    "compile_pylock",
+    "find_uv",
+    "plan_requirements",
+    "python_platform",
+    "uv_command",
+    "uv_env",
+]
+
+DEFAULT_GLIBC = (2, 28)  # assumed when a Linux target does not say
+_GLIBC_RANGE = (17, 40)  # the manylinux_2_X targets uv knows
+_KEEP_ENV = (
+    "PATH",
+    "HOME",
+    "USERPROFILE",
+    "SYSTEMROOT",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "XDG_CACHE_HOME",
+    "LOCALAPPDATA",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "UV_CACHE_DIR",
+    "UV_NATIVE_TLS",
+)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class PipLockSpec:
+    """Everything one uv run needs; nothing here is read from the caller's environment."""
+
+    index_url: str
+    python_version: str
+    python_platform: str
+    requirements: tuple[str, ...]
+    constraints: tuple[str, ...] = ()
+    cache_dir: Optional[Path] = None
+    offline: bool = False
+    timeout_s: float = 30.0
+    retries: int = 3
+    uv_bin: Optional[str] = None
+    extra_env: tuple[tuple[str, str], ...] = field(default=())
+
+
+def find_uv() -> str:
+    """The uv binary of the ``uv`` PyPI package (the ``lock`` extra)."""
+    try:
+        import uv
+    except ImportError:
+        raise LockError(
+            "tfenv lock needs uv, which is not installed.",
+            hint="Install it with: python -m pip install 'tfenv[lock]'",
+        ) from None
+    return str(uv.find_uv_bin())
+
+
+def python_platform(target: Target) -> str:
+    """uv's ``--python-platform`` for the target machine."""
+    platform = target.platform
+    if platform.startswith("linux_"):
+        arch = platform[len("linux_") :]
+        major, minor = (target.glibc.major, target.glibc.minor) if target.glibc else DEFAULT_GLIBC
+        minor = max(_GLIBC_RANGE[0], min(_GLIBC_RANGE[1], minor)) if major == 2 else minor
+        return f"{arch}-manylinux_2_{minor}"
+    return {
+        "windows_x86_64": "x86_64-pc-windows-msvc",
+        "macos_arm64": "aarch64-apple-darwin",
+        "macos_x86_64": "x86_64-apple-darwin",
+    }.get(platform, platform)
+
+
+def plan_requirements(
+    plan: Plan, dependencies: Sequence[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(requirements, constraints): the plan's pins plus the project's dependencies;
+    the TensorFlow distribution is also a constraint, so no dependency can move it."""
+    reqs = tuple(plan.pip) + tuple(dependencies)
+    return reqs, (f"{plan.package}=={plan.tensorflow}",)
+
+
+def uv_env(spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+    """The environment uv runs in: only what is listed here."""
+    src = os.environ if environ is None else environ
+    env = {k: src[k] for k in _KEEP_ENV if k in src}
+    env.update(
+        UV_NO_CONFIG="1",
+        UV_NO_PROGRESS="1",
+        NO_COLOR="1",
+        UV_PYTHON_DOWNLOADS="never",
+        UV_HTTP_TIMEOUT=str(max(1, round(spec.timeout_s))),
+        UV_HTTP_RETRIES=str(spec.retries),
+    )
+    if spec.cache_dir is not None:
+        env["UV_CACHE_DIR"] = str(spec.cache_dir)
+    env.update(dict(spec.extra_env))
+    return env
+
+
+def uv_command(spec: PipLockSpec, req_in: Path, constraints: Path, out: Path) -> list[str]:
+    cmd = [
+        spec.uv_bin or find_uv(),
+        "pip",
+        "compile",
+        str(req_in),
+        "--constraints",
+        str(constraints),
+        "--python-platform",
+        spec.python_platform,
+        "--python-version",
+        spec.python_version,
+        "--generate-hashes",
+        "--index-url",
+        spec.index_url,
+        "--no-config",
+        "--format",
+        "pylock.toml",
+        "--output-file",
+        str(out),
+        "--no-header",
+        "--quiet",
+    ]
+    if spec.offline:
+        cmd.append("--offline")
+    return cmd
+
+
+def compile_pylock(
+    spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None
+) -> dict[str, Any]:
+    """Run uv for one target and return its pylock document (parsed TOML)."""
+    with tempfile.TemporaryDirectory(prefix="tfenv-lock-") as tmp:
+        folder = Path(tmp)
+        req_in, cons, out = (
+            folder / "requirements.in",
+            folder / "constraints.txt",
+            folder / "pylock.toml",
+        )
+        req_in.write_text("".join(f"{r}\n" for r in spec.requirements), "utf-8")
+        cons.write_text("".join(f"{c}\n" for c in spec.constraints), "utf-8")
+        _run(uv_command(spec, req_in, cons, out), uv_env(spec, environ), spec, folder)
+        return _parse(out)
+
+
+def _run(cmd: list[str], env: dict[str, str], spec: PipLockSpec, cwd: Path) -> None:
+    overall = max(120.0, spec.timeout_s * 20)
+    try:
+        proc = subprocess.run(
+            cmd,
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=overall,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise LockError(f"uv did not finish within {overall:.0f} s.") from None
+    except OSError as exc:
+        raise LockError(f"Cannot run uv ({cmd[0]}): {exc.strerror or exc}.") from None
+    if proc.returncode != 0:
+        message, hint = _explain(proc.stderr, spec)
+        raise LockError(message, hint=hint or None)
+
+
+def _explain(stderr: str, spec: PipLockSpec) -> tuple[str, str]:
+    """(message, hint) from uv's error output."""
+    text = _ANSI.sub("", stderr).strip()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    detail = " ".join(lines[:12]) or "uv failed without saying why"
+    low = text.lower()
+    if spec.offline and ("offline" in low or "not found in the cache" in low or "cache" in low):
+        return (
+            f"Offline, and the cache lacks something this lock needs: {detail}",
+            "Run 'tfenv lock' once online (same cache directory) to fill the cache.",
+        )
+    if "no solution found" in low:
+        return (
+            f"The packages cannot be resolved together for {spec.python_platform}, "
+            f"Python {spec.python_version}: {detail}",
+            "Relax the project's dependencies, or pin another TensorFlow version.",
+        )
+    if "hash" in low and "mismatch" in low:
+        return (f"The index served a file whose hash does not match: {detail}", "")
+    if any(w in low for w in ("timed out", "timeout", "connect", "status code", "http", "network")):
+        return (
+            f"The package index {_redact(spec.index_url)} could not be read: {detail}",
+            "Check the index URL and the network, or use --offline with a warm cache.",
+        )
+    return (f"uv failed: {detail}", "")
+
+
+def _redact(url: str) -> str:
+    return re.sub(r"//[^/@]+@", "//***@", url)
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise LockError(f"uv wrote no readable lock: {exc}.") from None

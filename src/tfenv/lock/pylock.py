@@ -1,0 +1,203 @@
+"""Both pip lockfiles from one uv resolution: ``pylock.<target>.toml`` and
+``requirements.<target>.txt``.
+
+The pylock document uv produced is read and validated with
+:mod:`packaging.pylock`, re-stamped (``created-by = "tfenv"``, the target's
+environment marker and Python, a ``[tool.tfenv]`` table), written as TOML by a
+small deterministic writer, and read back and validated again. The requirements
+file lists the same pins with every hash pylock records, in pip's
+``--require-hashes`` form.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from tfenv.lock import LockError
+
+if TYPE_CHECKING:
+    from packaging.pylock import Pylock
+
+    from tfenv.resolver.target import Target
+
+__all__ = [
+    "environment_marker",
+    "render_pylock",
+    "render_requirements",
+    "restamp",
+    "toml_dumps",
+    "validate",
+]
+
+_MARKER_PARTS = {
+    "linux": ('sys_platform == "linux"',),
+    "wsl2": ('sys_platform == "linux"',),
+    "windows": ('sys_platform == "win32"',),
+    "macos": ('sys_platform == "darwin"',),
+}
+_MACHINE = {
+    "linux_x86_64": "x86_64",
+    "linux_aarch64": "aarch64",
+    "windows_x86_64": "AMD64",
+    "macos_arm64": "arm64",
+    "macos_x86_64": "x86_64",
+}
+
+
+def validate(doc: Mapping[str, Any]) -> Pylock:
+    """A validated :class:`~packaging.pylock.Pylock`, or LockError saying what is wrong."""
+    from packaging.pylock import Pylock, PylockValidationError
+
+    try:
+        lock = Pylock.from_dict(doc)
+        lock.validate()
+    except PylockValidationError as exc:
+        raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
+    for pkg in lock.packages:
+        if not _hashes(pkg):
+            raise LockError(f"The lock has no hash for {pkg.name} {pkg.version}.")
+    return lock
+
+
+def environment_marker(target: Target, python: str) -> str:
+    """A PEP 508 marker true exactly on the target machine's platform and Python."""
+    parts = list(_MARKER_PARTS.get(target.os, ()))
+    machine = _MACHINE.get(target.platform)
+    if machine:
+        parts.append(f'platform_machine == "{machine}"')
+    parts.append(f'python_version == "{python}"')
+    return " and ".join(parts)
+
+
+def restamp(lock: Pylock, target: Target, python: str, tool: Mapping[str, Any]) -> Pylock:
+    """The lock as tfenv publishes it: its creator, environment, Python and tool table."""
+    from packaging.markers import Marker
+    from packaging.specifiers import SpecifierSet
+
+    return replace(
+        lock,
+        created_by="tfenv",
+        environments=[Marker(environment_marker(target, python))],
+        requires_python=SpecifierSet(f"=={python}.*"),
+        tool={"tfenv": dict(tool)},
+    )
+
+
+def render_pylock(lock: Pylock, header: Sequence[str]) -> str:
+    """The pylock TOML text with the header comments; read back and validated."""
+    text = "".join(f"# {line}\n" for line in header) + toml_dumps(lock.to_dict())
+    validate(_loads(text))
+    return text
+
+
+def render_requirements(lock: Pylock, header: Sequence[str]) -> str:
+    """``name==version ; marker`` lines with ``--hash`` options, sorted by name."""
+    out = [f"# {line}\n" for line in header]
+    for pkg in sorted(lock.packages, key=lambda p: p.name):
+        if pkg.version is None:
+            raise LockError(f"The lock has no version for {pkg.name}: cannot pin it.")
+        line = f"{pkg.name}=={pkg.version}"
+        if pkg.marker is not None:
+            line += f" ; {pkg.marker}"
+        hashes = _hashes(pkg)
+        out.append(line + " \\\n")
+        cont = " \\"
+        for i, h in enumerate(hashes):
+            out.append(f"    --hash={h}{cont if i < len(hashes) - 1 else ''}\n")
+    return "".join(out)
+
+
+def _hashes(pkg: Any) -> list[str]:
+    found: set[str] = set()
+    files = list(pkg.wheels or ())
+    if pkg.sdist is not None:
+        files.append(pkg.sdist)
+    for f in files:
+        for algo, value in (f.hashes or {}).items():
+            found.add(f"{algo}:{value}")
+    return sorted(found)
+
+
+# --- a small TOML writer for pylock documents (deterministic, no dependency) ---
+
+
+def toml_dumps(doc: Mapping[str, Any]) -> str:
+    """TOML for a pylock-shaped mapping: scalars, inline tables, arrays of tables."""
+    lines: list[str] = []
+    tables: list[tuple[str, Mapping[str, Any]]] = []
+    arrays: list[tuple[str, list[Mapping[str, Any]]]] = []
+    for key, value in doc.items():
+        if isinstance(value, Mapping):
+            tables.append((key, value))
+        elif _is_table_array(value):
+            arrays.append((key, value))
+        else:
+            lines.append(f"{_key(key)} = {_value(value)}")
+    for key, items in arrays:
+        for item in items:
+            lines += ["", f"[[{_key(key)}]]", *_body(item)]
+    for key, table in tables:
+        lines += _table(key, table)
+    return "\n".join(lines) + "\n"
+
+
+def _table(name: str, table: Mapping[str, Any]) -> list[str]:
+    scalars = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
+    out = ["", f"[{name}]", *_body(scalars)] if scalars or not table else []
+    for k, v in table.items():
+        if isinstance(v, Mapping):
+            out += _table(f"{name}.{_key(k)}", v)
+    return out
+
+
+def _body(item: Mapping[str, Any]) -> list[str]:
+    out = []
+    for k, v in item.items():
+        if isinstance(v, list) and len(v) > 1 and any(isinstance(x, Mapping) for x in v):
+            out.append(f"{_key(k)} = [")
+            out += [f"    {_value(x)}," for x in v]
+            out.append("]")
+        else:
+            out.append(f"{_key(k)} = {_value(v)}")
+    return out
+
+
+def _is_table_array(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(x, Mapping) for x in value)
+
+
+def _key(key: str) -> str:
+    ok = key and all(c.isalnum() or c in "-_" for c in key) and key.isascii()
+    return key if ok else json.dumps(key)
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, datetime.datetime):
+        text = v.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(v, (datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, Mapping):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} as TOML")
+
+
+def _loads(text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib
+    return tomllib.loads(text)

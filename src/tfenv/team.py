@@ -1,0 +1,225 @@
+"""One TensorFlow version for a whole team: the newest that every target can run.
+
+:func:`team_resolve` solves each target alone first (that gives each one's newest
+release), then walks down from the oldest of those newest releases until one
+version resolves on every target. When no version does, the answer names the
+targets that block and why, in the solver's own words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, NoReturn, Optional, Union
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from tfenv import errors
+from tfenv.config import ConfigError, ProjectConfig, TargetSpec
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.resolver.plan import Resolution
+    from tfenv.resolver.target import Request, Target
+
+__all__ = ["Blocker", "TeamResolution", "build_targets", "request_for", "team_resolve"]
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """A target that keeps the team from a common version, and the solver's reasons."""
+
+    target: str
+    reason: str
+    conflicts: tuple[str, ...] = ()
+    suggestions: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        text = f"target '{self.target}' {self.reason}"
+        if self.conflicts:
+            text += ": " + " ".join(c.rstrip(".") + "." for c in self.conflicts)
+        else:
+            text += "."
+        if self.suggestions:
+            text += " Ways out: " + " ".join(s.rstrip(".") + "." for s in self.suggestions)
+        return text
+
+
+@dataclass(frozen=True)
+class TeamResolution:
+    """The team's version and each target's resolution at it, or the blockers."""
+
+    tensorflow: Optional[str]
+    resolutions: tuple[tuple[str, Resolution], ...]
+    blockers: tuple[Blocker, ...] = ()
+    newest: tuple[tuple[str, str], ...] = ()  # target -> newest release it runs alone
+
+    @property
+    def ok(self) -> bool:
+        return self.tensorflow is not None and not self.blockers
+
+    @property
+    def by_target(self) -> dict[str, Resolution]:
+        return dict(self.resolutions)
+
+    def explain(self) -> str:
+        """One paragraph: why there is no common version (empty when there is one)."""
+        if self.ok:
+            return ""
+        head = "No TensorFlow version runs on every target"
+        if self.newest:
+            head += " (newest per target: " + ", ".join(f"{n} {v}" for n, v in self.newest) + ")"
+        return head + "; " + "; ".join(b.describe() for b in self.blockers)
+
+
+def request_for(request: Request, spec: TargetSpec) -> Request:
+    """The team's request as it applies to one target (its route and CPU preferences)."""
+    return replace(
+        request,
+        manager=spec.manager if spec.manager != "auto" else request.manager,
+        allow_cpu=spec.allow_cpu or request.allow_cpu,
+        no_gpu=spec.machine.no_gpu,
+    )
+
+
+def build_targets(kb: KnowledgeBase, specs_: Sequence[TargetSpec]) -> dict[str, Target]:
+    """Each target's normalised facts; a bad fact becomes a ConfigError naming the target."""
+    from tfenv import api
+
+    out: dict[str, Target] = {}
+    for spec in specs_:
+        try:
+            out[spec.name] = api.build_target(kb, spec.machine, detect=_no_detect)
+        except ConfigError:
+            raise
+        except errors.TfenvError as exc:
+            raise ConfigError(
+                f"Target '{spec.name}': {exc.message}",
+                key=f"targets.{spec.name}",
+                hint=exc.hint,
+            ) from None
+    return out
+
+
+def team_resolve(
+    kb: KnowledgeBase,
+    config_or_targets: Union[ProjectConfig, Sequence[TargetSpec]],
+    request: Optional[Request] = None,
+) -> TeamResolution:
+    """The newest TensorFlow every target can run, with each target's resolution at it."""
+    if isinstance(config_or_targets, ProjectConfig):
+        specs_ = config_or_targets.targets
+        if request is None:
+            request = _config_request(kb, config_or_targets)
+    else:
+        specs_ = tuple(config_or_targets)
+    if request is None:
+        raise errors.UsageError("team_resolve needs a request when given bare targets.")
+    if not specs_:
+        raise ConfigError("No targets to resolve.", key="targets")
+    targets = build_targets(kb, specs_)
+    alone = {
+        s.name: _solve(kb, targets[s.name], request_for(request, s), full=True) for s in specs_
+    }
+    blockers = tuple(
+        Blocker(name, "has no TensorFlow stack at all", r.conflicts, r.suggestions)
+        for name, r in alone.items()
+        if r.plan is None
+    )
+    if blockers:
+        return TeamResolution(None, tuple(alone.items()), blockers)
+    newest = {n: r.plan.tensorflow for n, r in alone.items() if r.plan is not None}
+    ceiling = min(Version(v) for v in newest.values())
+    for version in _candidates(kb, request, ceiling):
+        found = _all_at(kb, specs_, targets, request, alone, version)
+        if found is not None:
+            return TeamResolution(str(version), found, (), tuple(newest.items()))
+    return TeamResolution(
+        None,
+        tuple(alone.items()),
+        _blockers_at(kb, specs_, targets, request, ceiling),
+        tuple(newest.items()),
+    )
+
+
+def _all_at(
+    kb: KnowledgeBase,
+    specs_: Sequence[TargetSpec],
+    targets: dict[str, Target],
+    request: Request,
+    alone: dict[str, Resolution],
+    version: Version,
+) -> Optional[tuple[tuple[str, Resolution], ...]]:
+    out: list[tuple[str, Resolution]] = []
+    for spec in specs_:
+        own = alone[spec.name]
+        if own.plan is not None and Version(own.plan.tensorflow) == version:
+            out.append((spec.name, own))
+            continue
+        res = _solve(kb, targets[spec.name], _pinned(request_for(request, spec), version))
+        if res.plan is None:
+            return None
+        out.append((spec.name, res))
+    return tuple(out)
+
+
+def _blockers_at(
+    kb: KnowledgeBase,
+    specs_: Sequence[TargetSpec],
+    targets: dict[str, Target],
+    request: Request,
+    version: Version,
+) -> tuple[Blocker, ...]:
+    found = []
+    for spec in specs_:
+        pinned = _pinned(request_for(request, spec), version)
+        res = _solve(kb, targets[spec.name], pinned, full=True)
+        if res.plan is None:
+            reason = f"cannot run TensorFlow {version}, the newest that the others allow"
+            found.append(Blocker(spec.name, reason, res.conflicts, res.suggestions))
+    return tuple(found)
+
+
+def _candidates(kb: KnowledgeBase, request: Request, ceiling: Version) -> list[Version]:
+    versions = {r.version for r in kb.index.releases("tensorflow")}
+    versions |= {r.version for r in kb.index.releases("tensorflow-gpu")}
+    return sorted(
+        (
+            v
+            for v in versions
+            if v <= ceiling and request.tf.contains(v, prereleases=request.pre or None)
+        ),
+        reverse=True,
+    )
+
+
+def _pinned(request: Request, version: Version) -> Request:
+    return replace(request, tf=SpecifierSet(f"=={version}"), tf_text=str(version))
+
+
+def _solve(kb: KnowledgeBase, target: Target, request: Request, full: bool = False) -> Resolution:
+    from tfenv import resolver
+
+    if full:
+        return resolver.resolve(kb, target, request)
+    return resolver.solve(kb, target, request)
+
+
+def _config_request(kb: KnowledgeBase, config: ProjectConfig) -> Request:
+    from tfenv import api
+
+    try:
+        return api.build_request(
+            kb, config.tensorflow, config.manager, config.allow_cpu, False, config.pre
+        )
+    except errors.UsageError as exc:
+        raise ConfigError(
+            f"{config.path}: 'tensorflow' = {config.tensorflow!r}: {exc.message}",
+            key="tensorflow",
+            hint=exc.hint,
+        ) from None
+
+
+def _no_detect() -> NoReturn:
+    raise errors.UsageError("A target must describe its machine; tfenv never detects it here.")

@@ -1,0 +1,167 @@
+"""One target, one move: resolve the current and the new version, classify what changes.
+
+Blockers come from :mod:`.checks` (and from the solver when it finds a conflict
+the checks do not name); warnings from comparing the two releases' facts (Keras
+major, CUDA and cuDNN majors, native code vs PTX JIT, wheel layout), the known
+issues of the new release and the recorded packaging and API changes crossed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from tfenv.upgrade import checks, warnings
+from tfenv.upgrade.model import Finding, Severity, TargetReport
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.resolver.plan import Resolution
+    from tfenv.resolver.target import Request, Target
+    from tfenv.upgrade.current import CurrentState
+
+__all__ = ["Move", "TargetInput", "assess"]
+
+
+@dataclass(frozen=True)
+class TargetInput:
+    """A named target machine and how it installs TensorFlow."""
+
+    name: str
+    target: Target
+    manager: str = "auto"
+    allow_cpu: bool = False
+    no_gpu: bool = False
+
+
+@dataclass(frozen=True)
+class Move:
+    """Where to: ``to`` is the specifier each target resolves, ``version`` its newest release."""
+
+    to: SpecifierSet
+    to_text: str
+    version: Version
+    pre: bool = False
+
+
+def assess(kb: KnowledgeBase, inp: TargetInput, current: CurrentState, move: Move) -> TargetReport:
+    from tfenv.resolver import resolve, solve
+
+    target, severity = _python_fixed(inp.target, current)
+    cur = solve(kb, target, _request(inp, SpecifierSet(_spec(current.spec)), current.spec, move))
+    if target.python is None and cur.plan is not None and cur.plan.python:
+        target, severity = replace(target, python=Version(cur.plan.python)), "warning"
+    new = resolve(kb, target, _request(inp, move.to, move.to_text, move))
+    start = current.version or (Version(cur.plan.tensorflow) if cur.plan else None)
+    start = start or _newest(kb, SpecifierSet(_spec(current.spec)))
+    end = Version(new.plan.tensorflow) if new.plan else move.version
+    facts = checks.Facts(kb, target, start, end, _accelerator(cur, target, inp), severity)
+    found = checks.blockers(facts)
+    found += _solver_blockers(new, cur, found)
+    found += warnings.warnings(facts, current, new.plan)
+    return _report(kb, inp, current, cur, new, facts, _dedupe(found))
+
+
+def _python_fixed(target: Target, current: CurrentState) -> tuple[Target, Severity]:
+    if target.python is None and current.python is not None:
+        return replace(target, python=current.python), "blocker"
+    return target, "blocker"
+
+
+def _spec(text: str) -> str:
+    from tfenv import specs
+
+    return str(specs.parse_tf_spec(text))
+
+
+def _request(inp: TargetInput, spec: SpecifierSet, text: str, move: Move) -> Request:
+    from tfenv.resolver.target import Request
+
+    return Request(
+        tf=spec,
+        tf_text=text,
+        manager=inp.manager,
+        allow_cpu=inp.allow_cpu,
+        no_gpu=inp.no_gpu,
+        pre=move.pre,
+    )
+
+
+def _newest(kb: KnowledgeBase, spec: SpecifierSet) -> Version:
+    from tfenv.upgrade.changes import stable_releases
+
+    matching = [v for v in stable_releases(kb) if spec.contains(v)]
+    if not matching:
+        matching = [
+            r.version
+            for r in kb.index.releases("tensorflow")
+            if spec.contains(r.version, prereleases=True)
+        ]
+    return max(matching) if matching else Version("0")
+
+
+def _accelerator(cur: Resolution, target: Target, inp: TargetInput) -> str:
+    if cur.plan is not None:
+        return "" if cur.plan.accelerator == "cpu" else cur.plan.accelerator
+    if inp.no_gpu:
+        return ""
+    if target.has_nvidia_gpu:
+        return "cuda"
+    return "metal" if target.platform == "macos_arm64" else ""
+
+
+def _solver_blockers(new: Resolution, cur: Resolution, found: list[Finding]) -> list[Finding]:
+    """What the solver rejects (or demotes to the CPU) that no check named."""
+    if any(f.severity == "blocker" for f in found):
+        return []
+    if new.plan is None:
+        summary = "It does not resolve here: " + " ".join(new.conflicts)
+        fix = new.suggestions[0] if new.suggestions else "Run 'tfenv resolve' for details."
+        return [Finding("blocker", "resolve", summary.rstrip("."), fix)]
+    if cur.plan is not None and cur.plan.gpu and not new.plan.gpu:
+        summary = f"TensorFlow {new.plan.tensorflow} would run on the CPU here, not the GPU"
+        return [Finding("blocker", "platform", summary, "Stay on the current release.")]
+    return []
+
+
+def _dedupe(found: list[Finding]) -> tuple[Finding, ...]:
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for f in sorted(found, key=lambda x: ("blocker", "warning", "info").index(x.severity)):
+        key = (f.kind, f.ref or f.summary)
+        if key in seen or (f.ref and any(o.ref == f.ref for o in out)):
+            continue
+        seen.add(key)
+        out.append(f)
+    return tuple(out)
+
+
+def _report(
+    kb: KnowledgeBase,
+    inp: TargetInput,
+    current: CurrentState,
+    cur: Resolution,
+    new: Resolution,
+    facts: checks.Facts,
+    found: tuple[Finding, ...],
+) -> TargetReport:
+    from tfenv.upgrade.diff import package_diff
+
+    basis, changes = package_diff(kb, facts, current, cur.plan, new.plan)
+    return TargetReport(
+        name=inp.name,
+        machine=facts.target.describe(),
+        from_version=str(facts.start),
+        to_version=str(facts.end),
+        resolves=new.ok,
+        current=cur.plan.to_dict() if cur.plan else None,
+        new=new.plan.to_dict() if new.plan else None,
+        findings=found,
+        conflicts=new.conflicts,
+        suggestions=new.suggestions,
+        packages=changes,
+        packages_basis=basis,
+    )

@@ -1,0 +1,181 @@
+"""The current state: which TensorFlow a team runs now, and the pins around it.
+
+Sources, one per run: ``--from 2.12``, ``--from-file`` (lockfiles, one per target
+where their names say which), ``--from-env`` (installed metadata, read with
+:mod:`importlib.metadata`; TensorFlow is never imported) or the project's
+``[tool.tfenv]`` configuration.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from tfenv.errors import ConfigError, UsageError
+from tfenv.upgrade.lockfiles import Locked, kind_of, read_locked
+
+__all__ = ["TF_PACKAGES", "CurrentSource", "CurrentState", "from_env", "from_files", "from_spec"]
+
+#: distributions that carry TensorFlow itself, most telling first
+TF_PACKAGES = (
+    "tensorflow",
+    "tensorflow-gpu",
+    "tensorflow-cpu",
+    "tensorflow-macos",
+    "tensorflow-intel",
+    "tensorflow-cpu-aws",
+    "tensorflow-base",
+)
+
+
+@dataclass(frozen=True)
+class CurrentState:
+    """What one target runs now. ``spec`` is what the current plan is resolved with."""
+
+    origin: str
+    spec: str  # "==2.12.1", or a series/specifier such as "2.12"
+    version: Optional[Version] = None  # the exact release, when the source pins one
+    package: str = "tensorflow"
+    python: Optional[Version] = None
+    pins: Optional[Mapping[str, str]] = None  # None: no lock to compare with
+
+
+@dataclass(frozen=True)
+class CurrentSource:
+    """Where the current state came from; :meth:`for_target` picks a target's lockfile."""
+
+    states: tuple[tuple[Optional[Path], CurrentState], ...]
+    locked: tuple[Locked, ...] = field(default=())
+
+    @property
+    def describe(self) -> str:
+        return "; ".join(dict.fromkeys(s.origin for _, s in self.states))
+
+    def for_target(self, name: Optional[str], subdir: str) -> CurrentState:
+        if self.locked:
+            return _state_of(_pick(self.locked, name), subdir)
+        return self.states[0][1]
+
+
+def from_spec(text: str, origin: str, python: Optional[str] = None) -> CurrentSource:
+    state = CurrentState(origin=origin, spec=text, python=Version(python) if python else None)
+    return CurrentSource(((None, state),))
+
+
+def from_files(paths: Sequence[Path]) -> CurrentSource:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and kind_of(p))
+            if not found:
+                raise UsageError(f"--from-file {path}: the folder holds no lockfile.")
+            files += found
+        elif not path.exists():
+            raise ConfigError(f"The lockfile {path} does not exist.")
+        else:
+            files.append(path)
+    locked = tuple(read_locked(p) for p in files)
+    states = tuple((lk.path, _state_of(lk, "")) for lk in locked)
+    return CurrentSource(states, locked)
+
+
+def from_env(prefix: Optional[Path]) -> CurrentSource:
+    """Installed distributions of ``prefix`` (a venv or conda prefix) or of this interpreter."""
+    from importlib import metadata
+
+    if prefix is None:
+        dists = list(metadata.distributions())
+        python: Optional[str] = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        where = f"the installed environment ({sys.prefix})"
+    else:
+        site = _site_packages(prefix)
+        dists = list(metadata.distributions(path=[str(p) for p in site]))
+        python = _python_of_site(site)
+        where = f"the installed environment {prefix}"
+    pins: dict[str, str] = {}
+    for dist in dists:
+        name = dist.metadata["Name"] if dist.metadata else None
+        if name:
+            pins.setdefault(canonicalize_name(name), dist.version)
+    state = _state(pins, where, python)
+    return CurrentSource(((prefix, state),))
+
+
+def _site_packages(prefix: Path) -> list[Path]:
+    if not prefix.is_dir():
+        raise UsageError(f"--from-env {prefix}: not a folder (give a venv or conda prefix).")
+    found = sorted(prefix.glob("lib/python*/site-packages")) + sorted(
+        prefix.glob("Lib/site-packages")
+    )
+    if not found and any(prefix.glob("*.dist-info")):
+        found = [prefix]
+    if not found:
+        raise UsageError(
+            f"--from-env {prefix}: no site-packages folder below it.",
+            hint="Give the prefix of a virtual environment or conda environment.",
+        )
+    return found
+
+
+def _python_of_site(site: list[Path]) -> Optional[str]:
+    for path in site:
+        found = re.search(r"python(\d+)\.(\d+)", str(path))
+        if found:
+            return f"{found.group(1)}.{found.group(2)}"
+    return None
+
+
+def _pick(locked: tuple[Locked, ...], name: Optional[str]) -> Locked:
+    """The lockfile whose name mentions the target, else the one that mentions no other."""
+    if name is not None:
+        pattern = re.compile(rf"(^|[.\-_]){re.escape(name)}([.\-_]|$)", re.IGNORECASE)
+        for lk in locked:
+            if pattern.search(lk.path.name):
+                return lk
+    return locked[0]
+
+
+def _state_of(lk: Locked, subdir: str) -> CurrentState:
+    pins = lk.pins_for(subdir) if subdir else lk.pins
+    if subdir and not pins and lk.by_subdir:
+        raise ConfigError(
+            f"The lockfile {lk.path} has no packages for {subdir} "
+            f"(it has {', '.join(sorted(lk.by_subdir))})."
+        )
+    python = lk.python_for(subdir) if subdir else lk.python
+    return _state(pins, str(lk.path), python or pins.get("python"))
+
+
+def _state(pins: Mapping[str, str], origin: str, python: Optional[str]) -> CurrentState:
+    for package in TF_PACKAGES:
+        text = pins.get(package)
+        if text is None:
+            continue
+        try:
+            version = Version(text)
+        except InvalidVersion:
+            raise ConfigError(
+                f"{origin}: {package} {text!r} is not a version tfenv understands."
+            ) from None
+        exact = len(version.release) >= 3 or version.pre is not None or version.post is not None
+        spec = f"=={version}" if exact else f"{version.major}.{version.minor}"
+        xy = Version(".".join(python.split(".")[:2])) if python else None
+        return CurrentState(
+            origin=origin,
+            spec=spec,
+            version=version if exact else None,
+            package="tensorflow" if package == "tensorflow-base" else package,
+            python=xy,
+            pins=dict(pins),
+        )
+    raise ConfigError(
+        f"{origin} pins no TensorFlow (none of {', '.join(TF_PACKAGES[:4])}).",
+        hint="Give the current version with --from, e.g. --from 2.12.",
+    )

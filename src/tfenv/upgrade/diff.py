@@ -1,0 +1,195 @@
+"""Package-level difference: the current pins against the new version's plan.
+
+With a lock: its pins against the new plan's top-level pins and the new
+release's declared requirements (``Requires-Dist`` from the index data, and the
+``and-cuda`` extra where the plan uses it): pins that must move, packages added
+and packages no longer required. Not a full re-lock: transitive pins may move too
+(``tfenv lock`` re-locks). Without a lock: the two releases' declared requirements.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Optional
+
+from packaging.markers import UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from tfenv.upgrade.current import TF_PACKAGES
+from tfenv.upgrade.model import PackageChange
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.resolver.plan import Plan
+    from tfenv.upgrade.checks import Facts
+    from tfenv.upgrade.current import CurrentState
+
+__all__ = ["declared", "package_diff", "plan_pins"]
+
+_SYSTEM = {"linux": "Linux", "windows": "Windows", "macos": "Darwin"}
+_MACHINE = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "arm64"}
+
+
+def package_diff(
+    kb: KnowledgeBase,
+    f: Facts,
+    current: CurrentState,
+    cur_plan: Optional[Plan],
+    new_plan: Optional[Plan],
+) -> tuple[str, tuple[PackageChange, ...]]:
+    python = f.target.python
+    cur_cuda = _uses_and_cuda(cur_plan) or any(
+        n.startswith("nvidia-") for n in (current.pins or {})
+    )
+    old = declared(kb, f.start, f.target.platform, python, cur_cuda)
+    new = declared(kb, f.end, f.target.platform, python, _uses_and_cuda(new_plan))
+    if current.pins is None:
+        basis = f"tensorflow {f.start} vs {f.end}: declared requirements (no lockfile given)"
+        return basis, tuple(_requirements_diff(old, new, f.end))
+    pins = current.pins
+    top = plan_pins(new_plan) if new_plan else {"tensorflow": str(f.end)}
+    out = _top_level(pins, top)
+    out += _against_lock(pins, old, new, f.end, set(top))
+    basis = (
+        f"{current.origin} pins vs the new plan's top-level pins and tensorflow {f.end}'s "
+        "declared requirements (not a full re-lock; run 'tfenv lock' for one)"
+    )
+    return basis, tuple(sorted(out, key=lambda c: (c.change, c.name)))
+
+
+def _uses_and_cuda(plan: Optional[Plan]) -> bool:
+    return plan is not None and any("[and-cuda]" in p for p in plan.pip)
+
+
+def declared(
+    kb: KnowledgeBase, version: Version, platform: str, python: Optional[Version], and_cuda: bool
+) -> dict[str, Requirement]:
+    """tensorflow ``version``'s requirements on ``platform``, markers evaluated."""
+    release = kb.index.release("tensorflow", version)
+    wheels = release.wheelset(platform, str(python) if python else None) if release else None
+    if wheels is None and release is not None:
+        wheels = release.wheelset(platform)
+    if wheels is None:
+        return {}
+    lines = list(wheels.requires) + (list(wheels.and_cuda or ()) if and_cuda else [])
+    env = _environment(platform, python)
+    out: dict[str, Requirement] = {}
+    for line in lines:
+        try:
+            req = Requirement(line)
+            if req.marker is not None and not req.marker.evaluate(env):
+                continue
+        except (InvalidRequirement, UndefinedEnvironmentName):
+            continue
+        out[canonicalize_name(req.name)] = req
+    return out
+
+
+def _environment(platform: str, python: Optional[Version]) -> dict[str, str]:
+    os_name, _, arch = platform.partition("_")
+    py = str(python) if python else "3.11"
+    return {
+        "platform_system": _SYSTEM.get(os_name, os_name),
+        "platform_machine": _MACHINE.get(arch, arch) if os_name != "windows" else "AMD64",
+        "sys_platform": {"linux": "linux", "windows": "win32", "macos": "darwin"}.get(os_name, ""),
+        "os_name": "nt" if os_name == "windows" else "posix",
+        "python_version": py,
+        "python_full_version": f"{py}.0",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "extra": "",
+    }
+
+
+def plan_pins(plan: Plan) -> dict[str, str]:
+    """The exact top-level pins of a plan: pip ``name==v`` and conda ``name=v`` specs."""
+    out: dict[str, str] = {}
+    for spec in plan.pip:
+        try:
+            req = Requirement(spec)
+        except InvalidRequirement:
+            continue
+        exact = [s.version for s in req.specifier if s.operator == "=="]
+        if exact:
+            out[canonicalize_name(req.name)] = exact[0]
+    for spec in plan.conda:
+        found = re.match(r"^([A-Za-z0-9_.\-]+)=([0-9][^=*\s]*)", spec)
+        if found:
+            out.setdefault(found.group(1).lower(), found.group(2).rstrip("."))
+    return out
+
+
+def _top_level(pins: Mapping[str, str], top: Mapping[str, str]) -> list[PackageChange]:
+    out: list[PackageChange] = []
+    for name, version in top.items():
+        old = pins.get(name)
+        if old is None:
+            out.append(PackageChange(name, "added", None, version, "top-level pin of the new plan"))
+        elif not _same(old, version):
+            out.append(
+                PackageChange(name, "changed", old, version, "top-level pin of the new plan")
+            )
+    for name in TF_PACKAGES:
+        if name in pins and name not in top and name != "tensorflow-base":
+            out.append(PackageChange(name, "removed", pins[name], None, "replaced by tensorflow"))
+    return out
+
+
+def _against_lock(
+    pins: Mapping[str, str],
+    old: Mapping[str, Requirement],
+    new: Mapping[str, Requirement],
+    end: Version,
+    top: set[str],
+) -> list[PackageChange]:
+    out: list[PackageChange] = []
+    for name, req in new.items():
+        if name in top or name in TF_PACKAGES:
+            continue
+        have = pins.get(name)
+        spec = str(req.specifier) or "any version"
+        if have is None:
+            out.append(PackageChange(name, "added", None, spec, f"required by tensorflow {end}"))
+        elif not _satisfies(req, have):
+            why = f"tensorflow {end} requires {name}{req.specifier}"
+            out.append(PackageChange(name, "changed", have, spec, why))
+    for name in old:
+        if name not in new and name in pins and name not in top and name not in TF_PACKAGES:
+            why = f"no longer required by tensorflow {end}"
+            out.append(PackageChange(name, "removed", pins[name], None, why))
+    return out
+
+
+def _requirements_diff(
+    old: Mapping[str, Requirement], new: Mapping[str, Requirement], end: Version
+) -> list[PackageChange]:
+    out: list[PackageChange] = []
+    for name, req in sorted(new.items()):
+        spec = str(req.specifier) or "any version"
+        if name not in old:
+            out.append(PackageChange(name, "added", None, spec, f"required by tensorflow {end}"))
+        elif str(old[name].specifier) != str(req.specifier):
+            before = str(old[name].specifier) or "any version"
+            out.append(PackageChange(name, "changed", before, spec, "requirement changed"))
+    for name in sorted(set(old) - set(new)):
+        before = str(old[name].specifier) or "any version"
+        why = f"no longer required by tensorflow {end}"
+        out.append(PackageChange(name, "removed", before, None, why))
+    return out
+
+
+def _satisfies(req: Requirement, version: str) -> bool:
+    try:
+        return req.specifier.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return True
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b

@@ -1,0 +1,179 @@
+"""From argv-level choices to the inputs of an assessment: targets, current state, the move.
+
+No printing here; every bad input becomes a :class:`~tfenv.errors.TfenvError` (exit 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from tfenv.errors import ConfigError, UsageError
+from tfenv.upgrade.assess import Move, TargetInput
+from tfenv.upgrade.changes import stable_releases
+from tfenv.upgrade.current import CurrentSource, from_env, from_files, from_spec
+
+if TYPE_CHECKING:
+    from tfenv.api import MachineArgs
+    from tfenv.config import ProjectConfig
+    from tfenv.kb import KnowledgeBase
+
+__all__ = [
+    "current_source",
+    "direction",
+    "find_project",
+    "make_move",
+    "parse_version_arg",
+    "targets",
+]
+
+_AUTO_LOCKS = ("pylock*.toml", "conda-lock*.yml", "conda-lock*.yaml")
+
+
+def parse_version_arg(kb: KnowledgeBase, flag: str, text: str, pre: bool = False) -> SpecifierSet:
+    """A ``--from``/``--to`` value: a spec that matches at least one known release."""
+    from tfenv import specs
+
+    try:
+        spec = specs.parse_tf_spec(text)
+    except UsageError:
+        raise UsageError(
+            f"{flag} {text!r} is not a TensorFlow version or specifier.",
+            hint="Use 'latest', a series such as 2.16, a release such as 2.16.2 or a PEP 440 "
+            "specifier such as '>=2.15,<2.17'.",
+        ) from None
+    known = [r.version for r in kb.index.releases("tensorflow")]
+    known += [r.version for r in kb.index.releases("tensorflow-gpu")]
+    if spec and not any(spec.contains(v, prereleases=True) for v in known):
+        stable = stable_releases(kb)
+        raise UsageError(
+            f"No TensorFlow release matches {flag} {text}.",
+            hint=f"Known releases run from {stable[0]} to {stable[-1]}; 'tfenv matrix' lists them.",
+        )
+    return spec
+
+
+def newest(kb: KnowledgeBase, spec: SpecifierSet, pre: bool = False) -> Version:
+    stable = [v for v in stable_releases(kb) if spec.contains(v)]
+    if stable and not pre:
+        return max(stable)
+    every = [r.version for r in kb.index.releases("tensorflow") if spec.contains(r.version, True)]
+    every += [
+        r.version for r in kb.index.releases("tensorflow-gpu") if spec.contains(r.version, True)
+    ]
+    return max(every)
+
+
+def make_move(kb: KnowledgeBase, text: str, pre: bool) -> Move:
+    spec = parse_version_arg(kb, "--to", text, pre)
+    if not spec:  # latest: the newest series, so a target that cannot run it is not hidden
+        top = newest(kb, spec, pre)
+        series = SpecifierSet(f"=={top.major}.{top.minor}.*")
+        return Move(series, f"latest ({top.major}.{top.minor})", newest(kb, series, pre), pre)
+    return Move(spec, text, newest(kb, spec, pre), pre)
+
+
+def direction(kb: KnowledgeBase, source: CurrentSource, move: Move, allow_down: bool) -> str:
+    """upgrade, downgrade or same; a downgrade needs ``allow_down``."""
+    starts = [
+        state.version or newest(kb, SpecifierSet(_spec_of(state.spec)))
+        for _, state in source.states
+    ]
+    highest = max(starts)
+    if move.version < highest and not allow_down:
+        raise UsageError(
+            f"--to {move.to_text} ({move.version}) is older than the current {highest}.",
+            hint="Pass --allow-downgrade to check a downgrade.",
+        )
+    if move.version < highest:
+        return "downgrade"
+    return "same" if all(s == move.version for s in starts) else "upgrade"
+
+
+def _spec_of(text: str) -> str:
+    from tfenv import specs
+
+    return str(specs.parse_tf_spec(text))
+
+
+def find_project(path: Optional[Path]) -> Optional[ProjectConfig]:
+    """The project configuration: ``path`` (must exist), else the working folder's (optional)."""
+    from tfenv.config import find_config, load_config
+
+    if path is not None:
+        return load_config(path)
+    try:
+        found = find_config(Path.cwd())
+    except ConfigError:
+        return None
+    return load_config(found)
+
+
+def current_source(
+    kb: KnowledgeBase,
+    from_text: Optional[str],
+    files: Sequence[Path],
+    env: Optional[str],
+    config: Optional[ProjectConfig],
+) -> CurrentSource:
+    if from_text is not None:
+        parse_version_arg(kb, "--from", from_text)
+        return from_spec(from_text, f"--from {from_text}")
+    if files:
+        return from_files(list(files))
+    if env is not None:
+        return from_env(Path(env) if env else None)
+    if config is not None:
+        locks = sorted({p for pat in _AUTO_LOCKS for p in config.folder.glob(pat)})
+        if locks:
+            return from_files(locks)
+        if config.tensorflow != "latest":
+            origin = f"tensorflow = {config.tensorflow!r} in {config.path}"
+            return from_spec(config.tensorflow, origin, config.python)
+    return from_env(None)
+
+
+def targets(
+    kb: KnowledgeBase,
+    machine: Optional[MachineArgs],
+    config: Optional[ProjectConfig],
+    names: Sequence[str],
+    manager: str,
+    allow_cpu: bool,
+) -> list[TargetInput]:
+    """Flags or a host file (one target), else the configured targets, else this machine."""
+    from tfenv import api
+
+    if machine is not None and names:
+        raise UsageError(
+            "--target picks configured targets; leave out the machine flags (--os, --gpu, "
+            "--host ...) to use it."
+        )
+    if machine is not None:
+        name = machine.host_file.stem if machine.host_file else "given machine"
+        target = api.build_target(kb, machine)
+        return [TargetInput(name, target, manager, allow_cpu, machine.no_gpu)]
+    if config is not None:
+        from tfenv.team import build_targets
+
+        specs_ = [config.target(n) for n in names] if names else list(config.targets)
+        built = build_targets(kb, specs_)
+        return [
+            TargetInput(
+                s.name,
+                built[s.name],
+                s.manager if manager == "auto" else manager,
+                s.allow_cpu or allow_cpu,
+                s.machine.no_gpu,
+            )
+            for s in specs_
+        ]
+    if names:
+        raise UsageError("--target needs a project configuration ([tool.tfenv] or tfenv.toml).")
+    return [
+        TargetInput("this machine", api.build_target(kb, api.MachineArgs()), manager, allow_cpu)
+    ]

@@ -1,0 +1,38 @@
+"""Render docs/cli.md from the CLI's own parsers, so the reference cannot drift.
+
+Regenerate with ``python -m tests.cli_reference > docs/cli.md``; tests/test_docs.py
+fails when the page and the parsers disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HEAD = """\
+# CLI reference
+
+Generated from tfenv's argument parsers by `python -m tests.cli_reference > docs/cli.md`;
+do not edit by hand. Exit codes: 0 success, 1 a valid question with no good answer
+(nothing fits, a problem found, a blocker, stale files), 2 bad input. See
+[errors.md](errors.md).
+"""
+
+
+def render() -> str:
+    from tfenv.cli import COMMANDS, _build_parser
+
+    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal width
+    parts = [HEAD, "## tfenv\n", "```\n" + _build_parser([]).format_help() + "```\n"]
+    for name in COMMANDS:
+        parser = _build_parser([name])
+        action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub = action.choices[name]
+        parts.append(f"## tfenv {name}\n")
+        parts.append("```\n" + sub.format_help() + "```\n")
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render())

@@ -1,0 +1,32 @@
+"""The docs that are generated from code stay in step with it; the README's set-up lines."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.cli_reference import render
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_cli_reference_is_current() -> None:
+    assert (ROOT / "docs" / "cli.md").read_text("utf-8") == render(), (
+        "docs/cli.md is stale: run 'python -m tests.cli_reference > docs/cli.md'"
+    )
+
+
+def test_readme_has_exactly_two_setup_lines_and_ci_runs_the_test_line() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    blocks = re.findall(r"```\n(.*?)\n```", readme, flags=re.S)
+    setup = [b for b in blocks if b.startswith("python3 -m venv")]
+    assert len(setup) == 2
+    assert all("\n" not in line for line in setup)
+    assert "tfenv resolve" in setup[0]
+    assert "pytest" in setup[1]
+    assert setup[1] in (ROOT / ".ci" / "run").read_text("utf-8")
+
+
+def test_docs_pages_exist() -> None:
+    for page in ("index", "cli", "knowledge-base", "architecture", "routes", "matrix"):
+        assert (ROOT / "docs" / f"{page}.md").is_file(), page

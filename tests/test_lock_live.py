@@ -1,0 +1,56 @@
+"""Live: lock ``tensorflow[and-cuda]==2.15.1`` for Linux x86_64 / Python 3.11 from the
+configured index (needs network; run in CI with ``-m live``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tfenv.config import load_config
+from tfenv.kb import KnowledgeBase
+from tfenv.lock import LockOptions, lock_project
+
+pytestmark = pytest.mark.live
+
+CONFIG = """
+tensorflow = "2.15.1"
+python = "3.11"
+[targets.cluster]
+os = "linux"
+arch = "x86_64"
+cc = "8.0"
+driver = "535.104.05"
+glibc = "2.31"
+"""
+
+
+def _cache(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    cache = getattr(request.config, "cache", None)  # absent with -p no:cacheprovider
+    if cache is not None:
+        return Path(cache.mkdir("tfenv-uv-cache"))
+    return tmp_path / "uv-cache"
+
+
+def test_live_lock_and_cuda(
+    request: pytest.FixtureRequest, tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    (tmp_path / "tfenv.toml").write_text(CONFIG)
+    opts = LockOptions(cache_dir=_cache(request, tmp_path), timeout_s=60.0, environ=os.environ)
+    lock_project(kb, load_config(tmp_path), opts)
+    text = (tmp_path / "requirements.cluster.txt").read_text()
+    for pin in (
+        "tensorflow==2.15.1",
+        "nvidia-cudnn-cu12==8.9.4.25",
+        "nvidia-cublas-cu12==12.2.5.6",
+        "nvidia-cuda-runtime-cu12==12.2.140",
+    ):
+        assert pin in text, pin
+    entries = text.split("\n")
+    pins = [i for i, ln in enumerate(entries) if "==" in ln and not ln.startswith("#")]
+    assert len(pins) > 20
+    for i in pins:  # every entry is followed by at least one hash
+        assert entries[i].endswith("\\")
+        assert entries[i + 1].strip().startswith("--hash=sha256:")
+    assert (tmp_path / "pylock.cluster.toml").is_file()
