@@ -278,7 +278,7 @@ def test_conda_pip_route(spec: CondaLockSpec, kb: KnowledgeBase, tmp_path: Path)
     wheel = LockedPipPackage(
         name="tensorflow",
         version="2.14.0",
-        url="https://files.pythonhosted.org/packages/tensorflow-2.14.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+        url="http://127.0.0.1:8/packages/tensorflow-2.14.0-cp311-cp311-manylinux_2_17_x86_64.whl",
         sha256="0" * 64,
         dependencies=(("numpy", ">=1.23.5"),),
     )
