@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -210,25 +211,35 @@ def test_index_url_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
     env["TFENV_INDEX_URL"] = "http://tfenv.example/simple"
     assert configured_index_url(None, env)[1] == "TFENV_INDEX_URL"
     monkeypatch.setattr(
-        "tfenv.kb._index_url.pip_config_index_url", lambda: "http://conf.example/simple"
+        "tfenv.kb._index_url.pip_config_index_url", lambda env: "http://conf.example/simple"
     )
     assert configured_index_url(None, {}) == ("http://conf.example/simple", "pip configuration")
-    monkeypatch.setattr("tfenv.kb._index_url.pip_config_index_url", lambda: None)
+    monkeypatch.setattr("tfenv.kb._index_url.pip_config_index_url", lambda env: None)
     assert configured_index_url(None, {})[1] == "pip's default"
     assert pips_default().startswith("https://")
 
 
-def test_pip_config_ignores_extra_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
-    class Done:
-        stdout = (
-            "global.extra-index-url='file:///opt/a/simple file:///opt/b/simple'\n"
-            "global.index-url='http://primary.example/simple'\n"
-        )
-
-    monkeypatch.setattr("subprocess.run", lambda *a, **k: Done())
-    assert pip_config_index_url() == "http://primary.example/simple"
-    Done.stdout = "global.extra-index-url='file:///opt/a/simple'\n"
-    assert pip_config_index_url() is None
+def test_pip_config_files_in_pips_order(tmp_path: Path) -> None:
+    user = tmp_path / "xdg" / "pip"
+    user.mkdir(parents=True)
+    (user / "pip.conf").write_text(
+        "[global]\nextra-index-url = file:///opt/a/simple file:///opt/b/simple\n"
+        "index-url = http://user.example/simple\n"
+    )
+    explicit = tmp_path / "explicit.conf"
+    explicit.write_text("[global]\nindex-url = http://explicit.example/simple\n")
+    env = {
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_CONFIG_DIRS": str(tmp_path / "none"),
+        "PIP_CONFIG_FILE": str(explicit),
+    }
+    # PIP_CONFIG_FILE is read first, so the user file wins; extra indexes are ignored
+    assert pip_config_index_url(env) == "http://user.example/simple"
+    (user / "pip.conf").write_text("[global]\nextra-index-url = file:///opt/a/simple\n")
+    assert pip_config_index_url(env) == "http://explicit.example/simple"
+    (user / "pip.conf").write_text("[install]\nindex-url = http://install.example/simple\n")
+    assert pip_config_index_url(env) == "http://install.example/simple"
+    assert pip_config_index_url({**env, "PIP_CONFIG_FILE": os.devnull}) is None
 
 
 def test_httpx_not_imported_by_loader() -> None:

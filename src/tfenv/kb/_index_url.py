@@ -2,7 +2,8 @@
 
 Order: the ``--index-url`` flag; the environment variables ``TFENV_INDEX_URL``,
 ``UV_DEFAULT_INDEX``, ``UV_INDEX_URL``, ``PIP_INDEX_URL``; pip's configuration
-files (read through ``python -m pip config list``); and finally pip's default.
+files, read where and in the order pip reads them (``PIP_CONFIG_FILE``, global,
+user, site; a later file wins); and finally pip's default.
 Extra indexes (``extra-index-url``, ``UV_EXTRA_INDEX_URL``) are ignored: only the
 primary index is read.
 """
@@ -10,15 +11,19 @@ primary index is read.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from typing import Optional
 
-__all__ = ["ENV_VARS", "configured_index_url", "pip_config_index_url", "pips_default"]
+__all__ = [
+    "ENV_VARS",
+    "configured_index_url",
+    "pip_config_files",
+    "pip_config_index_url",
+    "pips_default",
+]
 
 ENV_VARS = ("TFENV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL")
-_PIP_KEYS = (":env:.index-url", "install.index-url", "global.index-url")
 
 
 def configured_index_url(
@@ -32,33 +37,51 @@ def configured_index_url(
         value = env.get(var, "").strip()
         if value:
             return value.split()[0], var
-    from_pip = pip_config_index_url()
+    from_pip = pip_config_index_url(env)
     if from_pip:
         return from_pip, "pip configuration"
     return pips_default(), "pip's default"
 
 
-def pip_config_index_url() -> Optional[str]:
-    """``index-url`` from pip's configuration files, or None (also when pip is absent)."""
-    try:
-        out = subprocess.run(
-            [sys.executable, "-m", "pip", "config", "list"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    found: dict[str, str] = {}
-    for line in out.splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            found[key.strip()] = value.strip().strip("'\"")
-    for key in _PIP_KEYS:
-        if found.get(key):
-            return found[key].split()[0]
-    return None
+def pip_config_index_url(environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """``index-url`` from pip's configuration files, or None."""
+    import configparser
+
+    found = None
+    for path in pip_config_files(os.environ if environ is None else environ):
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(path, encoding="utf-8")
+        except (OSError, configparser.Error, UnicodeDecodeError):
+            continue
+        for section in ("global", "install"):  # [install] overrides [global] for pip install
+            if parser.has_option(section, "index-url"):
+                found = parser.get(section, "index-url").split()[0] or found
+    return found
+
+
+def pip_config_files(env: Mapping[str, str]) -> list[str]:
+    """pip's configuration files in pip's loading order (documented in pip's user guide)."""
+    explicit = env.get("PIP_CONFIG_FILE")
+    if explicit == os.devnull:
+        return []
+    name = "pip.ini" if sys.platform == "win32" else "pip.conf"
+    files = [explicit] if explicit else []
+    if sys.platform == "win32":
+        program_data = env.get("PROGRAMDATA", "C:\\ProgramData")
+        files.append(os.path.join(program_data, "pip", name))
+        user = [os.path.join(env.get("APPDATA", ""), "pip", name)]
+    else:
+        dirs = env.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
+        files += [os.path.join(d, "pip", name) for d in dirs if d] + ["/etc/pip.conf"]
+        home = os.path.expanduser("~")
+        config_home = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        user = [os.path.join(home, ".pip", name), os.path.join(config_home, "pip", name)]
+        if sys.platform == "darwin":
+            user.append(os.path.join(home, "Library", "Application Support", "pip", name))
+    files += user
+    files.append(os.path.join(sys.prefix, name))
+    return [f for f in files if os.path.isfile(f)]
 
 
 def pips_default() -> str:

@@ -1,0 +1,102 @@
+"""``tfenv lock`` end to end for a conda target, against a local file:// channel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tfenv.config import load_config
+from tfenv.kb import KnowledgeBase
+from tfenv.errors import UnsatisfiableError
+from tfenv.lock import LockError, LockOptions, check_project, lock_project
+from tests.test_lock_conda import build_channel
+
+pytest.importorskip("rattler", reason="conda locking needs py-rattler (Python 3.10+)")
+
+CONFIG = """\
+tensorflow = "2.15"
+python = "3.11"
+channels = ["{channel}"]
+
+[targets.gpu]
+os = "linux"
+cc = "8.0"
+driver = "535.104.05"
+glibc = "2.31"
+manager = "conda"
+"""
+
+
+@pytest.fixture(scope="module")
+def channel(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return build_channel(tmp_path_factory.mktemp("channel")).as_uri()
+
+
+def project(tmp_path: Path, channel: str, driver: str = "535.104.05") -> Path:
+    text = CONFIG.format(channel=channel).replace("535.104.05", driver)
+    (tmp_path / "tfenv.toml").write_text(text, "utf-8")
+    return tmp_path
+
+
+def test_conda_target_locks_with_the_cuda_build(tmp_path: Path, channel: str) -> None:
+    kb = KnowledgeBase()
+    opts = LockOptions(environ=os.environ)
+    written = lock_project(kb, load_config(project(tmp_path, channel)), opts).written
+    names = sorted(p.name for p in written)
+    assert names == ["conda-lock.gpu.yml", "environment.gpu.yml"]
+    lock = yaml.safe_load((tmp_path / "conda-lock.gpu.yml").read_text("utf-8"))
+    tf = [p for p in lock["package"] if p["name"] == "tensorflow"]
+    assert len(tf) == 1
+    assert tf[0]["version"] == "2.15.0"
+    assert tf[0]["url"].split("/")[-1].startswith("tensorflow-2.15.0-cuda120")
+    assert all(p["hash"].get("sha256") or p["hash"].get("md5") for p in lock["package"])
+    text = (tmp_path / "conda-lock.gpu.yml").read_text("utf-8")
+    assert text.startswith("#") and "tfenv" in text.splitlines()[0]
+    env = yaml.safe_load((tmp_path / "environment.gpu.yml").read_text("utf-8"))
+    assert "tensorflow=2.15.0=cuda120*" in env["dependencies"]
+    assert check_project(kb, load_config(tmp_path), opts).up_to_date
+    # conda-lock's own CLI accepts the file
+    conda_lock = Path(sys.executable).parent / "conda-lock"
+    done = subprocess.run(
+        [
+            str(conda_lock),
+            "render",
+            "-k",
+            "explicit",
+            "--platform",
+            "linux-64",
+            str(tmp_path / "conda-lock.gpu.yml"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_old_driver_cannot_be_planned(tmp_path: Path, channel: str) -> None:
+    project(tmp_path, channel, driver="470.82.01")  # CUDA 11.4: TF 2.15 needs CUDA 12
+    with pytest.raises(UnsatisfiableError, match="target 'gpu'.*470.82.01"):
+        lock_project(KnowledgeBase(), load_config(tmp_path), LockOptions(environ=os.environ))
+    assert list(tmp_path.iterdir()) == [tmp_path / "tfenv.toml"]
+
+
+def test_failed_conda_solve_keeps_existing_files(tmp_path: Path, channel: str) -> None:
+    kb = KnowledgeBase()
+    opts = LockOptions(environ=os.environ)
+    lock_project(kb, load_config(project(tmp_path, channel)), opts)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    # the channel has no Python 3.10: the conda solve fails
+    config = (tmp_path / "tfenv.toml").read_text("utf-8").replace('"3.11"', '"3.10"')
+    (tmp_path / "tfenv.toml").write_text(config, "utf-8")
+    with pytest.raises(LockError, match="gpu"):
+        lock_project(kb, load_config(tmp_path), opts)
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "tfenv.toml"}
+    assert after == {k: v for k, v in before.items() if k != "tfenv.toml"}
