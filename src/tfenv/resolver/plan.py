@@ -36,6 +36,18 @@ class Plan:
     def gpu(self) -> bool:
         return self.accelerator != "cpu"
 
+    def summary(self) -> str:
+        """One line: "TensorFlow 2.15.1, route pip, CUDA 12.2, cuDNN 8.9, NVIDIA driver >= ..."."""
+        package = "" if self.package == "tensorflow" else f" ({self.package})"
+        text = f"TensorFlow {self.tensorflow}{package}, route {self.route}"
+        if self.cuda:
+            text += f", CUDA {self.cuda}"
+        if self.cudnn:
+            text += f", cuDNN {self.cudnn}"
+        if self.min_driver:
+            text += f", NVIDIA driver >= {self.min_driver}"
+        return text
+
     def to_dict(self) -> dict[str, Any]:
         out = self._base_dict()
         if self.image is not None:
