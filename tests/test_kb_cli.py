@@ -105,3 +105,12 @@ def test_cached_kb_equals_fresh_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert first.builds == second.builds  # the second comes from the pickle
     assert first.cuda.toolkits == second.cuda.toolkits
     assert list(tmp_path.glob("kb-*.pickle"))
+
+
+def test_cache_drops_entries_of_other_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TFENV_CACHE_DIR", str(tmp_path))
+    stale = tmp_path / "kb-0000000000000000-gpus.load.pickle"
+    stale.write_bytes(b"old")
+    cached("thing", lambda: 1)
+    assert not stale.exists()
+    assert len(list(tmp_path.glob("kb-*-thing.pickle"))) == 1

@@ -51,9 +51,18 @@ def cached(name: str, load: Callable[[], T]) -> T:
         buf = BytesIO()
         _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
         atomic_write_bytes(path, buf.getvalue())
+        _prune(folder)
     except (OSError, pickle.PicklingError, TypeError):
         pass
     return value
+
+
+def _prune(folder: Path) -> None:
+    """Remove entries of other keys (an older tfenv or older data): they never match again."""
+    current = f"kb-{_key()}-"
+    for stale in folder.glob("kb-*.pickle"):
+        if not stale.name.startswith(current):
+            stale.unlink(missing_ok=True)
 
 
 _KEY: list[str] = []
