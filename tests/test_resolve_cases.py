@@ -13,7 +13,11 @@ from tfenv.api import MachineArgs, build_request, build_target
 from tfenv.kb import KnowledgeBase
 from tfenv.resolver import Resolution, resolve
 
-CASES = yaml.safe_load((Path(__file__).parent / "cases" / "resolve.yaml").read_text())
+CASES = [
+    case
+    for path in sorted((Path(__file__).parent / "cases").glob("resolve*.yaml"))
+    for case in yaml.safe_load(path.read_text("utf-8"))
+]
 
 
 def run_case(kb: KnowledgeBase, args: dict[str, Any]) -> Resolution:
