@@ -64,6 +64,34 @@ def test_forward_compat_is_per_branch(kb: KnowledgeBase) -> None:
     assert rel.driver_ok(Version("535.104.05"))
 
 
+def test_ngc_23_01_ships_tensorflow_2_11_0(kb: KnowledgeBase) -> None:
+    from packaging.version import Version
+
+    rel = next(r for r in kb.containers.ngc if r.release == "23.01")
+    assert rel.tensorflow == Version("2.11.0")
+    assert rel.cudnn == Version("8.7.0")
+    assert rel.python == Version("3.8.10")
+    assert rel.cuda == Version("12.0.1")  # unchanged, from the release notes
+    assert any("trt-samples-for-hackathon-cn" in s for s in rel.provenance.sources)
+    assert kb.containers.ngc_for(Version("2.11.0")) == (rel,)
+    assert kb.containers.ngc_for(Version("2.11.1")) == ()  # NGC ships the .0, not the patch
+
+
+def test_official_images_have_no_release_tied_cuda(kb: KnowledgeBase) -> None:
+    from packaging.version import Version
+
+    official = kb.containers.official
+    assert official.releases == ()  # no Dockerfile version could be tied to a release
+    assert official.release(Version("2.15.1")) is None
+    assert any("tensorflow/build" in s for s in official.provenance.sources)
+    assert official.note and "tensorflow_runtime_dockerfiles" in official.note
+
+
+def test_ngc_last_release_stays_unknown(kb: KnowledgeBase) -> None:
+    assert kb.containers.ngc_last_release is None
+    assert kb.containers.ngc_last_provenance.sources
+
+
 # -- emitted files --------------------------------------------------------------
 
 
@@ -161,8 +189,8 @@ def test_cli_prints_docker_run(
 
 
 # -- NGC forward compatibility, on hand-made data ---------------------------------
-# The shipped containers.yaml records no NGC release's TensorFlow version (none was read
-# from a source), so these cases copy the data and give 23.01 one for the test only.
+# The shipped containers.yaml records only 23.01's TensorFlow version (2.11.0), so these
+# cases copy the data and give 23.01 TensorFlow 2.15.1 for the test only.
 
 NGC_CASES = yaml.safe_load(
     """

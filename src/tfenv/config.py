@@ -33,12 +33,13 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from packaging.requirements import InvalidRequirement, Requirement
 
 from tfenv import errors, specs
 from tfenv.api import MachineArgs
+from tfenv.kb._fields import Node
 
 __all__ = [
     "CONFIG_FILES",
@@ -158,169 +159,119 @@ def load_config(path_or_dir: Union[str, Path] = ".") -> ProjectConfig:
 
 def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> ProjectConfig:
     """Validate an already-parsed ``[tool.tfenv]`` table; ``path`` anchors relative host files."""
-    ctx = _Ctx(path, prefix)
-    ctx.no_unknown_keys(table, _TOP_KEYS, "")
-    tensorflow = ctx.string(table, "tensorflow", "") or "latest"
-    ctx.check(tensorflow, "tensorflow", specs.parse_tf_spec)
-    python = ctx.xy(table, "python", "")
-    manager = ctx.choice(table, "manager", "", MANAGERS) or "auto"
-    targets_table = table.get("targets")
-    if not isinstance(targets_table, dict) or not targets_table:
-        raise ConfigError(
-            f"{path}: '{prefix}targets' must name at least one target machine, as a table "
-            f'such as [{prefix}targets.cluster] with os = "linux" and gpu = "A100".',
-            key=f"{prefix}targets",
+    root = Node(table, str(path), prefix.rstrip("."), _invalid).known(*_TOP_KEYS)
+    tensorflow = _check(root.opt("tensorflow"), specs.parse_tf_spec) or "latest"
+    python = _xy(root.opt("python"))
+    manager = root.opt("manager").opt_choice(*MANAGERS) or "auto"
+    targets = root.opt("targets")
+    if not isinstance(targets.value, dict) or not targets.value:
+        raise targets.fail(
+            f"must name at least one target machine, as a table such as "
+            f'[{prefix}targets.cluster] with os = "linux" and gpu = "A100"'
         )
-    allow_cpu = ctx.boolean(table, "allow-cpu", "")
-    targets = tuple(
-        _target(ctx, name, t, python, manager, allow_cpu) for name, t in targets_table.items()
-    )
+    allow_cpu = root.opt("allow-cpu").opt_boolean() or False
     return ProjectConfig(
         tensorflow=tensorflow,
         python=python,
-        dependencies=_dependencies(ctx, table),
-        index_url=ctx.string(table, "index-url", ""),
-        channels=ctx.strings(table, "channels", ""),
+        dependencies=_dependencies(root.opt("dependencies")),
+        index_url=_text(root.opt("index-url")),
+        channels=_strings(root.opt("channels")),
         manager=manager,
-        targets=targets,
+        targets=tuple(
+            _target(t, name, path.parent, python, manager, allow_cpu)
+            for name, t in targets.entries()
+        ),
         path=path,
         allow_cpu=allow_cpu,
-        pre=ctx.boolean(table, "pre", ""),
+        pre=root.opt("pre").opt_boolean() or False,
     )
 
 
 def _target(
-    ctx: _Ctx, name: str, t: Any, python: Optional[str], manager: str, allow_cpu: bool
+    t: Node, name: str, folder: Path, python: Optional[str], manager: str, allow_cpu: bool
 ) -> TargetSpec:
-    where = f"targets.{name}."
     if not _NAME.match(name):
-        ctx.fail(
-            f"targets.{name}",
-            "is not a usable target name: it becomes part of file names, so use letters, "
-            "digits, '_' and '-' (no dots: pylock.<name>.toml allows none)",
+        raise t.fail(
+            "not a usable target name: it becomes part of file names, so use letters, "
+            "digits, '_' and '-' (no dots: pylock.<name>.toml allows none)"
         )
-    if not isinstance(t, dict):
-        ctx.fail(f"targets.{name}", "must be a table of machine facts")
-    ctx.no_unknown_keys(t, _TARGET_KEYS, where)
-    host = ctx.string(t, "host", where)
-    os_ = ctx.string(t, "os", where)
+    t.known(*_TARGET_KEYS)
+    host = _text(t.opt("host"))
+    os_ = _check(t.opt("os"), specs.parse_os)
     if host is None and os_ is None:
-        ctx.fail(
-            f"targets.{name}",
+        raise t.fail(
             "must give either 'host' (a file from 'tfenv detect --json') or 'os' "
-            "with the other machine facts",
+            "with the other machine facts"
         )
-    gpu, cc = ctx.string(t, "gpu", where), ctx.string(t, "cc", where)
-    no_gpu = ctx.boolean(t, "no-gpu", where)
+    gpu, cc = _text(t.opt("gpu")), _check(t.opt("cc"), specs.parse_cc)
+    no_gpu = t.opt("no-gpu").opt_boolean() or False
     if (gpu is not None) + (cc is not None) + no_gpu > 1:
-        ctx.fail(f"targets.{name}", "may give only one of 'gpu', 'cc' and 'no-gpu'")
-    gpu_index = t.get("gpu-index")
-    if gpu_index is not None and (not isinstance(gpu_index, int) or isinstance(gpu_index, bool)):
-        ctx.fail(f"{where}gpu-index", "must be a whole number")
-    host_path = None
-    if host is not None:
-        host_path = Path(host)
-        if not host_path.is_absolute():
-            host_path = ctx.path.parent / host_path
+        raise t.fail("may give only one of 'gpu', 'cc' and 'no-gpu'")
     machine = MachineArgs(
-        host_file=host_path,
-        os=ctx.check(os_, f"{where}os", specs.parse_os),
-        arch=ctx.check(ctx.string(t, "arch", where), f"{where}arch", specs.parse_arch),
+        host_file=None if host is None else folder / host,  # an absolute host stays as it is
+        os=os_,
+        arch=_check(t.opt("arch"), specs.parse_arch),
         gpu=gpu,
-        cc=ctx.check(cc, f"{where}cc", specs.parse_cc),
+        cc=cc,
         no_gpu=no_gpu,
-        driver=ctx.check(ctx.string(t, "driver", where), f"{where}driver", specs.parse_driver),
-        glibc=ctx.xy(t, "glibc", where),
-        python=ctx.xy(t, "python", where) or python,
-        gpu_index=gpu_index,
+        driver=_check(t.opt("driver"), specs.parse_driver),
+        glibc=_xy(t.opt("glibc")),
+        python=_xy(t.opt("python")) or python,
+        gpu_index=t.opt("gpu-index").opt_integer(),
     )
-    own_manager = ctx.choice(t, "manager", where, MANAGERS)
-    own_cpu = t.get("allow-cpu")
+    own_cpu = t.opt("allow-cpu").opt_boolean()
     return TargetSpec(
         name=name,
         machine=machine,
-        manager=own_manager or manager,
-        allow_cpu=ctx.boolean(t, "allow-cpu", where) if own_cpu is not None else allow_cpu,
+        manager=t.opt("manager").opt_choice(*MANAGERS) or manager,
+        allow_cpu=allow_cpu if own_cpu is None else own_cpu,
     )
 
 
-def _dependencies(ctx: _Ctx, table: Mapping[str, Any]) -> tuple[str, ...]:
-    deps = ctx.strings(table, "dependencies", "")
-    for i, dep in enumerate(deps):
+def _dependencies(node: Node) -> tuple[str, ...]:
+    for item in node.opt_items():
+        dep = item.string().strip()
         try:
             Requirement(dep)
         except InvalidRequirement as exc:
-            ctx.fail(
-                f"dependencies[{i}]", f"{dep!r} is not a PEP 508 requirement ({_one_line(exc)})"
-            )
-    return deps
+            raise item.fail(f"{dep!r} is not a PEP 508 requirement ({_one_line(exc)})") from None
+    return _strings(node)
 
 
-class _Ctx:
-    """Typed getters that raise :class:`ConfigError` naming ``prefix + key``."""
+# -- reading helpers: typed reads are tfenv.kb._fields.Node's ----------------
 
-    def __init__(self, path: Path, prefix: str) -> None:
-        self.path = path
-        self.prefix = prefix
 
-    def fail(self, key: str, problem: str) -> NoReturn:
-        full = self.prefix + key
-        raise ConfigError(
-            f"{self.path}: '{full}' {problem}.",
-            key=full,
-            hint="docs/lock.md describes every key.",
-        )
+def _invalid(file: str, key: str, problem: str) -> ConfigError:
+    where = f"'{key}': " if key else ""
+    return ConfigError(
+        f"{file}: {where}{problem}.", key=key, hint="docs/lock.md describes every key."
+    )
 
-    def no_unknown_keys(self, table: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
-        for key in table:
-            if key not in known:
-                self.fail(f"{where}{key}", f"is not a known key (known: {', '.join(known)})")
 
-    def string(self, table: Mapping[str, Any], key: str, where: str) -> Optional[str]:
-        value = table.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, str) or not value.strip():
-            self.fail(f"{where}{key}", f"must be a non-empty string, not {value!r}")
-        return str(value).strip()
+def _text(node: Node) -> Optional[str]:
+    value = node.opt_string()
+    return None if value is None else value.strip()
 
-    def strings(self, table: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
-        value = table.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            self.fail(f"{where}{key}", f"must be a list of strings, not {value!r}")
-        return tuple(str(v).strip() for v in value)
 
-    def boolean(self, table: Mapping[str, Any], key: str, where: str) -> bool:
-        value = table.get(key, False)
-        if not isinstance(value, bool):
-            self.fail(f"{where}{key}", f"must be true or false, not {value!r}")
-        return bool(value)
+def _strings(node: Node) -> tuple[str, ...]:
+    return tuple(s.strip() for s in node.strings())
 
-    def choice(
-        self, table: Mapping[str, Any], key: str, where: str, choices: tuple[str, ...]
-    ) -> Optional[str]:
-        value = self.string(table, key, where)
-        if value is not None and value not in choices:
-            self.fail(f"{where}{key}", f"must be one of {', '.join(choices)}, not {value!r}")
-        return value
 
-    def xy(self, table: Mapping[str, Any], key: str, where: str) -> Optional[str]:
-        value = table.get(key)
-        if isinstance(value, float):  # python = 3.11 written without quotes
-            self.fail(f"{where}{key}", f'must be a quoted string such as "{value}"')
-        text = self.string(table, key, where)
-        return self.check(text, f"{where}{key}", lambda s: specs.parse_xy("X.Y", s))
-
-    def check(
-        self, value: Optional[str], key: str, parse: Callable[[str], object]
-    ) -> Optional[str]:
-        if value is None:
-            return None
+def _check(node: Node, parse: Callable[[str], object]) -> Optional[str]:
+    """The stripped string at ``node`` (None when absent), which ``parse`` must accept."""
+    value = _text(node)
+    if value is not None:
         try:
             parse(value)
         except errors.TfenvError as exc:
-            self.fail(key, f"= {value!r} is not valid: {exc.message.rstrip('.')}")
-        return value
+            raise node.fail(f"{value!r} is not valid: {exc.message.rstrip('.')}") from None
+    return value
+
+
+def _xy(node: Node) -> Optional[str]:
+    if isinstance(node.value, float):  # python = 3.11 written without quotes
+        raise node.fail(f'must be a quoted string such as "{node.value}"')
+    return _check(node, lambda s: specs.parse_xy("X.Y", s))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

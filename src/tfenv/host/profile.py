@@ -16,7 +16,7 @@ from typing import Any, Optional, Union
 from packaging.version import Version
 
 from tfenv.errors import ConfigError, UsageError
-from tfenv.host._read import Reader, cap, is_int, join, quoted
+from tfenv.kb._fields import Node
 
 __all__ = [
     "ARCHES",
@@ -181,31 +181,26 @@ class HostProfile:
     @classmethod
     def from_dict(cls, data: Any, *, origin: str = "the host profile") -> HostProfile:
         """Read a profile written by :meth:`to_dict`; ConfigError names any bad field."""
-        r = Reader(origin)
-        d = r.mapping(data, "")
-        extra = sorted(set(d) - set(_KEYS))
-        if extra:
-            raise r.fail("", f"has unknown key(s) {', '.join(map(repr, extra))}")
-        schema = d.get("schema")
-        if schema != SCHEMA:
-            raise r.fail("schema", f"must be {SCHEMA}, found {schema!r}")
+        root = Node(data, origin, errors=_invalid).only(*_KEYS)
+        schema = root.opt("schema")
+        if schema.value != SCHEMA:
+            raise schema.fail(f"must be {SCHEMA}, found {schema.value!r}")
+        driver = root.opt("driver")
+        driver.opt_version(strict=True)  # checked, but kept as written: 535.104.05
         return cls(
-            os=r.choice(d, "os", OS_KINDS),
-            arch=r.choice(d, "arch", ARCHES),
-            glibc=r.opt_version(d, "glibc"),
-            python=r.version(d, "python"),
-            conda_env=r.opt_text(d, "conda_env"),
-            driver=r.driver(d, "driver"),
-            driver_cuda=r.opt_version(d, "driver_cuda"),
-            gpus=tuple(_gpu(r, g, f"gpus[{i}]") for i, g in enumerate(r.items(d, "gpus"))),
-            cuda_toolkits=tuple(
-                _toolkit(r, t, f"cuda_toolkits[{i}]")
-                for i, t in enumerate(r.items(d, "cuda_toolkits"))
-            ),
-            cudnn=tuple(_cudnn(r, c, f"cudnn[{i}]") for i, c in enumerate(r.items(d, "cudnn"))),
-            packages=r.str_map(d, "packages"),
-            notes=tuple(r.text(n, f"notes[{i}]") for i, n in enumerate(r.items(d, "notes"))),
-            sources=r.str_map(d, "sources"),
+            os=root.get("os").choice(*OS_KINDS),
+            arch=root.get("arch").choice(*ARCHES),
+            glibc=root.opt("glibc").opt_version(strict=True),
+            python=root.get("python").version(strict=True),
+            conda_env=root.opt("conda_env").opt_string(),
+            driver=driver.opt_string(),
+            driver_cuda=root.opt("driver_cuda").opt_version(strict=True),
+            gpus=tuple(_gpu(g) for g in root.opt("gpus").opt_items()),
+            cuda_toolkits=tuple(_toolkit(t) for t in root.opt("cuda_toolkits").opt_items()),
+            cudnn=tuple(_cudnn(c) for c in root.opt("cudnn").opt_items()),
+            packages=root.opt("packages").str_map(),
+            notes=root.opt("notes").strings(),
+            sources=root.opt("sources").str_map(),
         )
 
     @classmethod
@@ -214,7 +209,7 @@ class HostProfile:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(
-                f"{cap(origin)} is not valid JSON ({exc.msg} at line {exc.lineno}, "
+                f"{_cap(origin)} is not valid JSON ({exc.msg} at line {exc.lineno}, "
                 f"column {exc.colno}).",
                 hint="Write it with 'tfenv detect --json --output FILE'.",
             ) from None
@@ -235,50 +230,43 @@ def read_host_file(path: Union[str, Path]) -> HostProfile:
 # -- reading helpers --------------------------------------------------------
 
 
-def _gpu(r: Reader, raw: Any, path: str) -> GpuInfo:
-    g = r.mapping(raw, path)
-    allowed = ("index", "name", "compute_capability", "cc_source", "memory_mib", "mig", "uuid")
-    r.only(g, path, allowed)
-    cc_source = r.opt_text(g, "cc_source", path)
-    if cc_source is not None and cc_source not in CC_SOURCES:
-        raise r.fail(join(path, "cc_source"), f"must be one of {quoted(CC_SOURCES)} or null")
-    memory = g.get("memory_mib")
-    if memory is not None and (not is_int(memory) or memory < 0):
-        raise r.fail(join(path, "memory_mib"), f"must be a whole number or null, found {memory!r}")
-    mig = g.get("mig", False)
-    if not isinstance(mig, bool):
-        raise r.fail(join(path, "mig"), f"must be true or false, found {mig!r}")
-    index = g.get("index")
-    if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-        raise r.fail(join(path, "index"), f"must be a whole number, found {index!r}")
+def _invalid(origin: str, path: str, problem: str) -> ConfigError:
+    where = f"field '{path}': " if path else ""
+    return ConfigError(
+        f"{_cap(origin)} is not a valid host profile: {where}{problem}.",
+        hint="Regenerate it with 'tfenv detect --json --output FILE', or fix that field.",
+    )
+
+
+def _gpu(g: Node) -> GpuInfo:
+    g.only("index", "name", "compute_capability", "cc_source", "memory_mib", "mig", "uuid")
     return GpuInfo(
-        index=index,
-        name=r.text(g.get("name"), join(path, "name")),
-        compute_capability=r.opt_version(g, "compute_capability", path),
-        cc_source=cc_source,
-        memory_mib=memory,
-        mig=mig,
-        uuid=r.opt_text(g, "uuid", path),
+        index=g.get("index").integer(minimum=0),
+        name=g.get("name").string(),
+        compute_capability=g.opt("compute_capability").opt_version(strict=True),
+        cc_source=g.opt("cc_source").opt_choice(*CC_SOURCES),
+        memory_mib=g.opt("memory_mib").opt_integer(minimum=0),
+        mig=g.opt("mig").opt_boolean() or False,
+        uuid=g.opt("uuid").opt_string(),
     )
 
 
-def _toolkit(r: Reader, raw: Any, path: str) -> CudaToolkit:
-    t = r.mapping(raw, path)
-    r.only(t, path, ("version", "path", "source"))
+def _toolkit(t: Node) -> CudaToolkit:
+    t.only("version", "path", "source")
     return CudaToolkit(
-        version=r.version(t, "version", path),
-        path=r.text(t.get("path"), join(path, "path")),
-        source=r.text(t.get("source"), join(path, "source")),
+        version=t.get("version").version(strict=True),
+        path=t.get("path").string(),
+        source=t.get("source").string(),
     )
 
 
-def _cudnn(r: Reader, raw: Any, path: str) -> CudnnInstall:
-    c = r.mapping(raw, path)
-    r.only(c, path, ("version", "path"))
-    return CudnnInstall(
-        version=r.version(c, "version", path),
-        path=r.text(c.get("path"), join(path, "path")),
-    )
+def _cudnn(c: Node) -> CudnnInstall:
+    c.only("version", "path")
+    return CudnnInstall(version=c.get("version").version(strict=True), path=c.get("path").string())
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _vtext(v: Optional[Version]) -> Optional[str]:

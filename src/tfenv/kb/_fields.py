@@ -3,6 +3,11 @@
 Every knowledge-base module parses its file through a :class:`Node`, which knows
 the file name and the dotted path of the value it wraps, so that a malformed
 file is reported as ``gpus.yaml: at gpus[12].compute_capability: ...``.
+
+The exception is built by the node's ``errors`` factory, ``(file, path, problem)
+-> exception``, which every child node inherits. It defaults to
+:class:`~tfenv.errors.KBValidationError`; the host-profile and configuration
+readers pass their own, so all three share these typed reads.
 """
 
 from __future__ import annotations
@@ -11,13 +16,16 @@ import datetime
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from tfenv.errors import KBValidationError
+from tfenv.errors import KBValidationError, TfenvError
 
-__all__ = ["Node", "Provenance"]
+__all__ = ["Errors", "Node", "Provenance"]
+
+Errors = Callable[[str, str, str], TfenvError]
+"""Builds the exception for a bad value from (file or origin, dotted path, problem)."""
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -36,16 +44,22 @@ class Provenance:
 class Node:
     """A raw value plus the file and path it was found at."""
 
-    __slots__ = ("file", "path", "value")
+    __slots__ = ("errors", "file", "path", "value")
 
-    def __init__(self, value: Any, file: str, path: str = "") -> None:
+    def __init__(
+        self, value: Any, file: str, path: str = "", errors: Errors = KBValidationError
+    ) -> None:
         self.value = value
         self.file = file
         self.path = path
+        self.errors = errors
 
     # -- navigation -------------------------------------------------------
-    def fail(self, problem: str) -> KBValidationError:
-        return KBValidationError(self.file, self.path, problem)
+    def fail(self, problem: str) -> TfenvError:
+        return self.errors(self.file, self.path, problem)
+
+    def _child(self, value: Any, key: str | int) -> Node:
+        return Node(value, self.file, self._sub(key), self.errors)
 
     def _sub(self, key: str | int) -> str:
         if isinstance(key, int):
@@ -64,22 +78,22 @@ class Node:
         """The value at ``key``; the key must be present (null is allowed)."""
         raw = self.mapping()
         if key not in raw:
-            raise Node(None, self.file, self._sub(key)).fail("this required key is missing")
-        return Node(raw[key], self.file, self._sub(key))
+            raise self._child(None, key).fail("this required key is missing")
+        return self._child(raw[key], key)
 
     def opt(self, key: str) -> Node:
         """The value at ``key``, or a null node when the key is absent."""
-        return Node(self.mapping().get(key), self.file, self._sub(key))
+        return self._child(self.mapping().get(key), key)
 
     def items(self) -> Iterator[Node]:
         if not isinstance(self.value, list):
             raise self.fail(f"expected a list, found {_kind(self.value)}")
         for i, v in enumerate(self.value):
-            yield Node(v, self.file, self._sub(i))
+            yield self._child(v, i)
 
     def entries(self) -> Iterator[tuple[str, Node]]:
         for k, v in self.mapping().items():
-            yield str(k), Node(v, self.file, self._sub(str(k)))
+            yield str(k), self._child(v, str(k))
 
     def only(self, *allowed: str) -> Node:
         """Reject keys not in ``allowed`` (catches typos in hand-edited files)."""
@@ -87,6 +101,18 @@ class Node:
         if extra:
             raise self.fail(f"unknown key(s) {', '.join(map(repr, extra))}")
         return self
+
+    def known(self, *allowed: str) -> Node:
+        """Like :meth:`only`, but the error names the first unknown key itself."""
+        for key in self.mapping():
+            if key not in allowed:
+                known = ", ".join(allowed)
+                raise self._child(None, str(key)).fail(f"unknown key; the known keys are {known}")
+        return self
+
+    def opt_items(self) -> Iterator[Node]:
+        """:meth:`items` of a list that may be absent or null (then empty)."""
+        return iter(()) if self.value is None else self.items()
 
     # -- scalars ----------------------------------------------------------
     @property
@@ -101,6 +127,38 @@ class Node:
     def opt_text(self) -> Optional[str]:
         return None if self.value is None else self.text()
 
+    def string(self) -> str:
+        """A non-empty string; unlike :meth:`text`, a number is not accepted."""
+        if not isinstance(self.value, str) or not self.value.strip():
+            raise self.fail(f"expected a non-empty string, found {_kind(self.value)}")
+        return self.value
+
+    def opt_string(self) -> Optional[str]:
+        return None if self.value is None else self.string()
+
+    def strings(self) -> tuple[str, ...]:
+        """A list of non-empty strings; absent or null is empty."""
+        return tuple(n.string() for n in self.opt_items())
+
+    def str_map(self) -> tuple[tuple[str, str], ...]:
+        """A mapping of strings to strings as sorted pairs; absent or null is empty."""
+        if self.value is None:
+            return ()
+        for _key, node in self.entries():
+            if not isinstance(node.value, str):
+                raise node.fail(f"expected a string, found {_kind(node.value)}")
+        return tuple(sorted((str(k), v) for k, v in self.mapping().items()))
+
+    def choice(self, *allowed: str) -> str:
+        if self.value is None:
+            raise self.fail(f"expected one of {', '.join(allowed)}, found null")
+        if self.value not in allowed:
+            raise self.fail(f"{self.value!r} is not one of {', '.join(allowed)}")
+        return str(self.value)
+
+    def opt_choice(self, *allowed: str) -> Optional[str]:
+        return None if self.value is None else self.choice(*allowed)
+
     def boolean(self) -> bool:
         if not isinstance(self.value, bool):
             raise self.fail(f"expected true or false, found {_kind(self.value)}")
@@ -109,20 +167,26 @@ class Node:
     def opt_boolean(self) -> Optional[bool]:
         return None if self.value is None else self.boolean()
 
-    def integer(self) -> int:
+    def integer(self, minimum: Optional[int] = None) -> int:
         if isinstance(self.value, bool) or not isinstance(self.value, int):
             raise self.fail(f"expected a whole number, found {_kind(self.value)}")
+        if minimum is not None and self.value < minimum:
+            raise self.fail(f"expected a whole number of at least {minimum}, found {self.value}")
         return self.value
 
-    def version(self) -> Version:
-        text = self.text()
+    def opt_integer(self, minimum: Optional[int] = None) -> Optional[int]:
+        return None if self.value is None else self.integer(minimum)
+
+    def version(self, *, strict: bool = False) -> Version:
+        """A version; ``strict`` requires it written as a string (JSON ``"3.10"``, not 3.1)."""
+        text = self.string() if strict else self.text()
         try:
             return Version(text)
         except InvalidVersion:
             raise self.fail(f"{text!r} is not a version") from None
 
-    def opt_version(self) -> Optional[Version]:
-        return None if self.value is None else self.version()
+    def opt_version(self, *, strict: bool = False) -> Optional[Version]:
+        return None if self.value is None else self.version(strict=strict)
 
     def texts(self) -> tuple[str, ...]:
         if isinstance(self.value, str):
