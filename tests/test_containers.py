@@ -84,7 +84,8 @@ def test_official_images_have_no_release_tied_cuda(kb: KnowledgeBase) -> None:
     assert official.releases == ()  # no Dockerfile version could be tied to a release
     assert official.release(Version("2.15.1")) is None
     assert any("tensorflow/build" in s for s in official.provenance.sources)
-    assert official.note and "tensorflow_runtime_dockerfiles" in official.note
+    assert official.note is not None
+    assert "tensorflow_runtime_dockerfiles" in official.note
 
 
 def test_ngc_last_release_stays_unknown(kb: KnowledgeBase) -> None:

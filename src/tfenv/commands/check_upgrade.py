@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
     from tfenv.api import MachineArgs
-    from tfenv.upgrade.model import UpgradeReport
+    from tfenv.config import ProjectConfig
+    from tfenv.kb import KnowledgeBase
+    from tfenv.upgrade.assess import TargetInput
+    from tfenv.upgrade.current import CurrentSource
+    from tfenv.upgrade.model import TargetReport, UpgradeReport
 
 __all__ = ["configure", "run"]
 
@@ -57,6 +62,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--allow-downgrade", action="store_true", help="allow --to older than the current version"
     )
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit code 1)")
+    parser.add_argument(
+        "--relock",
+        action="store_true",
+        help="diff every pin against a fresh lock of the new version (configured targets; "
+        "uses the package index like 'tfenv lock')",
+    )
+    parser.add_argument("--index-url", metavar="URL", help="with --relock: the index to lock from")
+    parser.add_argument("--offline", action="store_true", help="with --relock: caches only")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment")
@@ -97,12 +110,48 @@ def _report(args: argparse.Namespace) -> UpgradeReport:
         assess(kb, t, source.for_target(t.name, t.target.conda_subdir), move) for t in chosen
     )
     notes: tuple[str, ...] = ()
-    if source.locked:
+    if args.relock:
+        reports = _relocked(kb, args, config, source, chosen, reports)
+    elif source.locked:
         notes = (
             "Package changes compare lock pins with the new plan's top-level pins and "
-            "TensorFlow's declared requirements; 'tfenv lock' makes a full new lock.",
+            "TensorFlow's declared requirements; --relock compares every pin with a fresh lock.",
         )
     return UpgradeReport(source.describe, move.to_text, way, reports, notes)  # type: ignore[arg-type]
+
+
+def _relocked(
+    kb: KnowledgeBase,
+    args: argparse.Namespace,
+    config: Optional[ProjectConfig],
+    source: CurrentSource,
+    chosen: Sequence[TargetInput],
+    reports: tuple[TargetReport, ...],
+) -> tuple[TargetReport, ...]:
+    """Replace each target's package diff by a full diff against a fresh lock."""
+    import os
+    from dataclasses import replace
+
+    from tfenv.errors import UsageError
+    from tfenv.lock import LockOptions
+    from tfenv.upgrade.relock import fresh_pins, pin_diff
+
+    if config is None or not source.locked:
+        raise UsageError(
+            "--relock needs the team's configuration ([tool.tfenv] or tfenv.toml) and its "
+            "lockfiles, to lock each target again for the new version."
+        )
+    options = LockOptions(index_url=args.index_url, offline=args.offline, environ=os.environ)
+    out = []
+    for inp, report in zip(chosen, reports):
+        current = source.for_target(inp.name, inp.target.conda_subdir)
+        if not report.resolves or report.to_version is None or current.pins is None:
+            out.append(report)
+            continue
+        name, pins = fresh_pins(kb, config, inp.name, report.to_version, options)
+        basis = f"{current.origin} vs a fresh lock of TensorFlow {report.to_version} ({name})"
+        out.append(replace(report, packages=pin_diff(current.pins, pins), packages_basis=basis))
+    return tuple(out)
 
 
 def _machine(args: argparse.Namespace) -> MachineArgs:

@@ -180,8 +180,16 @@ def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optiona
 
 
 def container_ngc(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
-    """An NGC image for ``opt`` that this host runs only through forward compatibility."""
+    """An NGC image for ``opt`` that this host runs only through forward compatibility.
+
+    Only when the official image does not run on the host's driver: forward
+    compatibility is a way out, never a preference.
+    """
     if target.driver is None or target.driver_os != "linux" or not is_datacenter(kb, target):
+        return None
+    cuda = opt.build.linux.cuda if opt.build and opt.build.linux else None
+    floor = kb.cuda.driver_floor(cuda, "linux")[0] if cuda else None
+    if floor is not None and target.driver >= floor:
         return None
     for rel in kb.containers.ngc_for(opt.version):
         if not rel.driver_ok(target.driver) and rel.forward_compatible(target.driver):

@@ -20,7 +20,13 @@ from packaging.utils import canonicalize_name
 
 from tfenv.errors import ConfigError, UsageError
 
-__all__ = ["PATTERNS", "Locked", "kind_of", "read_locked"]
+__all__ = [
+    "PATTERNS",
+    "Locked",
+    "kind_of",
+    "parse_locked",
+    "read_locked",
+]
 
 # file-name pattern -> format; the first match wins
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -63,6 +69,11 @@ def kind_of(path: Path) -> Optional[str]:
 
 
 def read_locked(path: Path) -> Locked:
+    return parse_locked(path, None)
+
+
+def parse_locked(path: Path, text: Optional[str]) -> Locked:
+    """Pins from a lockfile's ``text`` (read from ``path`` when None); the name picks the format."""
     kind = kind_of(path)
     if kind is None:
         raise UsageError(
@@ -70,8 +81,7 @@ def read_locked(path: Path) -> Locked:
             hint="Give a requirements*.txt, pylock*.toml, conda-lock*.yml or environment*.yml "
             "file (or a folder of them).",
         )
-    text = _read_text(path)
-    return _READERS[kind](path, text)
+    return _READERS[kind](path, _read_text(path) if text is None else text)
 
 
 def _read_text(path: Path) -> str:
