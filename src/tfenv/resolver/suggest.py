@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 
-from tfenv.kb.containers import NgcRelease
 from tfenv.kb.cuda import format_driver
 from tfenv.resolver.target import Request, Target
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
+    from tfenv.kb.containers import NgcRelease
     from tfenv.resolver.plan import Plan
 
 __all__ = ["suggestions"]
