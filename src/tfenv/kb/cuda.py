@@ -115,11 +115,8 @@ class CudaFacts:
         own = tk.min_driver(os) if tk is not None else None
         floor = fam.min_driver(os) if fam is not None else None
         if floor is not None and (own is None or floor <= own):
-            return floor, (
-                f"CUDA {version.release[0]}.x minor-version compatibility: any CUDA "
-                f"{version.release[0]}.x build runs on {os} driver {format_driver(floor)} or newer "
-                "(PTX JIT from a newer toolkit still needs that toolkit's own driver)"
-            )
+            major = version.release[0]
+            return floor, f"the CUDA {major}.x minor-version compatibility floor on {os}"
         if own is not None:
             why = (
                 f"CUDA {mm} needs at least its own toolkit driver {format_driver(own)} on {os}"
