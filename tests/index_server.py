@@ -27,9 +27,11 @@ import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Optional
+
+from tests.http_fixture import running, send_body
 
 DATA = Path(__file__).parent / "data" / "index"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -155,34 +157,13 @@ def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 
             truncate: bool = False,
             headers: Optional[dict[str, str]] = None,
         ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            if truncate:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            if truncate:
-                self.wfile.write(body[: len(body) // 2])
-                self.wfile.flush()
-                self.close_connection = True
-                return
-            self.wfile.write(body)
+            send_body(self, status, body, ctype, truncate=truncate, headers=headers)
 
     return Handler
 
 
 def serve(state: IndexServer) -> Iterator[IndexServer]:
     """Run the server in a thread for the duration of a ``with``/fixture."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/simple/"
-    try:
+    with running(_handler(state)) as url:
+        state.url = url
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)

@@ -23,11 +23,13 @@ import time
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Optional
 
 from packaging.utils import canonicalize_name, parse_wheel_filename
+
+from tests.http_fixture import running, send_body
 
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 _DATE = (2024, 1, 1, 0, 0, 0)
@@ -233,32 +235,13 @@ def _handler(state: LockIndex) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - 
             return None
 
         def _send(self, status: int, body: bytes, ctype: str, *, truncate: bool = False) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            if truncate:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            if truncate:
-                self.wfile.write(body[: len(body) // 2])
-                self.wfile.flush()
-                self.close_connection = True
-                return
-            self.wfile.write(body)
+            send_body(self, status, body, ctype, truncate=truncate)
 
     return Handler
 
 
 def serve(state: LockIndex) -> Iterator[LockIndex]:
     """Run the index in a thread for the duration of a fixture."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/simple/"
-    try:
+    with running(_handler(state)) as url:
+        state.url = url
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
