@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any, Union
 
@@ -21,6 +20,8 @@ def read_data(relpath: str, root: DataRoot = None) -> Any:
     """Parse one data file below ``root`` (default: the shipped ``tfenv/data``)."""
     try:
         if root is None:
+            from importlib import resources  # only on a cache miss
+
             text = resources.files(DATA_PACKAGE).joinpath(relpath).read_text("utf-8")
         else:
             text = (root / relpath).read_text("utf-8")
