@@ -171,7 +171,7 @@ def test_known_broken_release_is_a_blocker_with_the_release_to_use(
 ) -> None:
     code, data = as_json(capsys, "--from", "2.15", "--to", "2.16.1", "--manager", "pip", *A100)
     found = {f["ref"]: f for f in data["targets"][0]["findings"] if f["kind"] == "issue"}
-    broken = found["gpu-libs-not-found-2-16-1"]
+    broken = found["pip-cuda-libs-not-found"]
     assert broken["severity"] == "blocker"
     assert "2.16.2" in broken["fix"]
     assert found["phantom-cpu-aws-pin-2-16-1"]["severity"] == "warning"

@@ -71,6 +71,7 @@ def _run(
         environ=environ,
         system_dirs=(),
         ld_conf=prefix / "no-ld-conf",
+        cuda_home=prefix / "no-cuda",  # this machine's /usr/local/cuda must not count
     )
     return {f.id: f for f in diagnose(inp)}
 
@@ -163,10 +164,6 @@ def test_old_driver_old_gpu_and_hidden_devices(tmp_path: Path, kb: KnowledgeBase
     assert found["env-cuda-visible-devices"].status == "warning"
 
 
-@pytest.mark.skipif(
-    Path("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc").exists(),
-    reason="this machine has libdevice in /usr/local/cuda, which XLA finds on its own",
-)
 def test_pip_libdevice_without_xla_flags(tmp_path: Path, kb: KnowledgeBase) -> None:
     prefix = _venv(tmp_path)
     nvcc = prefix / "lib" / "python3.11" / "site-packages" / "nvidia" / "cuda_nvcc"

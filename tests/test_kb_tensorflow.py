@@ -218,8 +218,8 @@ def test_known_issue_2_15_0_and_cuda() -> None:
 
 
 def test_known_issue_ranges() -> None:
-    assert "gpu-libs-not-found-2-16-1" in _hits("2.16.1", None)
-    assert "gpu-libs-not-found-2-16-1" not in _hits("2.16.2", None)
+    assert "pip-cuda-libs-not-found" in _hits("2.16.1", None)
+    assert "pip-cuda-libs-not-found" not in _hits("2.16.2", None)
     for v in ("2.18.1", "2.19.0", "2.19.1"):
         assert "phantom-intel-pin-2-18-1-to-2-19" in _hits(v, "windows_x86_64")
     for v in ("2.18.0", "2.20.0", "2.20.0rc0"):
@@ -356,3 +356,10 @@ def test_broken_change(tmp_path: Path) -> None:
     with pytest.raises(KBValidationError, match="weather") as caught:
         load_changes(tmp_path)
     assert caught.value.path == "changes[0].kind"
+
+
+def test_doctor_names_an_existing_known_issue() -> None:
+    from tfenv.doctor.checks import PIP_LIBS_NOT_FOUND
+    from tfenv.kb import KnowledgeBase
+
+    assert any(i.id == PIP_LIBS_NOT_FOUND for i in KnowledgeBase().known_issues)

@@ -14,7 +14,7 @@ from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.platform import cuda_os, platform_of
-from tfenv.doctor.xla import check_xla
+from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.resolver.compute import format_caps, gpu_code
 
 if TYPE_CHECKING:
@@ -33,7 +33,9 @@ TF_PACKAGES = (
     "tf-nightly",
 )
 _CPU_PACKAGES = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
-_PIP_RPATH_BROKEN = frozenset({Version("2.16.1")})  # tf#63362: nvidia/*/lib not found
+# the known issue (data/tensorflow/known_issues.yaml) of releases that do not look in
+# site-packages/nvidia/*/lib although their and-cuda extra installs the libraries there
+PIP_LIBS_NOT_FOUND = "pip-cuda-libs-not-found"
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Inputs:
     system_dirs: Sequence[str] = libs.SYSTEM_DIRS
     ld_conf: Path = field(default=Path("/etc/ld.so.conf.d"))
     load_libraries: bool = True
+    cuda_home: Path = CUDA_HOME  # the CUDA folder XLA falls back to
 
 
 def installed_tensorflow(env: TargetEnv) -> Optional[TfInstall]:
@@ -177,17 +180,28 @@ def _gpu_checks(
         environ=inp.environ,
         cuda=cuda,
         cudnn=cb.cudnn if cb else None,
-        pip_on_path=tf.source == "pip"
-        and tf.version >= Version("2.14")
-        and tf.version not in _PIP_RPATH_BROKEN,
+        pip_on_path=_finds_pip_libraries(inp, tf, pins, platform),
         conda_on_path=tf.source == "conda",
         system_dirs=inp.system_dirs,
         ld_conf=inp.ld_conf,
         load=inp.load_libraries,
     )
     if os == "linux":
-        out += check_xla(inp.environ, inp.env.site_packages, inp.host.driver_cuda)
+        out += check_xla(inp.environ, inp.env.site_packages, inp.host.driver_cuda, inp.cuda_home)
     return out
+
+
+def _finds_pip_libraries(
+    inp: Inputs, tf: TfInstall, pins: tuple[str, ...], platform: Optional[str]
+) -> bool:
+    """Whether this TensorFlow looks in the nvidia-* wheels' folders: releases with an
+    and-cuda extra do, except those with the known issue saying they do not."""
+    if tf.source != "pip" or not pins:
+        return False
+    return not any(
+        i.id == PIP_LIBS_NOT_FOUND and i.matches(tf.version, platform, tf.package)
+        for i in inp.kb.known_issues
+    )
 
 
 def _and_cuda(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> tuple[str, ...]:

@@ -34,7 +34,12 @@ def ptxas_version(path: Path, timeout: float = 10.0) -> Optional[Version]:
     return Version(m.group("mm")) if m else None
 
 
-def _ptxas_candidates(environ: Mapping[str, str], site: Sequence[Path]) -> list[Path]:
+CUDA_HOME = Path("/usr/local/cuda")  # where XLA looks for a CUDA folder by default
+
+
+def _ptxas_candidates(
+    environ: Mapping[str, str], site: Sequence[Path], cuda_home: Path = CUDA_HOME
+) -> list[Path]:
     dirs: list[Path] = []
     dd = data_dir(environ)
     if dd is not None:
@@ -42,7 +47,7 @@ def _ptxas_candidates(environ: Mapping[str, str], site: Sequence[Path]) -> list[
     dirs += [Path(p) for p in environ.get("PATH", "").split(":") if p]
     if environ.get("CUDA_PATH"):
         dirs.append(Path(environ["CUDA_PATH"]) / "bin")
-    dirs.append(Path("/usr/local/cuda/bin"))
+    dirs.append(cuda_home / "bin")
     return [d / "ptxas" for d in dirs]
 
 
@@ -54,9 +59,12 @@ def _pip_nvcc(site: Sequence[Path]) -> Optional[Path]:
 
 
 def check_ptxas(
-    environ: Mapping[str, str], site: Sequence[Path], driver_cuda: Optional[Version]
+    environ: Mapping[str, str],
+    site: Sequence[Path],
+    driver_cuda: Optional[Version],
+    cuda_home: Path = CUDA_HOME,
 ) -> Finding:
-    found = next((p for p in _ptxas_candidates(environ, site) if p.is_file()), None)
+    found = next((p for p in _ptxas_candidates(environ, site, cuda_home) if p.is_file()), None)
     nvcc = _pip_nvcc(site)
     if found is None:
         if nvcc is not None and (nvcc / "bin" / "ptxas").is_file():
@@ -90,10 +98,12 @@ def check_ptxas(
     return Finding("xla-ptxas", "ok", "ptxas found", detail)
 
 
-def check_libdevice(environ: Mapping[str, str], site: Sequence[Path]) -> Finding:
+def check_libdevice(
+    environ: Mapping[str, str], site: Sequence[Path], cuda_home: Path = CUDA_HOME
+) -> Finding:
     rel = Path("nvvm") / "libdevice" / "libdevice.10.bc"
     dd = data_dir(environ)
-    for base in [p for p in (dd, Path("/usr/local/cuda")) if p is not None]:
+    for base in [p for p in (dd, cuda_home) if p is not None]:
         if (base / rel).is_file():
             return Finding("xla-libdevice", "ok", "libdevice found", str(base / rel))
     if dd is not None:
@@ -119,12 +129,18 @@ def check_libdevice(environ: Mapping[str, str], site: Sequence[Path]) -> Finding
         "xla-libdevice",
         "warning",
         "libdevice not found: XLA-compiled models will fail",
-        "No nvvm/libdevice/libdevice.10.bc in XLA_FLAGS' folder or /usr/local/cuda.",
+        f"No nvvm/libdevice/libdevice.10.bc in XLA_FLAGS' folder or {cuda_home}.",
         "install nvidia-cuda-nvcc (tensorflow[and-cuda]) and source activate-tfenv.sh",
     )
 
 
 def check_xla(
-    environ: Mapping[str, str], site: Sequence[Path], driver_cuda: Optional[Version]
+    environ: Mapping[str, str],
+    site: Sequence[Path],
+    driver_cuda: Optional[Version],
+    cuda_home: Path = CUDA_HOME,
 ) -> list[Finding]:
-    return [check_ptxas(environ, site, driver_cuda), check_libdevice(environ, site)]
+    return [
+        check_ptxas(environ, site, driver_cuda, cuda_home),
+        check_libdevice(environ, site, cuda_home),
+    ]
