@@ -345,10 +345,21 @@ class Change:
     summary: str
     action: str
     provenance: Provenance
+    # who it concerns: None = everyone; "cuda" = CUDA installs on Linux/WSL2;
+    # "tensorflow-gpu" = environments that install the tensorflow-gpu package
+    concerns: Optional[str] = None
+
+
+CHANGE_CONCERNS = frozenset({"cuda", "tensorflow-gpu"})
 
 
 def _change(node: Node) -> Change:
-    node.only("id", "since", "kind", "summary", "action", "source", "retrieved")
+    node.only("id", "since", "kind", "summary", "action", "concerns", "source", "retrieved")
+    concerns = node.opt("concerns").opt_text()
+    if concerns is not None and concerns not in CHANGE_CONCERNS:
+        raise node.get("concerns").fail(
+            f"{concerns!r} is not one of {', '.join(sorted(CHANGE_CONCERNS))}"
+        )
     kind = node.get("kind").text()
     if kind not in CHANGE_KINDS:
         raise node.get("kind").fail(f"{kind!r} is not one of {', '.join(sorted(CHANGE_KINDS))}")
@@ -359,6 +370,7 @@ def _change(node: Node) -> Change:
         summary=node.get("summary").text(),
         action=node.get("action").text(),
         provenance=node.provenance(),
+        concerns=concerns,
     )
 
 

@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["warnings"]
 
-_GPU_WORDS = ("and-cuda", "tensorrt", "gpu", "cuda", "nvidia")
-
 
 def warnings(f: Facts, current: CurrentState, plan: Optional[Plan]) -> list[Finding]:
     out = [x for x in (_keras(f), _layout(f)) if x is not None]
@@ -214,10 +212,10 @@ def _recorded(f: Facts, current: CurrentState) -> list[Finding]:
 
 
 def _relevant(f: Facts, change: Change, current: CurrentState) -> bool:
-    text = f"{change.summary} {change.action}".lower()
-    if "tensorflow-gpu" in text:
+    """Whom a recorded change concerns is part of the record (changes.yaml: concerns)."""
+    if change.concerns == "tensorflow-gpu":
         return current.package == "tensorflow-gpu"
-    if any(word in text for word in _GPU_WORDS):
+    if change.concerns == "cuda":
         return f.wants_gpu == "cuda" and f.target.platform.startswith("linux")
     return True
 
