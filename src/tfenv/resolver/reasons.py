@@ -80,6 +80,12 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     warnings += [
         f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues if i.concerns(route)
     ]
+    if route == "metal" and f.kb.platforms.macos.metal.tensorflow_pairs is None:
+        warnings.append(
+            "Which tensorflow-metal release Apple pairs with each TensorFlow release is not "
+            "recorded (unknown): the newest plug-in on the index is used, and it pins no "
+            "TensorFlow version; check Apple's tensorflow-metal page before relying on the GPU."
+        )
     host: tuple[str, ...] = ()
     if image is not None:
         reasons += _container_reasons(f, opt, image, cuda)
