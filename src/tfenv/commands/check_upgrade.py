@@ -157,4 +157,4 @@ def _relocked(
 def _machine(args: argparse.Namespace) -> MachineArgs:
     from tfenv.commands.resolve import machine_args
 
-    return machine_args(args)  # type: ignore[return-value]
+    return machine_args(args)

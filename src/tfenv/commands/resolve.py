@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfenv.api import MachineArgs
 
 __all__ = ["configure", "run"]
 
@@ -63,7 +67,7 @@ def add_machine_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", metavar="X.Y", help="Python version the plan must use")
 
 
-def machine_args(args: argparse.Namespace) -> object:
+def machine_args(args: argparse.Namespace) -> MachineArgs:
     from tfenv.api import MachineArgs
 
     return MachineArgs(
@@ -86,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
     kb = KnowledgeBase.from_environment()
     request = api.build_request(kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre)
-    target = api.build_target(kb, machine_args(args))  # type: ignore[arg-type]
+    target = api.build_target(kb, machine_args(args))
     res = api.resolve(kb, target, request)
     if args.emit is not None and res.plan is not None:
         from tfenv.emit import write_plan_files

@@ -14,12 +14,15 @@ from resolvelib.resolvers import ResolutionImpossible
 
 from tfenv.resolver.explain import conflict_sentences
 from tfenv.resolver.factory import Factory
+from tfenv.resolver.model import Candidate, Requirement
 from tfenv.resolver.plan import Plan, Resolution
 from tfenv.resolver.provider import Provider
 from tfenv.resolver.reasons import make_plan
 from tfenv.resolver.target import Request, Target
 
 if TYPE_CHECKING:
+    from resolvelib.structs import RequirementInformation
+
     from tfenv.kb import KnowledgeBase
 
 __all__ = ["Plan", "Request", "Resolution", "Target", "resolve", "solve"]
@@ -28,12 +31,14 @@ __all__ = ["Plan", "Request", "Resolution", "Target", "resolve", "solve"]
 def solve(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
     """One resolution, without suggestions."""
     factory = Factory(kb, target, request)
-    resolver: Resolver[object, object, str] = Resolver(Provider(factory), BaseReporter())  # type: ignore[arg-type]
+    reporter: BaseReporter[Requirement, Candidate, str] = BaseReporter()
+    resolver = Resolver(Provider(factory), reporter)
     try:
         result = resolver.resolve(factory.root_requirements(), max_rounds=2000)
     except ResolutionImpossible as exc:
-        return Resolution(target, request, None, conflict_sentences(list(exc.causes), factory))
-    return Resolution(target, request, make_plan(factory, result.mapping))  # type: ignore[arg-type]
+        causes: list[RequirementInformation[Requirement, Candidate]] = list(exc.causes)
+        return Resolution(target, request, None, conflict_sentences(causes, factory))
+    return Resolution(target, request, make_plan(factory, result.mapping))
 
 
 def resolve(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:

@@ -15,7 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from tfenv.kb.cuda import format_driver
 from tfenv.resolver import routes
-from tfenv.resolver.compute import format_caps, gpu_code
+from tfenv.resolver.compute import GpuCode, format_caps, gpu_code
 from tfenv.resolver.model import Candidate, Requirement, allowed
 from tfenv.resolver.releases import TfOption, tf_options
 
@@ -244,7 +244,7 @@ class Factory:
             return "GPU code of this build not known"
         return format_caps(caps.sass, caps.ptx)
 
-    def gpu_code_for(self, opt: TfOption) -> Optional[object]:
+    def gpu_code_for(self, opt: TfOption) -> Optional[GpuCode]:
         caps = opt.build.compute if opt.build else None
         if caps is None or self.target.cc is None:
             return None

@@ -71,7 +71,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         )
         if route != "conda":
             reasons += _cuda_reasons(f, opt, cuda, cudnn, floor, rule)
-        code = f.gpu_code_for(opt)  # type: ignore[assignment]
+        code = f.gpu_code_for(opt)
         reasons.append(_gpu_reason(f, code))
         warnings += _cuda_warnings(f, cuda, floor, code)
     reasons.append(f"Route {route}: {_ROUTE_WHY[route]}.")
