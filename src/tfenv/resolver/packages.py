@@ -55,22 +55,7 @@ def route_packages(
     if route == "conda":
         return _conda(kb, opt, py, target, cuda)
     if route == "conda+pip":
-        toolkit = conda_match(kb.conda.cudatoolkit.conda_forge, cuda) if cuda else None
-        conda_specs = [py, f"cudatoolkit={toolkit or cuda}"]
-        if cudnn is not None:
-            found = conda_match(kb.conda.cudnn.conda_forge, cudnn)
-            conda_specs.append(f"cudnn={found or cudnn}")
-        conda = tuple(conda_specs)
-        return RoutePackages(
-            pip=(pin,),
-            conda=conda,
-            channels=("conda-forge",),
-            env=_conda_lib_env(target),
-            commands=(
-                f"conda install -c conda-forge {' '.join(conda[1:])}",
-                f"python -m pip install '{pin}'",
-            ),
-        )
+        return _conda_pip(kb, pin, py, target, cuda, cudnn)
     if route == "system":
         return RoutePackages(
             pip=(pin,),
@@ -114,6 +99,60 @@ def _conda(
         conda=conda,
         channels=("conda-forge",),
         commands=(f"conda install -c conda-forge {' '.join(repr(c) for c in conda)}",),
+    )
+
+
+def _conda_pip(
+    kb: KnowledgeBase,
+    pin: str,
+    py: str,
+    target: Target,
+    cuda: Optional[Version],
+    cudnn: Optional[Version],
+) -> RoutePackages:
+    """conda-forge cudatoolkit (and cuDNN where conda-forge built that series), pip TensorFlow.
+
+    conda-forge never built some cuDNN series (8.6, 8.7): then the nvidia-cudnn-cuXX wheel
+    of that series comes from pip, as the TensorFlow docs did for 2.12-2.13.
+    """
+    toolkit = conda_match(kb.conda.cudatoolkit.conda_forge, cuda) if cuda else None
+    conda = [py, f"cudatoolkit={toolkit or cuda}"]
+    pip = [pin]
+    env = list(_conda_lib_env(target))
+    if cudnn is not None and cuda is not None:
+        from_conda = conda_match(kb.conda.cudnn.conda_forge, cudnn)
+        wheel = _cudnn_wheel(kb, cuda, cudnn) if from_conda is None else None
+        if wheel is not None:
+            pip.insert(0, wheel)
+            env = list(_pip_cudnn_env(target))
+        else:
+            conda.append(f"cudnn={from_conda or cudnn}")
+    return RoutePackages(
+        pip=tuple(pip),
+        conda=tuple(conda),
+        channels=("conda-forge",),
+        env=tuple(env),
+        commands=(
+            f"conda install -c conda-forge {' '.join(conda[1:])}",
+            "python -m pip install " + " ".join(f"'{p}'" for p in pip),
+        ),
+    )
+
+
+def _cudnn_wheel(kb: KnowledgeBase, cuda: Version, cudnn: Version) -> Optional[str]:
+    """The newest nvidia-cudnn-cuXX wheel of the cuDNN series, if the index has one."""
+    name = f"nvidia-cudnn-cu{cuda.major}"
+    found = conda_match(tuple(w.version for w in kb.index.cuda_versions(name)), cudnn)
+    return None if found is None else f"{name}=={found}"
+
+
+def _pip_cudnn_env(target: Target) -> tuple[tuple[str, str], ...]:
+    if target.os == "windows":
+        return ()
+    where = '$(python -c "import os, nvidia.cudnn; print(os.path.dirname(nvidia.cudnn.__file__))")'
+    return (
+        ("CUDNN_PATH", where),
+        ("LD_LIBRARY_PATH", "$CONDA_PREFIX/lib:$CUDNN_PATH/lib:$LD_LIBRARY_PATH"),
     )
 
 
