@@ -212,7 +212,8 @@ def _cuda_reasons(
     ]
     if floor is not None:
         have = f"; this machine has {format_driver(f.target.driver)}" if f.target.driver else ""
-        out.append(f"Driver >= {format_driver(floor)}: {rule}{have}.")
+        wsl = " (WSL2 uses the Windows driver)" if f.target.os == "wsl2" else ""
+        out.append(f"Driver >= {format_driver(floor)}: {rule}{wsl}{have}.")
     return out
 
 
