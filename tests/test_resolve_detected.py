@@ -76,3 +76,4 @@ def test_no_nvidia_driver_plans_for_the_cpu(tmp_path: Path) -> None:
     data = json.loads(done.stdout)
     assert data["target"]["compute_capability"] is None
     assert data["plan"]["gpu"] is False
+    assert any("No NVIDIA driver" in n for n in data["target"]["notes"])

@@ -101,6 +101,7 @@ def build_target(
         kb,
         m,
         Target(
+            notes=profile.notes if profile is not None else (),
             os=os_ or "linux",
             arch=arch or "x86_64",
             glibc=glibc,

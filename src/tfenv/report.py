@@ -22,6 +22,7 @@ def resolution_text(res: Resolution) -> str:
             f"  detected: {', '.join(sorted(res.target.detected))}; "
             "everything else was given or left open"
         )
+    lines += [f"  note: {n}" for n in res.target.notes]
     if res.plan is None:
         lines += ["", "Nothing fits.", ""]
         lines += [f"  - {c}" for c in res.conflicts]

@@ -102,6 +102,7 @@ class Resolution:
                 "compute_capability": _s(t.cc),
                 "driver": format_driver(t.driver) if t.driver else None,
                 "detected": sorted(t.detected),
+                "notes": list(t.notes),
             },
             "request": {
                 "tensorflow": self.request.tf_text,

@@ -41,6 +41,7 @@ class Target:
     driver: Optional[Version] = None
     # which facts were detected on this machine rather than given (for explanations)
     detected: frozenset[str] = field(default_factory=frozenset)
+    notes: tuple[str, ...] = ()  # what detection or the host file said (e.g. no usable driver)
 
     @property
     def has_nvidia_gpu(self) -> bool:
