@@ -154,7 +154,7 @@ def _cuda_from_dll_code(code: str) -> Optional[Version]:
 def _builds_with_cuda(ctx: _Context, cuda: Version, os: str) -> list[TfBuild]:
     out = []
     for b in ctx.kb.builds:
-        cb = b.cuda_build("windows" if os == "windows" else "linux")
+        cb = b.for_machine(os)
         if cb is None or cb.cuda is None:
             continue
         same_major = cb.cuda.major == cuda.major
@@ -166,7 +166,7 @@ def _builds_with_cuda(ctx: _Context, cuda: Version, os: str) -> list[TfBuild]:
 def _builds_with_cudnn(ctx: _Context, major: int, os: str) -> list[TfBuild]:
     out = []
     for b in ctx.kb.builds:
-        cb = b.cuda_build("windows" if os == "windows" else "linux")
+        cb = b.for_machine(os)
         if cb is not None and cb.cudnn is not None and cb.cudnn.major == major:
             out.append(b)
     return out
@@ -185,10 +185,10 @@ def _cuda_facts(ctx: _Context, file: str, cuda: Version, os: str) -> list[str]:
 
 
 def _driver_fact(ctx: _Context, cuda: Version) -> list[str]:
-    from tfenv.doctor.platform import cuda_os
+    from tfenv.kb.tensorflow import build_os
 
     host = ctx.host
-    os = cuda_os(host.os) if host else None
+    os = build_os(host.os) if host else None
     if host is None or os is None:
         return []
     from tfenv.kb.cuda import format_driver

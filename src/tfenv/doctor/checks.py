@@ -13,8 +13,9 @@ from tfenv.doctor import libs
 from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
-from tfenv.doctor.platform import cuda_os, platform_of
+from tfenv.doctor.platform import platform_of
 from tfenv.doctor.xla import CUDA_HOME, check_xla
+from tfenv.kb.tensorflow import build_os
 from tfenv.resolver.compute import format_caps, gpu_code
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def _tf_finding(
     label = f"{tf.package} {tf.version} ({tf.source})"
     if build is None:
         return Finding("tensorflow", "warning", f"{label}: a series tfenv has no build facts for")
-    cb = build.cuda_build("windows" if host.os == "windows" else "linux")
+    cb = build.for_machine(host.os)
     if gpu_build and cb is not None:
         return Finding(
             "tensorflow",
@@ -164,7 +165,7 @@ def _gpu_summary(host: HostProfile) -> Finding:
 def _gpu_checks(
     inp: Inputs, tf: TfInstall, build: TfBuild, platform: Optional[str]
 ) -> list[Finding]:
-    os = cuda_os(inp.host.os) or "linux"
+    os = build_os(inp.host.os) or "linux"
     cb = build.cuda_build(os)
     cuda = cb.cuda if cb else None
     out: list[Finding] = []

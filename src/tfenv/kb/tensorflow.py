@@ -37,6 +37,7 @@ __all__ = [
     "KnownIssue",
     "TfBuild",
     "TfBuilds",
+    "build_os",
     "load_builds",
     "load_changes",
     "load_known_issues",
@@ -68,6 +69,14 @@ class _HasId(Protocol):
 
 
 _R = TypeVar("_R", bound=_HasId)
+
+
+def build_os(os_kind: str) -> Optional[OsName]:
+    """Whose build configuration a machine gets: native Windows the Windows one; Linux and
+    WSL2 (which installs the Linux wheels) the Linux one; macOS none (no CUDA)."""
+    if os_kind in ("linux", "wsl2"):
+        return "linux"
+    return "windows" if os_kind == "windows" else None
 
 
 def series_of(version: VersionLike) -> Version:
@@ -119,6 +128,11 @@ class TfBuild:
     keras_major: Optional[int]
     notes: tuple[str, ...]
     provenance: Provenance
+
+    def for_machine(self, os_kind: str) -> Optional[CudaBuild]:
+        """The CUDA build a machine of ``os_kind`` (linux, wsl2, windows, macos) gets."""
+        os = build_os(os_kind)
+        return None if os is None else self.cuda_build(os)
 
     def cuda_build(self, os: OsName) -> Optional[CudaBuild]:
         """The CUDA build for ``os`` ("linux" or "windows"), or None where there is none."""

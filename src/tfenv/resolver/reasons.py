@@ -200,11 +200,7 @@ def _cuda_reasons(
     floor: Optional[Version],
     rule: str,
 ) -> list[str]:
-    cb = (
-        opt.build.cuda_build("windows" if f.target.os == "windows" else "linux")
-        if opt.build
-        else None
-    )
+    cb = opt.build.for_machine(f.target.os) if opt.build else None
     src = f" (source: {cb.provenance.sources[0]})" if cb else ""
     out = [
         f"CUDA {cuda or 'unknown'} and cuDNN {cudnn or 'unknown'}: what TensorFlow "

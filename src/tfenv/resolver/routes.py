@@ -54,7 +54,7 @@ def for_manager(manager: str) -> tuple[str, ...]:
 def recommended(kb: KnowledgeBase, version: Version, target: Target) -> tuple[str, ...]:
     """Routes the TensorFlow docs recommend for this release and target, best first."""
     key = "wsl2" if target.os == "wsl2" else target.platform
-    return tuple(r.route for r in kb.platforms.routes_for(version, key))
+    return recommended_for_platform(kb, version, key)
 
 
 def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
@@ -225,5 +225,5 @@ def and_cuda_problem(kb: KnowledgeBase, opt: TfOption, platform: str) -> Optiona
 def _cuda_of(f: Factory, opt: TfOption) -> Optional[Version]:
     if opt.build is None:
         return None
-    cb = opt.build.cuda_build("windows" if f.target.os == "windows" else "linux")
+    cb = opt.build.for_machine(f.target.os)
     return None if cb is None else cb.cuda

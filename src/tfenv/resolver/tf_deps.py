@@ -96,7 +96,7 @@ def _cuda_deps(f: Factory, opt: TfOption, platform: str) -> list[Requirement]:
             )
         ]
     reqs: list[Requirement] = []
-    cb = build.cuda_build("windows" if f.target.os == "windows" else "linux")
+    cb = build.for_machine(f.target.os)
     if cb is not None and cb.cuda is not None:
         cuda = cb.cuda
         reqs.append(

@@ -216,7 +216,7 @@ def _gpu_code(f: Facts) -> Optional[Finding]:
 
 def _driver_floor(f: Facts, v: Version) -> tuple[Optional[Version], Optional[Version]]:
     build = f.kb.builds.for_version(v)
-    cb = build.cuda_build("windows" if f.target.os == "windows" else "linux") if build else None
+    cb = build.for_machine(f.target.os) if build else None
     if cb is None or cb.cuda is None:
         return None, None
     return f.kb.cuda.driver_floor(cb.cuda, f.target.driver_os)[0], cb.cuda

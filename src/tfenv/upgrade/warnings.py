@@ -93,7 +93,7 @@ def _value(f: Facts, fn: Callable[[Facts, Version], Hashable]) -> Callable[[Vers
 
 def _cuda_of(f: Facts, v: Version, what: str) -> Optional[Version]:
     build = f.kb.builds.for_version(v)
-    cb = build.cuda_build("windows" if f.target.os == "windows" else "linux") if build else None
+    cb = build.for_machine(f.target.os) if build else None
     value: Optional[Version] = getattr(cb, what) if cb is not None else None
     return value
 
