@@ -4,10 +4,11 @@ that can be cut short (a truncated body is one of the injected faults)."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Optional
+from typing import Any, Optional
 
 
 def send_body(
@@ -49,3 +50,53 @@ def running(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+class FaultLog:
+    """Mixin for a test index's state: logs requests and hands out injected faults.
+
+    ``faults`` maps a path to the actions for its next requests: ``"hang"``, an HTTP
+    status such as ``"500"``, or ``"truncate"``.
+    """
+
+    faults: dict[str, list[str]]
+    requests: list[str]
+    hang_s: float
+    _lock: threading.Lock
+
+    def next_fault(self, path: str) -> Optional[str]:
+        with self._lock:
+            self.requests.append(path)
+            actions = self.faults.get(path)
+            return actions.pop(0) if actions else None
+
+
+class FaultyHandler(BaseHTTPRequestHandler):
+    """A handler that applies the injected faults, then serves what ``resolve`` finds."""
+
+    protocol_version = "HTTP/1.1"
+    state: FaultLog
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def do_GET(self) -> None:
+        path = self.path.split("?")[0]
+        fault = self.state.next_fault(path)
+        if fault == "hang":
+            time.sleep(self.state.hang_s)
+        if fault is not None and fault.isdigit():
+            send_body(self, int(fault), b"", "text/plain")
+            return
+        found = self.resolve(path)
+        if found is None:
+            send_body(self, 404, b"", "text/plain")
+            return
+        self.reply(path, found[0], found[1], truncate=fault == "truncate")
+
+    def resolve(self, path: str) -> Optional[tuple[bytes, str]]:
+        """(body, content type) for ``path``, or None for a 404."""
+        return None
+
+    def reply(self, path: str, body: bytes, ctype: str, *, truncate: bool) -> None:
+        send_body(self, 200, body, ctype, truncate=truncate)

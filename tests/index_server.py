@@ -23,7 +23,6 @@ import io
 import json
 import re
 import threading
-import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Optional
 
-from tests.http_fixture import running, send_body
+from tests.http_fixture import FaultLog, FaultyHandler, running, send_body
 
 DATA = Path(__file__).parent / "data" / "index"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
@@ -39,7 +38,7 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
 @dataclass
-class IndexServer:
+class IndexServer(FaultLog):
     """State shared with the handler; tests mutate it between runs."""
 
     root: Path = DATA
@@ -51,12 +50,6 @@ class IndexServer:
     metadata_edits: dict[str, bytes] = field(default_factory=dict)  # filename -> METADATA
     url: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def next_fault(self, path: str) -> Optional[str]:
-        with self._lock:
-            self.requests.append(path)
-            actions = self.faults.get(path)
-            return actions.pop(0) if actions else None
 
     def metadata(self, filename: str) -> Optional[bytes]:
         if filename in self.metadata_edits:
@@ -90,36 +83,16 @@ def wheel_zip(filename: str, metadata: bytes) -> bytes:
     return buf.getvalue()
 
 
-def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - one class
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def do_GET(self) -> None:
-            path = self.path.split("?")[0]
-            fault = state.next_fault(path)
-            if fault == "hang":
-                time.sleep(state.hang_s)
-            if fault is not None and fault.isdigit():
-                self._send(int(fault), b"", "text/plain")
-                return
-            found = self._resolve(path)
-            if found is None:
-                self._send(404, b"", "text/plain")
-                return
-            body, ctype = found
-            if fault == "truncate":
-                self._send(200, body, ctype, truncate=True)
-                return
+def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(FaultyHandler):
+        def reply(self, path: str, body: bytes, ctype: str, *, truncate: bool) -> None:
             rng = self.headers.get("Range")
-            if rng and path.endswith(".whl"):
+            if rng and path.endswith(".whl") and not truncate:
                 self._send_range(body, rng)
                 return
-            self._send(200, body, ctype)
+            send_body(self, 200, body, ctype, truncate=truncate)
 
-        def _resolve(self, path: str) -> Optional[tuple[bytes, str]]:
+        def resolve(self, path: str) -> Optional[tuple[bytes, str]]:
             m = re.match(r"^/simple/([^/]+)/$", path)
             if m:
                 page = state.page(m.group(1))
@@ -137,7 +110,7 @@ def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 
         def _send_range(self, body: bytes, rng: str) -> None:
             m = _RANGE.match(rng.strip())
             if not m or (not m.group(1) and not m.group(2)):
-                self._send(416, b"", "text/plain")
+                send_body(self, 416, b"", "text/plain")
                 return
             total = len(body)
             if not m.group(1):
@@ -146,19 +119,9 @@ def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 
                 start = int(m.group(1))
                 end = min(int(m.group(2)), total - 1) if m.group(2) else total - 1
             extra = {"Content-Range": f"bytes {start}-{end}/{total}"}
-            self._send(206, body[start : end + 1], "application/octet-stream", headers=extra)
+            send_body(self, 206, body[start : end + 1], "application/octet-stream", headers=extra)
 
-        def _send(
-            self,
-            status: int,
-            body: bytes,
-            ctype: str,
-            *,
-            truncate: bool = False,
-            headers: Optional[dict[str, str]] = None,
-        ) -> None:
-            send_body(self, status, body, ctype, truncate=truncate, headers=headers)
-
+    Handler.state = state
     return Handler
 
 

@@ -19,17 +19,16 @@ import html
 import io
 import json
 import threading
-import time
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
-from tests.http_fixture import running, send_body
+from tests.http_fixture import FaultLog, FaultyHandler, running
 
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 _DATE = (2024, 1, 1, 0, 0, 0)
@@ -128,7 +127,7 @@ def wheel_metadata(path: Path) -> bytes:
 
 
 @dataclass
-class LockIndex:
+class LockIndex(FaultLog):
     """Serves the wheels in ``folder``; tests mutate the fault fields between runs."""
 
     folder: Path
@@ -138,12 +137,6 @@ class LockIndex:
     requests: list[str] = field(default_factory=list)
     url: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def next_fault(self, path: str) -> Optional[str]:
-        with self._lock:
-            self.requests.append(path)
-            actions = self.faults.get(path)
-            return actions.pop(0) if actions else None
 
     def projects(self) -> dict[str, list[Path]]:
         out: dict[str, list[Path]] = {}
@@ -199,28 +192,9 @@ class LockIndex:
         return path.read_bytes() if path.is_file() else None
 
 
-def _handler(state: LockIndex) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - one class
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-        def do_GET(self) -> None:
-            path = self.path.split("?")[0]
-            fault = state.next_fault(path)
-            if fault == "hang":
-                time.sleep(state.hang_s)
-            if fault is not None and fault.isdigit():
-                self._send(int(fault), b"", "text/plain")
-                return
-            found = self._resolve(path)
-            if found is None:
-                self._send(404, b"", "text/plain")
-                return
-            self._send(200, found[0], found[1], truncate=fault == "truncate")
-
-        def _resolve(self, path: str) -> Optional[tuple[bytes, str]]:
+def _handler(state: LockIndex) -> type[BaseHTTPRequestHandler]:
+    class Handler(FaultyHandler):
+        def resolve(self, path: str) -> Optional[tuple[bytes, str]]:
             parts = [p for p in path.split("/") if p]
             if len(parts) == 2 and parts[0] == "simple":
                 project = str(canonicalize_name(parts[1]))
@@ -234,9 +208,7 @@ def _handler(state: LockIndex) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - 
                 return None if data is None else (data, "application/octet-stream")
             return None
 
-        def _send(self, status: int, body: bytes, ctype: str, *, truncate: bool = False) -> None:
-            send_body(self, status, body, ctype, truncate=truncate)
-
+    Handler.state = state
     return Handler
 
 

@@ -68,7 +68,7 @@ def test_relock_diffs_every_pin(
     assert "six" not in changes
     assert "tinydep" not in changes
     assert "fresh lock" in target["packages"]["basis"]
-    assert code in (0, 1)
+    assert code == 0, target["findings"]  # warnings only (Keras 3): not a blocker
     assert not list(project.glob("*.tmp"))
     assert lockfile.read_text("utf-8").count("==") > 3
 
