@@ -98,7 +98,7 @@ def _report(args: argparse.Namespace) -> UpgradeReport:
     from tfenv.upgrade.assess import assess
     from tfenv.upgrade.model import UpgradeReport
 
-    kb = KnowledgeBase()
+    kb = KnowledgeBase.from_environment()
     move = inputs.make_move(kb, args.to, args.pre)
     given = any(getattr(args, k) not in (None, False) for k in _MACHINE_FLAGS) or args.no_gpu
     config = inputs.find_project(args.config) if (args.config or not given) else None

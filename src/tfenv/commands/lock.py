@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from tfenv.lock.progress import make_progress
 
     config = load_config(args.config)
-    kb = KnowledgeBase()
+    kb = KnowledgeBase.from_environment()
     options = LockOptions(
         out_dir=args.out,
         only=tuple(args.target),

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from tfenv.resolver.plan import Plan
     from tfenv.resolver.target import Target
 
+from tfenv.lock.assumed import ASSUMED_GLIBC
+
 __all__ = [
     "DEFAULT_GLIBC",
     "DEFAULT_LINUX_KERNEL",
@@ -52,7 +54,7 @@ __all__ = [
 ]
 
 # Versions assumed when the target does not say (each use is recorded as assumed).
-DEFAULT_GLIBC = "2.17"  # conda-forge's baseline sysroot: what its linux packages require
+DEFAULT_GLIBC = ".".join(map(str, ASSUMED_GLIBC))  # the same assumption as the pip half
 DEFAULT_LINUX_KERNEL = "5.10"  # conda-lock's default __linux; packages rarely constrain it
 DEFAULT_OSX = "11.0"  # conda-lock's default __osx; the first macOS of Apple silicon
 

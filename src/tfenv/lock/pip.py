@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from tfenv.resolver.plan import Plan
     from tfenv.resolver.target import Target
 
+from tfenv.lock.assumed import ASSUMED_GLIBC
+
 __all__ = [
     "DEFAULT_GLIBC",
     "PipLockSpec",
@@ -39,7 +41,7 @@ __all__ = [
     "uv_env",
 ]
 
-DEFAULT_GLIBC = (2, 28)  # assumed when a Linux target does not say
+DEFAULT_GLIBC = ASSUMED_GLIBC  # assumed when a Linux target does not say
 _GLIBC_RANGE = (17, 40)  # the manylinux_2_X targets uv knows
 _KEEP_ENV = (
     "PATH",
