@@ -40,6 +40,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from tfenv import errors, specs
 from tfenv.api import MachineArgs
 from tfenv.kb._fields import Node
+from tfenv.resolver.routes import MANAGERS
 
 __all__ = [
     "CONFIG_FILES",
@@ -53,7 +54,6 @@ __all__ = [
 ]
 
 CONFIG_FILES = ("tfenv.toml", "pyproject.toml")
-MANAGERS = ("auto", "pip", "conda")
 _TOP_KEYS = (
     "tensorflow",
     "python",

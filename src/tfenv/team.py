@@ -182,16 +182,10 @@ def _blockers_at(
 
 
 def _candidates(kb: KnowledgeBase, request: Request, ceiling: Version) -> list[Version]:
-    versions = {r.version for r in kb.index.releases("tensorflow")}
-    versions |= {r.version for r in kb.index.releases("tensorflow-gpu")}
-    return sorted(
-        (
-            v
-            for v in versions
-            if v <= ceiling and request.tf.contains(v, prereleases=request.pre or None)
-        ),
-        reverse=True,
-    )
+    from tfenv.resolver.releases import known_versions
+
+    ok = (v for v in known_versions(kb) if v <= ceiling and request.allows(v))
+    return sorted(ok, reverse=True)
 
 
 def _pinned(request: Request, version: Version) -> Request:

@@ -23,6 +23,7 @@ _MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.commands.resolve import add_machine_flags
+    from tfenv.resolver.routes import MANAGERS
 
     src = parser.add_mutually_exclusive_group()
     src.add_argument(
@@ -55,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target", metavar="NAME", action="append", default=[], help="only this configured target"
     )
-    parser.add_argument("--manager", choices=("auto", "pip", "conda"), default="auto")
+    parser.add_argument("--manager", choices=MANAGERS, default="auto")
     parser.add_argument("--allow-cpu", action="store_true", help="accept CPU plans on GPU machines")
     parser.add_argument("--pre", action="store_true", help="consider pre-releases")
     parser.add_argument(

@@ -14,13 +14,15 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from tfenv.resolver.routes import MANAGERS
+
     parser.add_argument(
         "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
     )
     add_machine_flags(parser)
     parser.add_argument(
         "--manager",
-        choices=("auto", "pip", "conda", "container"),
+        choices=MANAGERS,
         default="auto",
         help="steer the install route (default: what TF's docs recommend); "
         "'container' plans a Docker image (used only when asked for)",

@@ -43,8 +43,6 @@ __all__ = [
     "plan_team",
 ]
 
-CONDA_ROUTES = ("conda", "conda+pip")
-
 
 class LockError(TfenvError):
     """Locking failed (uv, the index, a target, a file): exit code 1."""
@@ -125,6 +123,8 @@ def plan_team(kb: KnowledgeBase, config: ProjectConfig) -> TeamResolution:
 
 def expected_files(name: str, route: str) -> tuple[str, ...]:
     """The lockfile names a target's route produces."""
+    from tfenv.resolver.routes import CONDA_ROUTES
+
     if route in CONDA_ROUTES:
         return (f"conda-lock.{name}.yml", f"environment.{name}.yml")
     return (f"requirements.{name}.txt", f"pylock.{name}.toml")
@@ -252,6 +252,8 @@ def _selected(config: ProjectConfig, options: LockOptions) -> list[str]:
 
 
 def _lock_one(kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, shown: Progress) -> TargetFiles:
+    from tfenv.resolver.routes import CONDA_ROUTES
+
     res = ctx.team.by_target[spec.name]
     plan = res.plan
     assert plan is not None

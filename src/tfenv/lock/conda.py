@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tfenv.resolver.target import Target
 
 from tfenv.lock.assumed import ASSUMED_GLIBC
+from tfenv.resolver.routes import CONDA_ROUTES
 
 __all__ = [
     "DEFAULT_GLIBC",
@@ -66,7 +67,6 @@ _ARCHSPEC = {
     "osx-64": "x86_64",
     "osx-arm64": "arm64",
 }
-_CONDA_ROUTES = ("conda", "conda+pip")
 
 
 class CondaLockError(TfenvError):
@@ -308,7 +308,7 @@ def _virtual_cuda(
 
 def solve_specs(plan: Plan, spec: CondaLockSpec) -> tuple[str, ...]:
     """The conda match specs to solve: the plan's, ``pip`` for ``conda+pip``, then extras."""
-    if plan.route not in _CONDA_ROUTES or not plan.conda:
+    if plan.route not in CONDA_ROUTES or not plan.conda:
         raise CondaLockError(
             f"The plan installs TensorFlow {plan.tensorflow} by the {plan.route!r} route, "
             "which has no conda packages to lock."

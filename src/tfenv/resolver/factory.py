@@ -11,7 +11,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Optional
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from tfenv.kb.cuda import format_driver
 from tfenv.resolver import routes
@@ -86,15 +86,7 @@ class Factory:
 
     def _matches_request(self, c: Candidate) -> bool:
         opt: TfOption = c.data[0]
-        spec = self.request.tf
-        pinned = any(
-            s.operator == "===" or (s.operator == "==" and "*" not in s.version) for s in spec
-        )
-        if opt.yanked and not pinned:
-            return False
-        # pre-releases only with --pre or when the specifier names one (==2.22.0rc0)
-        pre = self.request.pre or any(_names_prerelease(s.version) for s in spec)
-        return spec.contains(opt.version, prereleases=pre)
+        return self.request.allows(opt.version, opt.yanked)
 
     # -- candidates ---------------------------------------------------------
     def _candidates(self, identifier: str) -> tuple[Candidate, ...]:
@@ -261,13 +253,6 @@ def container_view(target: Target) -> Target:
 
 
 _ACCEL_LABEL = {"cuda": "CUDA build", "metal": "Metal plug-in", "cpu": "CPU only"}
-
-
-def _names_prerelease(text: str) -> bool:
-    try:
-        return Version(text).is_prerelease
-    except InvalidVersion:  # wildcards such as 2.15.*
-        return False
 
 
 def _accel_text(accels: tuple[str, ...]) -> str:

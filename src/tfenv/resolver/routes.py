@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from tfenv.resolver.target import Target
 
 __all__ = [
+    "CONDA_ROUTES",
+    "MANAGERS",
     "ROUTES",
     "ContainerImage",
     "MetalPlugin",
@@ -39,6 +41,8 @@ _BY_MANAGER = {
     "conda": ("conda", "conda+pip"),
     "container": ("container",),
 }
+MANAGERS = tuple(_BY_MANAGER)  # the values of --manager and of a target's `manager`
+CONDA_ROUTES = ("conda", "conda+pip")  # routes whose environment conda builds
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,11 @@ from dataclasses import dataclass, field
 from typing import Literal, Optional
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from tfenv.kb.cuda import format_driver
 
-__all__ = ["ACCELERATORS", "OSES", "ROUTES", "Request", "Target"]
-
-OSES = ("linux", "wsl2", "windows", "macos")
-ARCHES = ("x86_64", "aarch64", "arm64")
-ROUTES = ("pip", "conda", "conda+pip", "system", "metal", "cpu", "container")
-ACCELERATORS = ("cuda", "metal", "cpu")
-MANAGERS = ("auto", "pip", "conda", "container")
+__all__ = ["Request", "Target"]
 
 
 _SUBDIRS = {
@@ -91,7 +85,23 @@ class Request:
     no_gpu: bool = False
     pre: bool = False
 
-    @property
-    def accelerators(self) -> tuple[str, ...]:
-        """Acceptable accelerators, most wanted first (depends on the target too)."""
-        return ACCELERATORS
+    def allows(self, version: Version, yanked: bool = False) -> bool:
+        """Whether ``version`` answers the request.
+
+        Pre-releases only with ``pre`` or when the specifier names one (``==2.22.0rc0``);
+        yanked releases only when pinned exactly.
+        """
+        spec = self.tf
+        if yanked and not any(
+            s.operator == "===" or (s.operator == "==" and "*" not in s.version) for s in spec
+        ):
+            return False
+        pre = self.pre or any(_names_prerelease(s.version) for s in spec)
+        return spec.contains(version, prereleases=pre)
+
+
+def _names_prerelease(text: str) -> bool:
+    try:
+        return Version(text).is_prerelease
+    except InvalidVersion:  # wildcards such as 2.15.*
+        return False
