@@ -152,13 +152,17 @@ def _cuda_from_dll_code(code: str) -> Optional[Version]:
 
 
 def _builds_with_cuda(ctx: _Context, cuda: Version, os: str) -> list[TfBuild]:
+    """Series whose CUDA runtime the named library is: within a CUDA family that has
+    minor-version compatibility (11 and later, per nvidia/cuda.yaml) any minor, else
+    the same minor."""
+    family = ctx.kb.cuda.family(cuda.major)
+    any_minor = family is not None and family.min_driver("linux") is not None
     out = []
     for b in ctx.kb.builds:
         cb = b.for_machine(os)
-        if cb is None or cb.cuda is None:
+        if cb is None or cb.cuda is None or cb.cuda.major != cuda.major:
             continue
-        same_major = cb.cuda.major == cuda.major
-        if same_major and (cuda.major >= 11 or cb.cuda.minor == cuda.minor):
+        if any_minor or cb.cuda.minor == cuda.minor:
             out.append(b)
     return out
 
