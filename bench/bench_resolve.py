@@ -42,8 +42,9 @@ DRIVERS = ["418.87.01", "470.82.01", "525.60.13", "535.104.05", "552.22", "580.6
 
 def matrix_cells() -> float:
     """Solve every TF minor x OS x GPU x driver cell in one process; return seconds."""
-    from tfenv.api import MachineArgs, build_request, build_target
+    from tfenv.api import build_request, build_target
     from tfenv.kb import KnowledgeBase
+    from tfenv.models.target import MachineArgs
     from tfenv.resolver import resolve
 
     kb = KnowledgeBase()

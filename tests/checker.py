@@ -12,7 +12,7 @@ from typing import Literal
 from packaging.version import Version
 
 from tfenv.kb import KnowledgeBase
-from tfenv.resolver import Resolution
+from tfenv.models.plan import Resolution
 
 MANAGER_ROUTES = {
     "auto": {"pip", "conda", "conda+pip", "system", "metal", "cpu"},
@@ -40,7 +40,7 @@ def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
         return [f"{plan.package} {v} is not on the index"]
     if not r.tf.contains(v, prereleases=True):
         problems.append(f"{v} does not match the request {r.tf}")
-    ws = release.wheelset(t.platform)
+    ws = release.wheelset(t.platform.key)
     if ws is None:
         return [*problems, f"no {t.platform} wheel for {v}"]
     if plan.python is not None and not ws.serves(plan.python):
@@ -108,7 +108,7 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     assert plan is not None
     problems = []
     build = kb.builds.for_version(v)
-    if build is None or t.platform not in build.gpu_platforms:
+    if build is None or t.platform.key not in build.gpu_platforms:
         return [f"{v} has no CUDA build for {t.platform}"]
     if build.gpu_package != plan.package:
         problems.append(f"GPU package of {v} is {build.gpu_package}, not {plan.package}")

@@ -17,7 +17,7 @@ from tests.checker import check_plan
 from tests.test_resolve_cases import run_case
 from tfenv.emit import plan_files, write_plan_files
 from tfenv.kb import KnowledgeBase
-from tfenv.resolver import Resolution
+from tfenv.models.plan import Resolution
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "devcontainer.schema.json").read_text())
 LINUX = {"os": "linux", "cc": "8.6", "driver": "550.54.15", "manager": "container"}

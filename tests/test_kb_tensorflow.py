@@ -16,7 +16,6 @@ from tfenv.kb.tensorflow import (
     BUILDS_FILE,
     CHANGES_FILE,
     KNOWN_ISSUES_FILE,
-    PLATFORMS,
     TfBuild,
     TfBuilds,
     load_builds,
@@ -24,6 +23,7 @@ from tfenv.kb.tensorflow import (
     load_known_issues,
     series_of,
 )
+from tfenv.models.platform import PLATFORM_KEYS
 
 V = Version
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -95,7 +95,7 @@ def test_series_contiguous_2_0_to_2_21(builds: TfBuilds) -> None:
 
 def test_gpu_platforms(builds: TfBuilds) -> None:
     for build in builds.all:
-        assert build.gpu_platforms <= PLATFORMS
+        assert build.gpu_platforms <= set(PLATFORM_KEYS)
         assert "linux_x86_64" in build.gpu_platforms
         assert not any("aarch64" in p or "macos" in p for p in build.gpu_platforms)
         windows_gpu = "windows_x86_64" in build.gpu_platforms
@@ -195,7 +195,7 @@ def test_known_issues_fields() -> None:
     assert len(issues) >= 8
     for issue in issues:
         assert issue.severity in ("broken", "warning")
-        assert issue.platforms <= PLATFORMS
+        assert issue.platforms <= set(PLATFORM_KEYS)
         assert str(issue.applies)
         assert issue.summary.strip()
 

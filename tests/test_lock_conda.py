@@ -39,8 +39,9 @@ from tfenv.lock.conda import (
     target_virtual_packages,
 )
 from tfenv.lock.conda_lockfile import read_lockfile
-from tfenv.resolver.plan import Plan
-from tfenv.resolver.target import Target
+from tfenv.models.driver import DriverVersion
+from tfenv.models.plan import Plan
+from tfenv.models.target import Target
 
 pytest.importorskip("rattler")
 pytest.importorskip("conda_lock")
@@ -369,7 +370,7 @@ def test_virtual_packages_of_targets(kb: KnowledgeBase) -> None:
     assert by["__glibc"].assumed
     assert any("glibc is not known" in n for n in notes)
     win, _ = target_virtual_packages(
-        Target(os="windows", arch="x86_64", driver=Version("551.61"), **GPU),
+        Target(os="windows", arch="x86_64", driver=DriverVersion("551.61"), **GPU),
         kb,
     )
     assert [str(v) for v in win] == ["__archspec=1=x86_64", "__cuda=12.4", "__win=0"]
@@ -404,8 +405,8 @@ def test_a_failed_solve_does_not_abort_the_interpreter(channel: str, tmp_path: P
     script = (
         "from packaging.version import Version\n"
         "from tfenv.lock.conda import CondaLockSpec, CondaUnsatisfiableError, lock_conda\n"
-        "from tfenv.resolver.plan import Plan\n"
-        "from tfenv.resolver.target import Target\n"
+        "from tfenv.models.plan import Plan\n"
+        "from tfenv.models.target import Target\n"
         "plan = Plan('2.15.0', 'tensorflow', '3.11', 'cuda', 'conda', cuda='12.0',\n"
         "            conda=('python=3.11', 'tensorflow=2.15.0=cuda120*'))\n"
         "target = Target('linux', 'x86_64', glibc=Version('2.31'), cc=Version('8.6'))\n"

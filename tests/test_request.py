@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from tfenv.resolver.target import Request
+from tfenv.models.target import Request
 from tfenv.specs import parse_tf_spec
 
 

@@ -9,9 +9,11 @@ import pytest
 import yaml
 
 from tests.checker import check_plan
-from tfenv.api import MachineArgs, build_request, build_target
+from tfenv.api import build_request, build_target
 from tfenv.kb import KnowledgeBase
-from tfenv.resolver import Resolution, resolve
+from tfenv.models.plan import Resolution
+from tfenv.models.target import MachineArgs
+from tfenv.resolver import resolve
 
 CASES = [
     case

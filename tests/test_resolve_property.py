@@ -14,9 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.checker import check_plan
-from tfenv.api import MachineArgs, build_request, build_target
+from tfenv.api import build_request, build_target
 from tfenv.kb import KnowledgeBase
-from tfenv.resolver import Resolution, resolve
+from tfenv.models.plan import Resolution
+from tfenv.models.target import MachineArgs
+from tfenv.resolver import resolve
 
 KB = KnowledgeBase()  # module level: Hypothesis strategies are built at import time
 

@@ -5,42 +5,20 @@ No printing, no argv, no file writes: the CLI does those.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from packaging.version import Version
 
 from tfenv import specs
 from tfenv.errors import UsageError
-from tfenv.resolver.target import Request, Target
+from tfenv.models.platform import UnsupportedPlatform
+from tfenv.models.target import MachineArgs, Request, Target
 
 if TYPE_CHECKING:
     from tfenv.host import HostProfile
     from tfenv.kb import KnowledgeBase
-    from tfenv.resolver.plan import Resolution
 
-__all__ = ["MachineArgs", "build_request", "build_target", "resolve"]
-
-
-@dataclass(frozen=True)
-class MachineArgs:
-    """Facts about the target machine as the user gave them (all optional)."""
-
-    host_file: Optional[Path] = None
-    os: Optional[str] = None
-    arch: Optional[str] = None
-    gpu: Optional[str] = None
-    cc: Optional[str] = None
-    no_gpu: bool = False
-    driver: Optional[str] = None
-    glibc: Optional[str] = None
-    python: Optional[str] = None
-    gpu_index: Optional[int] = None
-
-    @property
-    def describes_another_machine(self) -> bool:
-        return self.os is not None or self.arch is not None
+__all__ = ["build_request", "build_target"]
 
 
 def build_request(
@@ -53,7 +31,7 @@ def build_request(
 ) -> Request:
     text = tf or "latest"
     spec = specs.parse_tf_spec(text)
-    from tfenv.resolver.releases import known_versions
+    from tfenv.kb.releases import known_versions
 
     known = known_versions(kb)
     if spec and not any(spec.contains(v, prereleases=True) for v in known):
@@ -73,45 +51,35 @@ def build_target(
 ) -> Target:
     """Start from a host file, or this machine, or nothing; flags win over all of it."""
     profile = _base_profile(m, detect)
-    detected: set[str] = set()
-    os_ = arch = None
-    glibc = python = driver = cc = None
-    gpu_name = None
+    facts: dict[str, Any] = {"os": "linux", "arch": "x86_64"}
     if profile is not None:
-        os_, arch, glibc, python = profile.os, profile.arch, profile.glibc, profile.python
-        driver = profile.driver_version
+        python = profile.python
         gpu = profile.lowest_cc_gpu(m.gpu_index)
-        if gpu is not None:
-            cc, gpu_name = gpu.compute_capability, gpu.name
-        origin = "host file" if m.host_file else "detected"
-        if origin == "detected":
-            detected = {
-                k
-                for k, v in (
-                    ("os", os_),
-                    ("arch", arch),
-                    ("glibc", glibc),
-                    ("python", python),
-                    ("driver", driver),
-                    ("gpu", cc),
-                )
-                if v is not None
-            }
-    return _apply_flags(
-        kb,
-        m,
-        Target(
-            notes=profile.notes if profile is not None else (),
-            os=os_ or "linux",
-            arch=arch or "x86_64",
-            glibc=glibc,
+        facts.update(
+            os=profile.os,
+            arch=profile.arch,
+            glibc=profile.glibc,
             python=Version(f"{python.major}.{python.minor}") if python else None,
-            cc=cc,
-            gpu_name=gpu_name,
-            driver=driver,
-            detected=frozenset(detected),
-        ),
-    )
+            driver=profile.driver_version,
+            cc=gpu.compute_capability if gpu else None,
+            gpu_name=gpu.name if gpu else None,
+            notes=profile.notes,
+        )
+    detected: set[str] = set()
+    if profile is not None and m.host_file is None:
+        detected = {k for k in _FACTS if facts.get(k) is not None}
+        if facts.get("cc") is not None:
+            detected.add("gpu")
+    changes = _flag_facts(kb, m)
+    facts.update(changes)
+    detected -= {"gpu" if k in ("cc", "gpu_name") else k for k in changes}
+    try:
+        return Target(**facts, detected=frozenset(detected))
+    except UnsupportedPlatform as exc:
+        raise UsageError(f"{exc}.") from None
+
+
+_FACTS = ("os", "arch", "glibc", "python", "driver")
 
 
 def _base_profile(
@@ -130,9 +98,9 @@ def _base_profile(
     return detect()
 
 
-def _apply_flags(kb: KnowledgeBase, m: MachineArgs, t: Target) -> Target:
-    changes: dict[str, object] = {}
-    given = set(t.detected)
+def _flag_facts(kb: KnowledgeBase, m: MachineArgs) -> dict[str, Any]:
+    """The target facts the flags give, parsed (they win over detection and host files)."""
+    changes: dict[str, Any] = {}
     if m.os is not None:
         changes["os"] = specs.parse_os(m.os)
     if m.arch is not None:
@@ -150,11 +118,4 @@ def _apply_flags(kb: KnowledgeBase, m: MachineArgs, t: Target) -> Target:
         changes.update(cc=model.compute_capability, gpu_name=model.name)
     elif m.cc is not None:
         changes.update(cc=specs.parse_cc(m.cc), gpu_name=None)
-    given -= {"gpu" if k in ("cc", "gpu_name") else k for k in changes}
-    return replace(t, **changes, detected=frozenset(given))  # type: ignore[arg-type]
-
-
-def resolve(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
-    from tfenv.resolver import resolve as solve
-
-    return solve(kb, target, request)
+    return changes

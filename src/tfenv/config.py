@@ -38,9 +38,9 @@ from typing import Any, Callable, Optional, Union
 from packaging.requirements import InvalidRequirement, Requirement
 
 from tfenv import errors, specs
-from tfenv.api import MachineArgs
 from tfenv.kb._fields import Node
-from tfenv.resolver.routes import MANAGERS
+from tfenv.models.target import MachineArgs
+from tfenv.routes import MANAGERS
 
 __all__ = [
     "CONFIG_FILES",

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from tfenv.resolver.compute import gpu_code
+from tfenv.rules.driver import driver_floor
+from tfenv.rules.gpu_code import code_for
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
@@ -71,13 +72,14 @@ def explain(
     entries: Optional[Sequence[ErrorEntry]] = None,
 ) -> Explanation:
     """Every catalog entry that occurs in ``text``, most serious first."""
-    from tfenv.doctor.platform import platform_of
+    from tfenv.models.platform import platform_of
 
     if entries is None:
         from tfenv.kb import errors
 
         entries = errors.load(kb.root)
-    ctx = _Context(kb, host, platform_of(host.os, host.arch) if host else None)
+    where = platform_of(host.os, host.arch) if host else None
+    ctx = _Context(kb, host, where.key if where else None)
     found: list[tuple[int, Match]] = []
     for entry in entries:
         hit = _first_hit(entry, text)
@@ -189,22 +191,19 @@ def _cuda_facts(ctx: _Context, file: str, cuda: Version, os: str) -> list[str]:
 
 
 def _driver_fact(ctx: _Context, cuda: Version) -> list[str]:
-    from tfenv.kb.tensorflow import build_os
+    from tfenv.models.platform import system
 
     host = ctx.host
-    os = build_os(host.os) if host else None
+    os = system(host.os).build_os if host else None
     if host is None or os is None:
         return []
-    from tfenv.kb.cuda import format_driver
-
-    floor, _why = ctx.kb.cuda.driver_floor(cuda, os)
+    floor, _why = driver_floor(ctx.kb, cuda, os)
     have = host.driver_version
     if floor is None:
         return []
     if have is None:
         return [
-            f"CUDA {cuda} needs NVIDIA driver {format_driver(floor)} or newer; "
-            "this machine reports no driver."
+            f"CUDA {cuda} needs NVIDIA driver {floor} or newer; this machine reports no driver."
         ]
     verdict = "enough" if have >= floor else "too old: update the driver"
     return [
@@ -256,7 +255,7 @@ def _from_cc(groups: Mapping[str, str], ctx: _Context) -> list[str]:
     for b in ctx.kb.builds:
         if b.compute is None:
             continue
-        code = gpu_code(cc, b.compute.sass, b.compute.ptx, b.compute.sass_partial)
+        code = code_for(b, cc)
         if code is not None and code.mode == "native":
             native.append(b)
         elif code is not None:

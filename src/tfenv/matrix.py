@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from packaging.version import Version
 
-from tfenv.kb.cuda import format_driver
-
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.tensorflow import TfBuild
@@ -115,8 +113,8 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
         python=[str(p) for p in sorted(pythons)],
         cuda=str(cuda) if cuda else None,
         cudnn=str(linux.cudnn) if linux and linux.cudnn else None,
-        min_driver_linux=format_driver(drivers[0]) if drivers[0] else None,
-        min_driver_windows=format_driver(drivers[1]) if drivers[1] else None,
+        min_driver_linux=str(drivers[0]) if drivers[0] else None,
+        min_driver_windows=str(drivers[1]) if drivers[1] else None,
         sass=[_arch("sm", v) for v in caps.sass] if caps else [],
         sass_partial=[_arch("sm", v) for v in caps.sass_partial] if caps else [],
         ptx=[_arch("compute", v) for v in caps.ptx] if caps else [],

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Plan, Resolution
+    from tfenv.models.plan import Plan, Resolution
 
 __all__ = ["resolution_json", "resolution_text"]
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfenv.errors import UsageError
+from tfenv.models.driver import DriverVersion
 
 __all__ = [
     "parse_arch",
@@ -65,10 +67,10 @@ def parse_xy(flag: str, text: str) -> Version:
     return Version(text.strip())
 
 
-def parse_driver(text: str) -> Version:
+def parse_driver(text: str) -> DriverVersion:
     """An NVIDIA driver version as nvidia-smi prints it: 535.104.05, 552.22."""
     try:
-        v = Version(text.strip())
+        v: Optional[DriverVersion] = DriverVersion(text.strip())
     except InvalidVersion:
         v = None
     if v is None or not re.fullmatch(r"\d+(\.\d+){0,2}", text.strip()) or not 100 <= v.major < 1000:

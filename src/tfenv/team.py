@@ -20,8 +20,8 @@ from tfenv.config import ConfigError, ProjectConfig, TargetSpec
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
-    from tfenv.resolver.plan import Resolution
-    from tfenv.resolver.target import Request, Target
+    from tfenv.models.plan import Resolution
+    from tfenv.models.target import Request, Target
 
 __all__ = ["Blocker", "TeamResolution", "build_targets", "request_for", "team_resolve"]
 
@@ -182,7 +182,7 @@ def _blockers_at(
 
 
 def _candidates(kb: KnowledgeBase, request: Request, ceiling: Version) -> list[Version]:
-    from tfenv.resolver.releases import known_versions
+    from tfenv.kb.releases import known_versions
 
     ok = (v for v in known_versions(kb) if v <= ceiling and request.allows(v))
     return sorted(ok, reverse=True)
@@ -197,7 +197,7 @@ def _solve(kb: KnowledgeBase, target: Target, request: Request, full: bool = Fal
 
     if full:
         return resolver.resolve(kb, target, request)
-    return resolver.solve(kb, target, request)
+    return resolver.solve_once(kb, target, request)
 
 
 def _config_request(kb: KnowledgeBase, config: ProjectConfig) -> Request:

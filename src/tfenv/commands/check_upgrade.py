@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
-    from tfenv.api import MachineArgs
     from tfenv.config import ProjectConfig
     from tfenv.kb import KnowledgeBase
+    from tfenv.models.target import MachineArgs
     from tfenv.upgrade.assess import TargetInput
     from tfenv.upgrade.current import CurrentSource
     from tfenv.upgrade.model import TargetReport, UpgradeReport
@@ -23,7 +23,7 @@ _MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.commands.resolve import add_machine_flags
-    from tfenv.resolver.routes import MANAGERS
+    from tfenv.routes import MANAGERS
 
     src = parser.add_mutually_exclusive_group()
     src.add_argument(
@@ -108,7 +108,8 @@ def _report(args: argparse.Namespace) -> UpgradeReport:
     machine = _machine(args) if given else None
     chosen = inputs.targets(kb, machine, config, args.target, args.manager, args.allow_cpu)
     reports = tuple(
-        assess(kb, t, source.for_target(t.name, t.target.conda_subdir), move) for t in chosen
+        assess(kb, t, source.for_target(t.name, t.target.platform.conda_subdir), move)
+        for t in chosen
     )
     notes: tuple[str, ...] = ()
     if args.relock:
@@ -145,7 +146,7 @@ def _relocked(
     options = LockOptions(index_url=args.index_url, offline=args.offline, environ=os.environ)
     out = []
     for inp, report in zip(chosen, reports):
-        current = source.for_target(inp.name, inp.target.conda_subdir)
+        current = source.for_target(inp.name, inp.target.platform.conda_subdir)
         if not report.resolves or report.to_version is None or current.pins is None:
             out.append(report)
             continue

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tfenv.api import MachineArgs
+    from tfenv.models.target import MachineArgs
 
 __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from tfenv.resolver.routes import MANAGERS
+    from tfenv.routes import MANAGERS
 
     parser.add_argument(
         "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
@@ -70,7 +70,7 @@ def add_machine_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def machine_args(args: argparse.Namespace) -> MachineArgs:
-    from tfenv.api import MachineArgs
+    from tfenv.models.target import MachineArgs
 
     return MachineArgs(
         host_file=args.host,
@@ -89,11 +89,12 @@ def machine_args(args: argparse.Namespace) -> MachineArgs:
 def run(args: argparse.Namespace) -> int:
     from tfenv import api, report
     from tfenv.kb import KnowledgeBase
+    from tfenv.resolver import resolve
 
     kb = KnowledgeBase.from_environment()
     request = api.build_request(kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre)
     target = api.build_target(kb, machine_args(args))
-    res = api.resolve(kb, target, request)
+    res = resolve(kb, target, request)
     if args.emit is not None and res.plan is not None:
         from tfenv.emit import write_plan_files
 

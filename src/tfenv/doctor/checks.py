@@ -13,10 +13,10 @@ from tfenv.doctor import libs
 from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
-from tfenv.doctor.platform import platform_of
 from tfenv.doctor.xla import CUDA_HOME, check_xla
-from tfenv.kb.tensorflow import build_os
-from tfenv.resolver.compute import format_caps, gpu_code
+from tfenv.models.platform import platform_of, system
+from tfenv.rules.driver import driver_floor
+from tfenv.rules.gpu_code import code_for, format_caps
 
 if TYPE_CHECKING:
     from tfenv.host.profile import GpuInfo, HostProfile
@@ -89,7 +89,8 @@ def diagnose(inp: Inputs) -> list[Finding]:
         )
         return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ)]
     build = inp.kb.builds.for_version(tf.version)
-    platform = platform_of(inp.host.os, inp.host.arch)
+    found = platform_of(inp.host.os, inp.host.arch)
+    platform = found.key if found else None
     gpu_build = (
         build is not None and platform in build.gpu_platforms and tf.package not in _CPU_PACKAGES
     )
@@ -165,7 +166,7 @@ def _gpu_summary(host: HostProfile) -> Finding:
 def _gpu_checks(
     inp: Inputs, tf: TfInstall, build: TfBuild, platform: Optional[str]
 ) -> list[Finding]:
-    os = build_os(inp.host.os) or "linux"
+    os = system(inp.host.os).build_os or "linux"
     cb = build.cuda_build(os)
     cuda = cb.cuda if cb else None
     out: list[Finding] = []
@@ -214,7 +215,7 @@ def _and_cuda(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> tuple[str,
 
 
 def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
-    floor, why = inp.kb.cuda.driver_floor(cuda, "windows" if os == "windows" else "linux")
+    floor, why = driver_floor(inp.kb, cuda, "windows" if os == "windows" else "linux")
     have = inp.host.driver_version
     if have is None:
         return Finding(
@@ -245,7 +246,7 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild) -> Finding:
     if cc is None or build.compute is None:
         return Finding(fid, "warning", f"{gpu.name}: compute capability or build archs unknown")
     caps = build.compute
-    code = gpu_code(cc, caps.sass, caps.ptx, caps.sass_partial)
+    code = code_for(build, cc)
     built = format_caps(caps.sass, caps.ptx)
     if code is None:
         return Finding(

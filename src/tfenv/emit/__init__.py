@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
-from tfenv.emit.activation import render_activation
+from tfenv.emit.activation import render_activation, render_wheel_activation
 from tfenv.emit.devcontainer import render_devcontainer
 from tfenv.emit.dockerfile import render_dockerfile
 from tfenv.emit.environment_yml import render_environment
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
 from tfenv.fsutil import atomic_write
+from tfenv.routes import route
 
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Resolution
+    from tfenv.models.plan import Resolution
 
 __all__ = ["docker_commands", "find_lock", "plan_files", "write_plan_files"]
 
@@ -27,19 +28,20 @@ def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
     plan = res.plan
     if plan is None:
         return {}
-    if plan.image is not None:
-        return {
-            "Dockerfile": render_dockerfile(res, lock),
-            ".devcontainer/devcontainer.json": render_devcontainer(res),
-        }
+    renderers: dict[str, tuple[str, Callable[[], Optional[str]]]] = {
+        "requirements": ("requirements.txt", lambda: render_requirements(res)),
+        "environment": ("environment.yml", lambda: render_environment(res)),
+        "activation": ("activate-tfenv.sh", lambda: render_activation(res)),
+        "activation-wheels": ("activate-tfenv.sh", lambda: render_wheel_activation(res)),
+        "dockerfile": ("Dockerfile", lambda: render_dockerfile(res, lock)),
+        "devcontainer": (".devcontainer/devcontainer.json", lambda: render_devcontainer(res)),
+    }
     files: dict[str, str] = {}
-    if plan.conda:
-        files["environment.yml"] = render_environment(res)
-    elif plan.pip:
-        files["requirements.txt"] = render_requirements(res)
-    script = render_activation(res)
-    if script:
-        files["activate-tfenv.sh"] = script
+    for kind in route(plan.route).emits:
+        name, render = renderers[kind]
+        text = render()
+        if text:
+            files[name] = text
     return files
 
 
@@ -58,7 +60,7 @@ def find_lock(folder: Path) -> Optional[Path]:
 
 def docker_commands(res: Resolution, folder: Path) -> list[str]:
     """How to build and run what the container route wrote to ``folder``."""
-    from tfenv.resolver.packages import docker_run
+    from tfenv.routes.container import docker_run
 
     plan = res.plan
     if plan is None or plan.image is None:
@@ -76,7 +78,7 @@ def write_plan_files(
         raise UsageError(f"--emit {folder}: this is a file, not a folder.")
     written = []
     lock: Optional[str] = None
-    if res.plan is not None and res.plan.image is not None:
+    if res.plan is not None and "dockerfile" in route(res.plan.route).emits:
         lock, copied = _lock_in(folder, requirements)
         written += copied
     for name, text in sorted(plan_files(res, lock).items()):

@@ -5,10 +5,8 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING
 
-from tfenv.kb.cuda import format_driver
-
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Resolution
+    from tfenv.models.plan import Resolution
 
 __all__ = ["header_lines", "regenerate_command"]
 
@@ -35,7 +33,7 @@ def regenerate_command(res: Resolution) -> str:
     elif t.cc:
         flags += ["--cc", str(t.cc)]
     if t.driver:
-        flags += ["--driver", format_driver(t.driver)]
+        flags += ["--driver", str(t.driver)]
     if t.glibc:
         flags += ["--glibc", str(t.glibc)]
     if r.manager != "auto":

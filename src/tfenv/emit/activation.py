@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Optional
 from tfenv.emit._header import header_lines
 
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Resolution
+    from tfenv.models.plan import Resolution
 
-__all__ = ["render_activation"]
+__all__ = ["render_activation", "render_wheel_activation"]
 
 _PIP_WHEELS = """\
 # Puts the CUDA libraries of the nvidia-* wheels on the loader path and points XLA at
@@ -28,14 +28,23 @@ unset _tfenv_site _tfenv_lib
 
 
 def render_activation(res: Resolution) -> Optional[str]:
+    """A script that exports the plan's variables (None where there is nothing to set)."""
     plan = res.plan
-    if plan is None or plan.accelerator != "cuda" or res.target.os == "windows":
+    if plan is None or not plan.env or not _applies(res):
         return None
+    return _head(res) + "".join(f'export {k}="{v}"\n' for k, v in plan.env)
+
+
+def render_wheel_activation(res: Resolution) -> Optional[str]:
+    """A script that points the loader and XLA at the nvidia-* wheels' libraries and tools."""
+    return _head(res) + _PIP_WHEELS if _applies(res) else None
+
+
+def _applies(res: Resolution) -> bool:
+    plan = res.plan
+    return plan is not None and plan.accelerator == "cuda" and res.target.os != "windows"
+
+
+def _head(res: Resolution) -> str:
     head = "".join(f"# {line}\n" for line in header_lines(res))
-    head += "# Source this file after activating the environment: . ./activate-tfenv.sh\n"
-    if plan.route == "pip":
-        return head + _PIP_WHEELS
-    if not plan.env:
-        return None
-    body = "".join(f'export {k}="{v}"\n' for k, v in plan.env)
-    return head + body
+    return head + "# Source this file after activating the environment: . ./activate-tfenv.sh\n"

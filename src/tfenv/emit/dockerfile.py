@@ -6,10 +6,10 @@ import json
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
-from tfenv.resolver.packages import SMOKE_TEST
+from tfenv.routes.container import SMOKE_TEST
 
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Resolution
+    from tfenv.models.plan import Resolution
 
 __all__ = ["USER", "render_dockerfile"]
 

@@ -9,7 +9,7 @@ import yaml
 from tfenv.emit._header import header_lines
 
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Resolution
+    from tfenv.models.plan import Resolution
 
 __all__ = ["render_environment"]
 

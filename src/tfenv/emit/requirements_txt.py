@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from tfenv.emit._header import header_lines
 
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Resolution
+    from tfenv.models.plan import Resolution
 
 __all__ = ["render_requirements"]
 

@@ -17,6 +17,7 @@ from packaging.version import Version
 
 from tfenv.errors import ConfigError, UsageError
 from tfenv.kb._fields import Node
+from tfenv.models.driver import DriverVersion
 
 __all__ = [
     "ARCHES",
@@ -120,8 +121,8 @@ class HostProfile:
 
     # -- queries ----------------------------------------------------------
     @property
-    def driver_version(self) -> Optional[Version]:
-        return None if self.driver is None else Version(self.driver)
+    def driver_version(self) -> Optional[DriverVersion]:
+        return None if self.driver is None else DriverVersion(self.driver)
 
     @property
     def has_gpu(self) -> bool:

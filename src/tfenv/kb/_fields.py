@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional
 from packaging.version import InvalidVersion, Version
 
 from tfenv.errors import KBValidationError, TfenvError
+from tfenv.models.driver import DriverVersion
 
 __all__ = ["Errors", "Node", "Provenance"]
 
@@ -187,6 +188,13 @@ class Node:
 
     def opt_version(self, *, strict: bool = False) -> Optional[Version]:
         return None if self.value is None else self.version(strict=strict)
+
+    def driver(self) -> DriverVersion:
+        """An NVIDIA driver version (printed back as NVIDIA writes it: 450.80.02)."""
+        return DriverVersion(self.version())
+
+    def opt_driver(self) -> Optional[DriverVersion]:
+        return None if self.value is None else self.driver()
 
     def texts(self) -> tuple[str, ...]:
         if isinstance(self.value, str):

@@ -27,7 +27,6 @@ from packaging.version import Version
 
 from tfenv.kb._simple_api import IndexFile
 from tfenv.kb._wheel_facts import (
-    PLATFORMS,
     Evaluated,
     WheelMeta,
     evaluate,
@@ -35,6 +34,7 @@ from tfenv.kb._wheel_facts import (
     sorted_pythons,
     tag_targets,
 )
+from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = ["ParsedFile", "cuda_record", "parse_files", "release_record"]
 
@@ -111,7 +111,7 @@ def release_record(
         for python, platform, glibc, macos in p.serves:
             rows[platform].append((python, glibc, macos, p))
     wheels: dict[str, Any] = {}
-    for platform in PLATFORMS:
+    for platform in PLATFORM_KEYS:
         if rows.get(platform):
             wheels[platform] = _platform_record(platform, version, rows[platform], metas)
     record["wheels"] = wheels
@@ -177,7 +177,7 @@ def _group_key(rec: Mapping[str, Any]) -> str:
 
 def cuda_record(version: Version, files: list[ParsedFile]) -> dict[str, Any]:
     """Versions -> platforms with wheels (+ sdist, yanked) for an and-cuda dependency."""
-    platforms = sorted({s[1] for p in files for s in p.serves}, key=PLATFORMS.index)
+    platforms = sorted({s[1] for p in files for s in p.serves}, key=PLATFORM_KEYS.index)
     common = release_common(version, files)
     return {
         "version": common["version"],

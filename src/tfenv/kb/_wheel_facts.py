@@ -32,8 +32,9 @@ from packaging.tags import Tag
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from tfenv.models.platform import PLATFORMS, Platform, platform
+
 __all__ = [
-    "PLATFORMS",
     "WheelMeta",
     "normalize_requirement",
     "parse_metadata",
@@ -41,27 +42,10 @@ __all__ = [
     "tag_targets",
 ]
 
-PLATFORMS = ("linux_x86_64", "linux_aarch64", "windows_x86_64", "macos_x86_64", "macos_arm64")
-
 _LEGACY_GLIBC = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
 _MANYLINUX = re.compile(r"^(manylinux1|manylinux2010|manylinux2014|manylinux_(\d+)_(\d+))_(.+)$")
 _MACOS = re.compile(r"^macosx_(\d+)_(\d+)_(.+)$")
-_LINUX_ARCH = {"x86_64": "linux_x86_64", "aarch64": "linux_aarch64"}
-_MAC_ARCH = {
-    "x86_64": ("macos_x86_64",),
-    "intel": ("macos_x86_64",),
-    "arm64": ("macos_arm64",),
-    "universal2": ("macos_x86_64", "macos_arm64"),
-}
 STUB_MAX_BYTES = 1_000_000
-
-_ENV = {
-    "linux_x86_64": ("Linux", "linux", "x86_64", "posix"),
-    "linux_aarch64": ("Linux", "linux", "aarch64", "posix"),
-    "windows_x86_64": ("Windows", "win32", "AMD64", "nt"),
-    "macos_x86_64": ("Darwin", "darwin", "x86_64", "posix"),
-    "macos_arm64": ("Darwin", "darwin", "arm64", "posix"),
-}
 
 
 @dataclass(frozen=True)
@@ -90,24 +74,23 @@ def _python_of(tag: Tag) -> Optional[str]:
 
 def _targets_of(plat: str) -> tuple[Target, ...]:
     if plat == "any":
-        return tuple(Target(p, None, None) for p in PLATFORMS)
+        return tuple(Target(p.key, None, None) for p in PLATFORMS)
     m = _MANYLINUX.match(plat)
     if m:
-        where = _LINUX_ARCH.get(m.group(4))
-        if where is None:
-            return ()
         glibc = _LEGACY_GLIBC.get(m.group(1)) or f"{m.group(2)}.{m.group(3)}"
-        return (Target(where, glibc, None),)
-    if plat == "win_amd64":
-        return (Target("windows_x86_64", None, None),)
+        return tuple(Target(p.key, glibc, None) for p in _serving("linux", m.group(4)))
     m = _MACOS.match(plat)
     if m:
         floor = f"{m.group(1)}.{m.group(2)}"
         return tuple(
-            Target(p, None, _max_version(floor, "11.0") if p == "macos_arm64" else floor)
-            for p in _MAC_ARCH.get(m.group(3), ())
+            Target(p.key, None, _max_version(floor, p.first_os or floor))
+            for p in _serving("macos", m.group(3))
         )
-    return ()
+    return tuple(Target(p.key, None, None) for p in _serving("windows", plat))
+
+
+def _serving(os: str, tag_arch: str) -> tuple[Platform, ...]:
+    return tuple(p for p in PLATFORMS if p.os == os and tag_arch in p.tag_arches)
 
 
 def _max_version(a: str, b: str) -> str:
@@ -160,25 +143,11 @@ def normalize_requirement(req: Requirement, marker: Optional[str] = None) -> str
     return text
 
 
-def _env(platform: str, python: str) -> dict[str, str]:
-    system, sys_platform, machine, os_name = _ENV[platform]
+def _env(key: str, python: str) -> dict[str, str]:
     pyver = python.rstrip("+")
     if pyver == "3":
         pyver = "3.99"
-    return {
-        "implementation_name": "cpython",
-        "implementation_version": f"{pyver}.0",
-        "os_name": os_name,
-        "platform_machine": machine,
-        "platform_python_implementation": "CPython",
-        "platform_release": "",
-        "platform_system": system,
-        "platform_version": "",
-        "python_full_version": f"{pyver}.0",
-        "python_version": pyver,
-        "sys_platform": sys_platform,
-        "extra": "",
-    }
+    return {**platform(key).environment(pyver), "extra": ""}
 
 
 def marker_true(marker: Optional[Marker], platform: str, python: str) -> bool:

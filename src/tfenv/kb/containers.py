@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.models.driver import DriverVersion
 
 __all__ = [
     "CONTAINERS_FILE",
@@ -65,7 +66,7 @@ class NgcRelease:
     cuda: Optional[Version]
     cudnn: Optional[Version]
     python: Optional[Version]
-    min_driver: Optional[Version]  # a branch ("525") or a full version ("465.19.01")
+    min_driver: Optional[DriverVersion]  # a branch ("525") or a full version ("465.19.01")
     forward_compat: Optional[tuple[Version, ...]]
     cc_min: Optional[Version]
     architectures: Optional[tuple[str, ...]]
@@ -180,7 +181,7 @@ def _ngc(node: Node) -> NgcRelease:
         cuda=node.get("cuda").opt_version(),
         cudnn=node.get("cudnn").opt_version(),
         python=node.get("python").opt_version(),
-        min_driver=node.get("min_driver").opt_version(),
+        min_driver=node.get("min_driver").opt_driver(),
         forward_compat=_opt_versions(node.get("forward_compat")),
         cc_min=node.get("cc_min").opt_version(),
         architectures=_opt_texts(node.get("architectures")),

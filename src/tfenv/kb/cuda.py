@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.models.driver import DriverVersion
 
 __all__ = [
     "CUDA_FILE",
@@ -23,7 +24,6 @@ __all__ = [
     "CudaToolkit",
     "DriverBranch",
     "OsName",
-    "format_driver",
     "load",
 ]
 
@@ -37,14 +37,14 @@ class CudaToolkit:
     """One CUDA minor release (``version`` is major.minor)."""
 
     version: Version
-    min_driver_linux: Optional[Version]
-    min_driver_windows: Optional[Version]
+    min_driver_linux: Optional[DriverVersion]
+    min_driver_windows: Optional[DriverVersion]
     cc_min: Optional[Version]
     cc_max: Optional[Version]
     provenance: Provenance
     note: Optional[str] = None
 
-    def min_driver(self, os: OsName) -> Optional[Version]:
+    def min_driver(self, os: OsName) -> Optional[DriverVersion]:
         return self.min_driver_linux if os == "linux" else self.min_driver_windows
 
     def can_target(self, cc: Version) -> Optional[bool]:
@@ -59,12 +59,12 @@ class CudaFamily:
     """Minor-version compatibility of one CUDA major (null floors: none or unpublished)."""
 
     major: int
-    min_driver_linux: Optional[Version]
-    min_driver_windows: Optional[Version]
+    min_driver_linux: Optional[DriverVersion]
+    min_driver_windows: Optional[DriverVersion]
     caveats: str
     provenance: Provenance
 
-    def min_driver(self, os: OsName) -> Optional[Version]:
+    def min_driver(self, os: OsName) -> Optional[DriverVersion]:
         return self.min_driver_linux if os == "linux" else self.min_driver_windows
 
 
@@ -100,7 +100,9 @@ class CudaFacts:
     def family(self, major: int) -> CudaFamily | None:
         return self._families.get(major)
 
-    def driver_floor(self, cuda_version: Version | str, os: OsName) -> tuple[Version | None, str]:
+    def driver_floor(
+        self, cuda_version: Version | str, os: OsName
+    ) -> tuple[DriverVersion | None, str]:
         """The lowest driver that runs a build made with ``cuda_version``, and why.
 
         The family's minor-version-compatibility floor where there is one, else the
@@ -119,10 +121,9 @@ class CudaFacts:
             return floor, f"the CUDA {major}.x minor-version compatibility floor on {os}"
         if own is not None:
             why = (
-                f"CUDA {mm} needs at least its own toolkit driver {format_driver(own)} on {os}"
+                f"CUDA {mm} needs at least its own toolkit driver {own} on {os}"
                 if floor is None
-                else f"CUDA {mm} shipped with driver {format_driver(own)} on {os}, below the "
-                f"family floor {format_driver(floor)}"
+                else f"CUDA {mm} shipped with driver {own} on {os}, below the family floor {floor}"
             )
             return own, why
         if tk is None and fam is None:
@@ -145,16 +146,6 @@ class CudaFacts:
         return None if best is None else best.max_cuda
 
 
-def format_driver(driver: Version) -> str:
-    """A driver version as NVIDIA writes it: ``Version("450.80.02")`` prints as "450.80.02".
-
-    :class:`Version` drops leading zeros ("450.80.2"); NVIDIA's minor and patch fields
-    are at least two digits wide ("520.06", "535.104.05").
-    """
-    first, *rest = driver.release
-    return ".".join([str(first), *(f"{part:02d}" for part in rest)])
-
-
 def _as_version(version: Version | str) -> Version:
     return version if isinstance(version, Version) else Version(version)
 
@@ -164,9 +155,9 @@ def _major_minor(version: Version) -> Version:
     return Version(f"{release[0]}.{release[1]}")
 
 
-def _os_pair(node: Node) -> tuple[Optional[Version], Optional[Version]]:
+def _os_pair(node: Node) -> tuple[Optional[DriverVersion], Optional[DriverVersion]]:
     node.only("linux", "windows")
-    return node.get("linux").opt_version(), node.get("windows").opt_version()
+    return node.get("linux").opt_driver(), node.get("windows").opt_driver()
 
 
 def _toolkit(node: Node) -> CudaToolkit:

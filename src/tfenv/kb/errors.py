@@ -17,14 +17,13 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = ["ERRORS_FILE", "SEVERITIES", "Applies", "ErrorEntry", "load"]
 
 ERRORS_FILE = "errors.yaml"
 SEVERITIES = ("problem", "warning", "harmless")
-_PLATFORMS = frozenset(
-    {"linux_x86_64", "linux_aarch64", "windows_x86_64", "macos_x86_64", "macos_arm64"}
-)
+_PLATFORMS = frozenset(PLATFORM_KEYS)
 _KEYS = (
     "id",
     "title",

@@ -21,11 +21,11 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = [
     "CUDA_WHEELS",
     "INDEX_PACKAGES",
-    "PLATFORMS",
     "CudaWheel",
     "IndexFacts",
     "Release",
@@ -43,7 +43,6 @@ INDEX_PACKAGES = (
     "tensorflow-metal",
 )
 CUDA_WHEELS = "cuda-wheels"
-PLATFORMS = ("linux_x86_64", "linux_aarch64", "windows_x86_64", "macos_x86_64", "macos_arm64")
 
 _EMPTY: Mapping[str, WheelSet] = MappingProxyType({})
 _WHEEL_KEYS = (
@@ -213,7 +212,7 @@ def _release(package: str, node: Node, prov: Provenance) -> Release:
     node.only(*_RELEASE_KEYS)
     wheels = {}
     for platform, wnode in node.get("wheels").entries():
-        if platform not in PLATFORMS:
+        if platform not in PLATFORM_KEYS:
             raise wnode.fail(f"unknown platform {platform!r}")
         wheels[platform] = _wheelset(platform, wnode)
     uploaded = node.get("uploaded")
@@ -287,9 +286,9 @@ def _load_cuda(
         for v in pnode.get("versions").items():
             v.only("platforms", "sdist", "version", "yanked")
             plats = frozenset(_strs(v.get("platforms")))
-            if not plats <= set(PLATFORMS):
+            if not plats <= set(PLATFORM_KEYS):
                 raise v.get("platforms").fail(
-                    f"unknown platform(s) {sorted(plats - set(PLATFORMS))}"
+                    f"unknown platform(s) {sorted(plats - set(PLATFORM_KEYS))}"
                 )
             rows.append(
                 CudaWheel(

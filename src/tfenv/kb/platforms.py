@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
-from tfenv.kb.tensorflow import PLATFORMS
+from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = [
     "PLATFORMS_FILE",
@@ -34,7 +34,7 @@ __all__ = [
 
 PLATFORMS_FILE = "platforms.yaml"
 #: Where a stack is installed: a wheel platform, or WSL2 (Linux x86_64 wheels on Windows).
-TARGETS = PLATFORMS | {"wsl2"}
+TARGETS = frozenset(PLATFORM_KEYS) | {"wsl2"}
 ROUTE_KINDS = frozenset({"pip", "conda", "conda+pip", "system", "metal", "cpu"})
 
 DataRoot = Optional[Path]
@@ -142,7 +142,7 @@ def _wsl2(node: Node) -> Wsl2Facts:
         "retrieved",
     )
     platform = node.get("wheel_platform")
-    if platform.text() not in PLATFORMS:
+    if platform.text() not in PLATFORM_KEYS:
         raise platform.fail(f"unknown platform {platform.text()!r}")
     return Wsl2Facts(
         min_windows_build=node.get("min_windows_build").version(),
@@ -189,7 +189,7 @@ def _metal(node: Node) -> MetalFacts:
     return MetalFacts(
         package=node.get("package").text(),
         latest=node.get("latest").version(),
-        platforms=_names(node.get("platforms"), PLATFORMS),
+        platforms=_names(node.get("platforms"), frozenset(PLATFORM_KEYS)),
         python=node.get("python").versions(),
         tensorflow_pairs=_pairs(node.get("tensorflow_pairs")),
         notes=_notes(node.opt("notes")),

@@ -25,19 +25,18 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.models.platform import PLATFORM_KEYS, system
 
 __all__ = [
     "BUILDS_FILE",
     "CHANGES_FILE",
     "KNOWN_ISSUES_FILE",
-    "PLATFORMS",
     "Change",
     "ComputeCaps",
     "CudaBuild",
     "KnownIssue",
     "TfBuild",
     "TfBuilds",
-    "build_os",
     "load_builds",
     "load_changes",
     "load_known_issues",
@@ -48,10 +47,6 @@ BUILDS_FILE = "tensorflow/builds.yaml"
 KNOWN_ISSUES_FILE = "tensorflow/known_issues.yaml"
 CHANGES_FILE = "tensorflow/changes.yaml"
 
-#: Platform names used throughout the knowledge base.
-PLATFORMS = frozenset(
-    {"linux_x86_64", "linux_aarch64", "windows_x86_64", "macos_x86_64", "macos_arm64"}
-)
 SEVERITIES = frozenset({"broken", "warning"})
 CHANGE_KINDS = frozenset(
     {"keras", "platform", "gpu-arch", "cuda", "cudnn", "glibc", "python", "packaging", "api"}
@@ -69,14 +64,6 @@ class _HasId(Protocol):
 
 
 _R = TypeVar("_R", bound=_HasId)
-
-
-def build_os(os_kind: str) -> Optional[OsName]:
-    """Whose build configuration a machine gets: native Windows the Windows one; Linux and
-    WSL2 (which installs the Linux wheels) the Linux one; macOS none (no CUDA)."""
-    if os_kind in ("linux", "wsl2"):
-        return "linux"
-    return "windows" if os_kind == "windows" else None
 
 
 def series_of(version: VersionLike) -> Version:
@@ -130,8 +117,9 @@ class TfBuild:
     provenance: Provenance
 
     def for_machine(self, os_kind: str) -> Optional[CudaBuild]:
-        """The CUDA build a machine of ``os_kind`` (linux, wsl2, windows, macos) gets."""
-        os = build_os(os_kind)
+        """The CUDA build a machine of ``os_kind`` (linux, wsl2, windows, macos) gets:
+        native Windows the Windows one; Linux and WSL2 (Linux wheels) the Linux one."""
+        os = system(os_kind).build_os
         return None if os is None else self.cuda_build(os)
 
     def cuda_build(self, os: OsName) -> Optional[CudaBuild]:
@@ -193,8 +181,8 @@ def _platforms(node: Node) -> frozenset[str]:
     names = []
     for item in node.items():
         name = item.text()
-        if name not in PLATFORMS:
-            raise item.fail(f"unknown platform {name!r}; known: {', '.join(sorted(PLATFORMS))}")
+        if name not in PLATFORM_KEYS:
+            raise item.fail(f"unknown platform {name!r}; known: {', '.join(PLATFORM_KEYS)}")
         names.append(name)
     return frozenset(names)
 

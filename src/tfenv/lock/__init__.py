@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from tfenv.config import ProjectConfig, TargetSpec
     from tfenv.kb import KnowledgeBase
     from tfenv.lock.progress import Progress
-    from tfenv.resolver.plan import Resolution
-    from tfenv.resolver.target import Target
+    from tfenv.models.plan import Resolution
+    from tfenv.models.target import Target
     from tfenv.team import TeamResolution
 
 __all__ = [
@@ -123,11 +123,9 @@ def plan_team(kb: KnowledgeBase, config: ProjectConfig) -> TeamResolution:
 
 def expected_files(name: str, route: str) -> tuple[str, ...]:
     """The lockfile names a target's route produces."""
-    from tfenv.resolver.routes import CONDA_ROUTES
+    from tfenv import routes
 
-    if route in CONDA_ROUTES:
-        return (f"conda-lock.{name}.yml", f"environment.{name}.yml")
-    return (f"requirements.{name}.txt", f"pylock.{name}.toml")
+    return routes.route(route).lockfiles(name)
 
 
 def lock_project(
@@ -252,14 +250,14 @@ def _selected(config: ProjectConfig, options: LockOptions) -> list[str]:
 
 
 def _lock_one(kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, shown: Progress) -> TargetFiles:
-    from tfenv.resolver.routes import CONDA_ROUTES
+    from tfenv import routes
 
     res = ctx.team.by_target[spec.name]
     plan = res.plan
     assert plan is not None
     shown.start(spec.name, f"TensorFlow {plan.tensorflow} ({plan.route})")
     try:
-        if plan.route in CONDA_ROUTES:
+        if routes.route(plan.route).locker == "conda":
             files = _conda_files(kb, ctx, spec, res)
         else:
             files = _pip_files(ctx, spec, res)
@@ -321,7 +319,7 @@ def _pip_files(ctx: _Context, spec: TargetSpec, res: Resolution) -> list[tuple[s
     doc = compile_pylock(pspec, ctx.options.environ)
     lock = pylock.validate(doc)
     notes = [f"Resolved by uv for {python_platform(res.target)}, Python {py}"]
-    if res.target.platform.startswith("linux") and res.target.glibc is None:
+    if res.target.platform.is_linux and res.target.glibc is None:
         notes.append(
             f"glibc not given: assumed {DEFAULT_GLIBC[0]}.{DEFAULT_GLIBC[1]} for wheel tags"
         )

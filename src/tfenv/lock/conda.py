@@ -1,7 +1,7 @@
 """The conda half of ``tfenv lock``: solve a plan's conda specs for a target with py-rattler.
 
 The solve is made for the *target*, never the host: the conda subdir is
-``target.conda_subdir`` (plus ``noarch``) and the virtual packages are built from the
+``target.platform.conda_subdir`` (plus ``noarch``) and the virtual packages are built from the
 target's facts (:func:`target_virtual_packages`), so a lock for a CUDA Linux server can be
 made on a laptop. The solved records become ``conda-lock.<label>.yml`` (conda-lock's own
 format, see :mod:`tfenv.lock.conda_lockfile`) and the unlocked ``environment.<label>.yml``.
@@ -22,17 +22,16 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.errors import TfenvError
 from tfenv.fsutil import atomic_write
-from tfenv.kb.cuda import format_driver
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from tfenv.kb import KnowledgeBase
-    from tfenv.resolver.plan import Plan
-    from tfenv.resolver.target import Target
+    from tfenv.models.plan import Plan
+    from tfenv.models.target import Target
 
+from tfenv import routes
 from tfenv.lock.assumed import ASSUMED_GLIBC
-from tfenv.resolver.routes import CONDA_ROUTES
 
 __all__ = [
     "DEFAULT_GLIBC",
@@ -58,15 +57,6 @@ __all__ = [
 DEFAULT_GLIBC = ".".join(map(str, ASSUMED_GLIBC))  # the same assumption as the pip half
 DEFAULT_LINUX_KERNEL = "5.10"  # conda-lock's default __linux; packages rarely constrain it
 DEFAULT_OSX = "11.0"  # conda-lock's default __osx; the first macOS of Apple silicon
-
-# conda's generic __archspec of each subdir (conda-lock's default-virtual-packages.yaml)
-_ARCHSPEC = {
-    "linux-64": "x86_64",
-    "linux-aarch64": "aarch64",
-    "win-64": "x86_64",
-    "osx-64": "x86_64",
-    "osx-arm64": "arm64",
-}
 
 
 class CondaLockError(TfenvError):
@@ -238,9 +228,9 @@ def target_virtual_packages(
     """
     notes: list[str] = []
     out: list[VirtualPackageSpec] = []
-    arch = _ARCHSPEC[target.conda_subdir]
+    arch = target.platform.archspec
     out.append(VirtualPackageSpec("__archspec", "1", arch, source="target architecture"))
-    if target.os in ("linux", "wsl2"):
+    if target.platform.os == "linux":
         out.append(VirtualPackageSpec("__unix", "0", source="target OS"))
         out.append(
             VirtualPackageSpec(
@@ -259,9 +249,9 @@ def target_virtual_packages(
                 f"The target's glibc is not known; the solve assumed __glibc {DEFAULT_GLIBC}, "
                 "conda-forge's baseline (give the target's glibc to lock for it exactly)."
             )
-    elif target.os == "windows":
+    elif target.platform.os == "windows":
         out.append(VirtualPackageSpec("__win", "0", source="target OS"))
-    elif target.os == "macos":
+    elif target.platform.os == "macos":
         out.append(VirtualPackageSpec("__unix", "0", source="target OS"))
         out.append(
             VirtualPackageSpec("__osx", DEFAULT_OSX, source="assumed macOS version", assumed=True)
@@ -279,7 +269,7 @@ def target_virtual_packages(
 def _virtual_cuda(
     target: Target, kb: Optional[KnowledgeBase]
 ) -> tuple[Optional[VirtualPackageSpec], Optional[str]]:
-    if target.os == "macos":
+    if target.platform.os == "macos":
         return None, None
     if not target.has_nvidia_gpu:
         return (
@@ -296,7 +286,7 @@ def _virtual_cuda(
 
         kb = KnowledgeBase.from_environment()
     top = kb.cuda.max_cuda_for_driver(target.driver)
-    driver = format_driver(target.driver)
+    driver = str(target.driver)
     if top is None:
         return None, (
             f"Driver {driver} is older than every driver branch tfenv knows, so its CUDA "
@@ -308,7 +298,7 @@ def _virtual_cuda(
 
 def solve_specs(plan: Plan, spec: CondaLockSpec) -> tuple[str, ...]:
     """The conda match specs to solve: the plan's, ``pip`` for ``conda+pip``, then extras."""
-    if plan.route not in CONDA_ROUTES or not plan.conda:
+    if routes.route(plan.route).locker != "conda" or not plan.conda:
         raise CondaLockError(
             f"The plan installs TensorFlow {plan.tensorflow} by the {plan.route!r} route, "
             "which has no conda packages to lock."
@@ -338,7 +328,7 @@ def lock_conda(
     rattler = _import_rattler()
     from tfenv.lock import conda_lockfile
 
-    subdir = target.conda_subdir
+    subdir = target.platform.conda_subdir
     label = label or subdir
     channels = tuple(spec.channels) or tuple(plan.channels)
     if not channels:

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
     from tfenv.kb import KnowledgeBase
-    from tfenv.resolver.plan import Resolution
-    from tfenv.resolver.target import Target
+    from tfenv.models.plan import Resolution
+    from tfenv.models.target import Target
 
 __all__ = [
     "FORMAT",

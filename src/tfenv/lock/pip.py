@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from tfenv.lock import LockError
 
 if TYPE_CHECKING:
-    from tfenv.resolver.plan import Plan
-    from tfenv.resolver.target import Target
+    from tfenv.models.plan import Plan
+    from tfenv.models.target import Target
 
 from tfenv.lock.assumed import ASSUMED_GLIBC
 
@@ -100,17 +100,9 @@ def find_uv() -> str:
 
 def python_platform(target: Target) -> str:
     """uv's ``--python-platform`` for the target machine."""
-    platform = target.platform
-    if platform.startswith("linux_"):
-        arch = platform[len("linux_") :]
-        major, minor = (target.glibc.major, target.glibc.minor) if target.glibc else DEFAULT_GLIBC
-        minor = max(_GLIBC_RANGE[0], min(_GLIBC_RANGE[1], minor)) if major == 2 else minor
-        return f"{arch}-manylinux_2_{minor}"
-    return {
-        "windows_x86_64": "x86_64-pc-windows-msvc",
-        "macos_arm64": "aarch64-apple-darwin",
-        "macos_x86_64": "x86_64-apple-darwin",
-    }.get(platform, platform)
+    major, minor = (target.glibc.major, target.glibc.minor) if target.glibc else DEFAULT_GLIBC
+    minor = max(_GLIBC_RANGE[0], min(_GLIBC_RANGE[1], minor)) if major == 2 else minor
+    return target.platform.uv_platform((2, minor))
 
 
 def plan_requirements(

@@ -23,7 +23,7 @@ from tfenv.lock import LockError
 if TYPE_CHECKING:
     from packaging.pylock import Pylock
 
-    from tfenv.resolver.target import Target
+    from tfenv.models.target import Target
 
 __all__ = [
     "environment_marker",
@@ -33,20 +33,6 @@ __all__ = [
     "toml_dumps",
     "validate",
 ]
-
-_MARKER_PARTS = {
-    "linux": ('sys_platform == "linux"',),
-    "wsl2": ('sys_platform == "linux"',),
-    "windows": ('sys_platform == "win32"',),
-    "macos": ('sys_platform == "darwin"',),
-}
-_MACHINE = {
-    "linux_x86_64": "x86_64",
-    "linux_aarch64": "aarch64",
-    "windows_x86_64": "AMD64",
-    "macos_arm64": "arm64",
-    "macos_x86_64": "x86_64",
-}
 
 
 def validate(doc: Mapping[str, Any]) -> Pylock:
@@ -66,12 +52,7 @@ def validate(doc: Mapping[str, Any]) -> Pylock:
 
 def environment_marker(target: Target, python: str) -> str:
     """A PEP 508 marker true exactly on the target machine's platform and Python."""
-    parts = list(_MARKER_PARTS.get(target.os, ()))
-    machine = _MACHINE.get(target.platform)
-    if machine:
-        parts.append(f'platform_machine == "{machine}"')
-    parts.append(f'python_version == "{python}"')
-    return " and ".join(parts)
+    return target.platform.marker(python)
 
 
 def restamp(lock: Pylock, target: Target, python: str, tool: Mapping[str, Any]) -> Pylock:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from resolvelib import AbstractProvider
 
 from tfenv.resolver.factory import RANK
-from tfenv.resolver.model import Candidate, Requirement
+from tfenv.rules.model import Candidate, Requirement
 
 if TYPE_CHECKING:
     from resolvelib.structs import RequirementInformation

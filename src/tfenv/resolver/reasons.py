@@ -1,4 +1,10 @@
-"""Build the :class:`Plan` from a resolution, with a reason for every choice."""
+"""Build the :class:`~tfenv.models.plan.Plan` from a resolution, with a reason for every choice.
+
+The route the solver picked says what it really installs (:meth:`Route.deliver`);
+this module adds the reasons that hold for every route: the release, the Python,
+the build's CUDA and cuDNN, the driver floor, the GPU's code, and why the route the
+TensorFlow docs recommend was not taken.
+"""
 
 from __future__ import annotations
 
@@ -6,111 +12,74 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
-from tfenv.kb.cuda import format_driver
-from tfenv.resolver.compute import GpuCode
-from tfenv.resolver.packages import route_packages
-from tfenv.resolver.plan import Plan
-from tfenv.resolver.routes import (
-    ContainerImage,
-    and_cuda_problem,
-    conda_variant,
-    container_image,
-    for_manager,
-    recommended,
-)
+from tfenv import routes
+from tfenv.models.plan import Plan
+from tfenv.routes.container import ContainerRoute
+from tfenv.rules.driver import driver_floor
+from tfenv.rules.gpu_code import GpuCode, code_for
+from tfenv.rules.model import TfCandidate, VersionCandidate
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from tfenv.kb.releases import TfOption
     from tfenv.resolver.factory import Factory
-    from tfenv.resolver.model import Candidate
-    from tfenv.resolver.releases import TfOption
+    from tfenv.rules.model import Candidate
 
-__all__ = ["make_plan"]
-
-_ROUTE_WHY = {
-    "pip": "pip installs TensorFlow and the CUDA/cuDNN libraries as wheels "
-    "(tensorflow[and-cuda]); nothing to install system-wide",
-    "conda": "a conda-forge TensorFlow CUDA build, pinned by build string and cuda-version",
-    "conda+pip": "conda provides cudatoolkit and cuDNN, pip provides TensorFlow",
-    "system": "TensorFlow from pip, CUDA and cuDNN installed system-wide by hand",
-    "metal": "TensorFlow with Apple's tensorflow-metal plug-in for the Apple GPU",
-    "cpu": "TensorFlow from pip, running on the CPU",
-    "container": "TensorFlow in a container image that carries CUDA and cuDNN; the host "
-    "needs only the NVIDIA driver and the NVIDIA Container Toolkit",
-}
+__all__ = ["code_text", "make_plan"]
 
 
 def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
-    opt: TfOption = mapping["tensorflow"].data[0]
-    accel: str = mapping["tensorflow"].data[1]
-    python = mapping["python"].data if "python" in mapping else None
-    cuda: Optional[Version] = mapping["cuda"].data if "cuda" in mapping else None
-    cudnn: Optional[Version] = mapping["cudnn"].data if "cudnn" in mapping else None
-    route: str = mapping["route"].key
-    reasons, warnings = [_tf_reason(f, opt)], []
-    if route == "conda" and cuda is not None:
-        # conda-forge builds its own CUDA variants; the plan pins one the driver supports
-        cuda, cudnn = conda_variant(f.kb, opt.version, f.target), None
-        reasons.append(
-            f"conda-forge's TensorFlow {opt.version} CUDA {cuda} variant: the newest "
-            "variant this driver supports; conda-forge picks the matching cuDNN."
-        )
-    image = container_image(f.kb, opt, f.target) if route == "container" else None
-    if route == "container":
-        python = image.python if image else None  # the image's own Python
-        if image is not None and image.cuda is not None:
-            cuda, cudnn = image.cuda, image.cudnn
-    else:
-        reasons.append(_python_reason(f, opt, python))
+    tf = mapping["tensorflow"]
+    assert isinstance(tf, TfCandidate)
+    opt, accel = tf.option, tf.accel
+    route = routes.route(mapping["route"].key)
+    chosen = routes.Choice(
+        opt,
+        accel,
+        _version(mapping, "python"),
+        _version(mapping, "cuda"),
+        _version(mapping, "cudnn"),
+    )
+    got = route.deliver(f.where, chosen)
+    cuda, cudnn = got.cuda, got.cudnn
+    reasons, warnings = [_tf_reason(f, opt), *got.reasons], []
+    if got.python_reason:
+        reasons.append(_python_reason(f, opt, got.python))
     code: Optional[GpuCode] = None
     floor: Optional[Version] = None
     if accel == "cuda":
-        floor, rule = (
-            f.kb.cuda.driver_floor(cuda, f.target.driver_os) if cuda else (None, "unknown")
-        )
-        if route != "conda":
+        os = f.target.driver_os or "linux"
+        floor, rule = driver_floor(f.kb, cuda, os) if cuda else (None, "unknown")
+        if got.says_build:
             reasons += _cuda_reasons(f, opt, cuda, cudnn, floor, rule)
-        code = f.gpu_code_for(opt)
+        code = code_for(opt.build, f.target.cc)
         reasons.append(_gpu_reason(f, code))
         warnings += _cuda_warnings(f, cuda, floor, code)
-    reasons.append(f"Route {route}: {_ROUTE_WHY[route]}.")
+    reasons.append(f"Route {route.name}: {route.why}.")
     if accel == "cuda":
-        reasons += _route_not_taken(f, opt, route)
+        reasons += _route_not_taken(f, opt, route.name)
     warnings += [
-        f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues if i.concerns(route)
+        f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues if i.concerns(route.name)
     ]
-    if route == "metal" and f.kb.platforms.macos.metal.tensorflow_pairs is None:
-        warnings.append(
-            "Which tensorflow-metal release Apple pairs with each TensorFlow release is not "
-            "recorded (unknown): the newest plug-in on the index is used, and it pins no "
-            "TensorFlow version; check Apple's tensorflow-metal page before relying on the GPU."
-        )
+    warnings += got.warnings
     host: tuple[str, ...] = ()
-    if image is not None:
-        reasons += _container_reasons(f, opt, image, cuda)
-        warnings += _container_warnings(f, image)
-        host = _container_host(f, floor)
+    if isinstance(route, ContainerRoute) and got.image is not None:
+        host = route.host_needs(f.where, floor)
         reasons.append("The host needs: " + "; ".join(host) + ".")
-    if (
-        route != "container"
-        and f.target.glibc is None
-        and opt.wheels
-        and opt.wheels.glibc
-        and f.target.platform.startswith("linux")
-    ):
+    elif f.target.glibc is None and opt.wheels and opt.wheels.glibc and f.target.platform.is_linux:
         warnings.append(f"glibc not known: the wheels need glibc >= {opt.wheels.glibc}.")
-    pk = route_packages(f.kb, route, opt, python, f.target, cuda, cudnn)
+    pk = got.packages
     return Plan(
         tensorflow=str(opt.version),
         package=opt.package,
-        python=str(python) if python else None,
+        python=str(got.python) if got.python else None,
         accelerator=accel,
-        route=route,
+        route=route.name,
         cuda=str(cuda) if cuda else None,
         cudnn=str(cudnn) if cudnn else None,
-        min_driver=format_driver(floor) if floor else None,
-        gpu_code=_code_text(code),
+        min_driver=str(floor) if floor else None,
+        gpu_code=code_text(code),
         pip=pk.pip,
         conda=pk.conda,
         channels=pk.channels,
@@ -118,68 +87,29 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         commands=pk.commands,
         warnings=tuple(warnings),
         reasons=tuple(reasons),
-        image=image.image if image else None,
+        image=got.image,
         host=host,
     )
 
 
-def _container_reasons(
-    f: Factory, opt: TfOption, image: ContainerImage, cuda: Optional[Version]
-) -> list[str]:
-    which = "NVIDIA's NGC TensorFlow container" if image.family == "ngc" else "the official image"
-    out = [f"Image {image.image}: {which} for TensorFlow {opt.version} (source: {image.source})."]
-    if image.cuda is None:
-        out.append(
-            f"CUDA inside the image: not recorded; the host driver floor is taken from CUDA "
-            f"{cuda or 'unknown'}, which TensorFlow {opt.version} is built with."
-        )
-    else:
-        out.append(f"CUDA {image.cuda} and cuDNN {image.cudnn or 'unknown'} inside the image.")
-    py = f"Python {image.python}" if image.python else "its Python (version not recorded)"
-    out.append(f"Python: the image's own, {py}; the host's Python does not matter.")
-    return out
-
-
-def _container_warnings(f: Factory, image: ContainerImage) -> list[str]:
-    out = []
-    t = f.target
-    if image.family == "ngc" and t.driver is not None and image.min_driver is not None:
-        out.append(
-            f"Driver {format_driver(t.driver)} is below what {image.image} requires "
-            f"({format_driver(image.min_driver)}): it runs only through CUDA forward "
-            "compatibility, which NVIDIA supports on data-center GPUs under Linux; "
-            "upgrade the driver for any other GPU."
-        )
-    if t.os == "wsl2":
-        out.append(
-            "On Windows the container runs through WSL2: use Docker Desktop with the WSL2 "
-            "backend (or Docker Engine with the NVIDIA Container Toolkit inside the WSL2 "
-            "distribution); the Windows NVIDIA driver serves the GPU."
-        )
-    return out
-
-
-def _container_host(f: Factory, floor: Optional[Version]) -> tuple[str, ...]:
-    needs = list(f.kb.containers.host.for_os("linux" if f.target.os == "linux" else "wsl2"))
-    if floor is not None:
-        which = "Windows " if f.target.os != "linux" else ""
-        needs.insert(0, f"{which}NVIDIA driver >= {format_driver(floor)}")
-    return tuple(needs)
+def _version(mapping: Mapping[str, Candidate], identifier: str) -> Optional[Version]:
+    c = mapping.get(identifier)
+    return c.version if isinstance(c, VersionCandidate) else None
 
 
 def _tf_reason(f: Factory, opt: TfOption) -> str:
     text = f"TensorFlow {opt.version}: the newest release matching '{f.request.tf_text}' "
     text += "that fits this machine"
-    newer_broken = [
-        c.data[0]
+    newer_broken = {
+        str(c.option.version)
         for c in f.candidates("tensorflow")
-        if c.data[0].broken
-        and c.data[0].version > opt.version
-        and f.request.tf.contains(c.data[0].version)
-    ]
+        if isinstance(c, TfCandidate)
+        and c.option.broken
+        and c.option.version > opt.version
+        and f.request.tf.contains(c.option.version)
+    }
     if newer_broken:
-        skipped = sorted({str(o.version) for o in newer_broken})
-        text += f" (skipped as known-broken: {', '.join(skipped)})"
+        text += f" (skipped as known-broken: {', '.join(sorted(newer_broken))})"
     return text + "."
 
 
@@ -207,9 +137,9 @@ def _cuda_reasons(
         f"{opt.version} was built and tested with{src}."
     ]
     if floor is not None:
-        have = f"; this machine has {format_driver(f.target.driver)}" if f.target.driver else ""
+        have = f"; this machine has {f.target.driver}" if f.target.driver else ""
         wsl = " (WSL2 uses the Windows driver)" if f.target.os == "wsl2" else ""
-        out.append(f"Driver >= {format_driver(floor)}: {rule}{wsl}{have}.")
+        out.append(f"Driver >= {floor}: {rule}{wsl}{have}.")
     return out
 
 
@@ -217,11 +147,10 @@ def _gpu_reason(f: Factory, code: Optional[GpuCode]) -> str:
     name = f.target.gpu_name or "The GPU"
     if code is None:
         return f"{name}: no GPU code information."
-    text = _code_text(code)
-    return f"{name} (compute capability {f.target.cc}) runs TensorFlow's kernels {text}."
+    return f"{name} (compute capability {f.target.cc}) runs TensorFlow's kernels {code_text(code)}."
 
 
-def _code_text(code: Optional[GpuCode]) -> Optional[str]:
+def code_text(code: Optional[GpuCode]) -> Optional[str]:
     if code is None:
         return None
     arch = f"{code.via.major}{code.via.minor}"
@@ -239,18 +168,14 @@ def _cuda_warnings(
     out = []
     t = f.target
     if t.driver is None and floor is not None:
-        out.append(
-            "The driver version is not known: this plan needs an NVIDIA driver >= "
-            f"{format_driver(floor)}."
-        )
+        out.append(f"The driver version is not known: this plan needs an NVIDIA driver >= {floor}.")
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
-    own = toolkit.min_driver(t.driver_os) if toolkit else None
+    own = toolkit.min_driver(t.driver_os) if toolkit and t.driver_os else None
     if t.driver is not None and own is not None and t.driver < own:
         out.append(
-            f"Driver {format_driver(t.driver)} is older than CUDA {cuda}'s own minimum "
-            f"({format_driver(own)}): it runs through "
-            "minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a driver "
-            f">= {format_driver(own)}; upgrade the driver if kernels fail to load."
+            f"Driver {t.driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+            "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a "
+            f"driver >= {own}; upgrade the driver if kernels fail to load."
         )
     if code is not None and code.mode == "ptx":
         out.append(
@@ -270,13 +195,15 @@ def _cuda_warnings(
     return out
 
 
-def _route_not_taken(f: Factory, opt: TfOption, route: str) -> list[str]:
+def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[str]:
     """Say why the route the TensorFlow docs recommend was not used, when it was not."""
-    wanted = recommended(f.kb, opt.version, f.target)
-    if not wanted or wanted[0] == route or wanted[0] not in for_manager(f.request.manager):
+    wanted = routes.recommended(f.kb, opt.version, f.target)
+    allowed = {r.name for r in routes.for_manager(f.request.manager)}
+    if not wanted or wanted[0] == taken or wanted[0] not in allowed:
         return []
-    if wanted[0] == "pip":
-        problem = and_cuda_problem(f.kb, opt, f.target.platform)
-        if problem:
-            return [f"Route pip (what the TensorFlow docs recommend) is not possible: {problem}."]
+    problem = routes.route(wanted[0]).problem(f.where, opt, "cuda")
+    if problem:
+        return [
+            f"Route {wanted[0]} (what the TensorFlow docs recommend) is not possible: {problem}."
+        ]
     return [f"Route {wanted[0]} (what the TensorFlow docs recommend) does not fit here."]

@@ -7,19 +7,18 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 
-from tfenv.kb.cuda import format_driver
-from tfenv.resolver.target import Request, Target
+from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.containers import NgcRelease
-    from tfenv.resolver.plan import Plan
+    from tfenv.models.plan import Plan
 
 __all__ = ["suggestions"]
 
 
 def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[str, ...]:
-    from tfenv.resolver import solve
+    from tfenv.resolver import solve_once as solve
 
     def plan_of(t: Target, r: Request) -> Optional[Plan]:
         return solve(kb, t, r).plan
@@ -35,7 +34,7 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[st
     if not out:
         out.append(
             f"Run 'tfenv matrix' to see which TensorFlow releases support "
-            f"{target.platform.replace('_', ' ')}, and check the facts given for this machine."
+            f"{target.platform.title}, and check the facts given for this machine."
         )
     return tuple(out)
 
@@ -63,7 +62,7 @@ def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[str]:
         return None
     return (
         f"Install an NVIDIA driver >= {plan.min_driver} "
-        f"(this machine has {format_driver(t.driver)}): "
+        f"(this machine has {t.driver}): "
         f"then TensorFlow {plan.tensorflow} with CUDA {plan.cuda} fits."
     )
 
@@ -115,14 +114,14 @@ def _manager(solve: Solve, t: Target, r: Request) -> Optional[str]:
 
 def _arm_container(kb: KnowledgeBase, t: Target, r: Request) -> Optional[str]:
     """No PyPI wheel carries CUDA for Linux aarch64; NGC publishes arm64 TensorFlow images."""
-    if t.platform != "linux_aarch64" or not t.has_nvidia_gpu or r.no_gpu:
+    if t.platform.key != "linux_aarch64" or not t.has_nvidia_gpu or r.no_gpu:
         return None
     found: tuple[NgcRelease, ...] = kb.containers.ngc_for_arch("aarch64")
     if not found:
         return None
     rel = found[0]
     cuda = f"CUDA {rel.cuda}" if rel.cuda else "CUDA not recorded"
-    floor = f", host driver >= {format_driver(rel.min_driver)}" if rel.min_driver else ""
+    floor = f", host driver >= {rel.min_driver}" if rel.min_driver else ""
     return (
         f"Use a container: NVIDIA's NGC TensorFlow images have Arm server (SBSA) builds, e.g. "
         f"{rel.image} ({cuda}{floor}; {rel.provenance.sources[0]}); "

@@ -19,8 +19,8 @@ from tfenv.upgrade.model import Finding, Severity, TargetReport
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
-    from tfenv.resolver.plan import Resolution
-    from tfenv.resolver.target import Request, Target
+    from tfenv.models.plan import Resolution
+    from tfenv.models.target import Request, Target
     from tfenv.upgrade.current import CurrentState
 
 __all__ = ["Move", "TargetInput", "assess"]
@@ -48,10 +48,12 @@ class Move:
 
 
 def assess(kb: KnowledgeBase, inp: TargetInput, current: CurrentState, move: Move) -> TargetReport:
-    from tfenv.resolver import resolve, solve
+    from tfenv.resolver import resolve, solve_once
 
     target, severity = _python_fixed(inp.target, current)
-    cur = solve(kb, target, _request(inp, SpecifierSet(_spec(current.spec)), current.spec, move))
+    cur = solve_once(
+        kb, target, _request(inp, SpecifierSet(_spec(current.spec)), current.spec, move)
+    )
     if target.python is None and cur.plan is not None and cur.plan.python:
         target, severity = replace(target, python=Version(cur.plan.python)), "warning"
     new = resolve(kb, target, _request(inp, move.to, move.to_text, move))
@@ -78,7 +80,7 @@ def _spec(text: str) -> str:
 
 
 def _request(inp: TargetInput, spec: SpecifierSet, text: str, move: Move) -> Request:
-    from tfenv.resolver.target import Request
+    from tfenv.models.target import Request
 
     return Request(
         tf=spec,
@@ -110,7 +112,7 @@ def _accelerator(cur: Resolution, target: Target, inp: TargetInput) -> str:
         return ""
     if target.has_nvidia_gpu:
         return "cuda"
-    return "metal" if target.platform == "macos_arm64" else ""
+    return "metal" if target.platform.key == "macos_arm64" else ""
 
 
 def _solver_blockers(new: Resolution, cur: Resolution, found: list[Finding]) -> list[Finding]:

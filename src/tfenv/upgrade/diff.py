@@ -18,19 +18,17 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from tfenv.models.platform import platform
 from tfenv.upgrade.current import TF_PACKAGES
 from tfenv.upgrade.model import PackageChange
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
-    from tfenv.resolver.plan import Plan
+    from tfenv.models.plan import Plan
     from tfenv.upgrade.checks import Facts
     from tfenv.upgrade.current import CurrentState
 
 __all__ = ["declared", "package_diff", "plan_pins"]
-
-_SYSTEM = {"linux": "Linux", "windows": "Windows", "macos": "Darwin"}
-_MACHINE = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "arm64"}
 
 
 def package_diff(
@@ -44,8 +42,8 @@ def package_diff(
     cur_cuda = _uses_and_cuda(cur_plan) or any(
         n.startswith("nvidia-") for n in (current.pins or {})
     )
-    old = declared(kb, f.start, f.target.platform, python, cur_cuda)
-    new = declared(kb, f.end, f.target.platform, python, _uses_and_cuda(new_plan))
+    old = declared(kb, f.start, f.target.platform.key, python, cur_cuda)
+    new = declared(kb, f.end, f.target.platform.key, python, _uses_and_cuda(new_plan))
     if current.pins is None:
         basis = f"tensorflow {f.start} vs {f.end}: declared requirements (no lockfile given)"
         return basis, tuple(_requirements_diff(old, new, f.end))
@@ -88,20 +86,8 @@ def declared(
     return out
 
 
-def _environment(platform: str, python: Optional[Version]) -> dict[str, str]:
-    os_name, _, arch = platform.partition("_")
-    py = str(python) if python else "3.11"
-    return {
-        "platform_system": _SYSTEM.get(os_name, os_name),
-        "platform_machine": _MACHINE.get(arch, arch) if os_name != "windows" else "AMD64",
-        "sys_platform": {"linux": "linux", "windows": "win32", "macos": "darwin"}.get(os_name, ""),
-        "os_name": "nt" if os_name == "windows" else "posix",
-        "python_version": py,
-        "python_full_version": f"{py}.0",
-        "implementation_name": "cpython",
-        "platform_python_implementation": "CPython",
-        "extra": "",
-    }
+def _environment(key: str, python: Optional[Version]) -> dict[str, str]:
+    return {**platform(key).environment(str(python) if python else "3.11"), "extra": ""}
 
 
 def plan_pins(plan: Plan) -> dict[str, str]:

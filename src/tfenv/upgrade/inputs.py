@@ -13,14 +13,15 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.errors import ConfigError, UsageError
+from tfenv.models.target import MachineArgs
 from tfenv.upgrade.assess import Move, TargetInput
 from tfenv.upgrade.changes import stable_releases
 from tfenv.upgrade.current import CurrentSource, from_env, from_files, from_spec
 
 if TYPE_CHECKING:
-    from tfenv.api import MachineArgs
     from tfenv.config import ProjectConfig
     from tfenv.kb import KnowledgeBase
+    from tfenv.models.target import MachineArgs
 
 __all__ = [
     "current_source",
@@ -174,6 +175,4 @@ def targets(
         ]
     if names:
         raise UsageError("--target needs a project configuration ([tool.tfenv] or tfenv.toml).")
-    return [
-        TargetInput("this machine", api.build_target(kb, api.MachineArgs()), manager, allow_cpu)
-    ]
+    return [TargetInput("this machine", api.build_target(kb, MachineArgs()), manager, allow_cpu)]

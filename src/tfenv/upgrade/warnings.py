@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
-from tfenv.resolver.compute import gpu_code
+from tfenv.rules.gpu_code import gpu_code
 from tfenv.upgrade.changes import boundary, crossed, sources_of, window
 from tfenv.upgrade.model import Finding, Severity
 
 if TYPE_CHECKING:
     from tfenv.kb.tensorflow import Change, KnownIssue
-    from tfenv.resolver.plan import Plan
+    from tfenv.models.plan import Plan
     from tfenv.upgrade.checks import Facts
     from tfenv.upgrade.current import CurrentState
 
@@ -172,7 +172,7 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[Finding]:
     out: list[Finding] = []
     package = plan.package if plan else "tensorflow"
     for issue in f.kb.known_issues:
-        if not issue.matches(f.end, f.target.platform, package):
+        if not issue.matches(f.end, f.target.platform.key, package):
             continue
         if (plan is not None and not issue.concerns(plan.route)) or (plan is None and issue.routes):
             continue
@@ -194,7 +194,7 @@ def _unaffected(f: Facts, issue: KnownIssue) -> Optional[Version]:
     same = [
         v
         for v in stable_releases(f.kb)
-        if series_of(v) == series_of(f.end) and not issue.matches(v, f.target.platform)
+        if series_of(v) == series_of(f.end) and not issue.matches(v, f.target.platform.key)
     ]
     return max(same) if same else None
 
@@ -216,7 +216,7 @@ def _relevant(f: Facts, change: Change, current: CurrentState) -> bool:
     if change.concerns == "tensorflow-gpu":
         return current.package == "tensorflow-gpu"
     if change.concerns == "cuda":
-        return f.wants_gpu == "cuda" and f.target.platform.startswith("linux")
+        return f.wants_gpu == "cuda" and f.target.platform.is_linux
     return True
 
 

@@ -1,30 +1,28 @@
-"""The machine and the request a plan is made for, normalised and validated."""
+"""The machine a plan is made for, and what the user asks of it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Optional
+from pathlib import Path
+from typing import Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from tfenv.kb.cuda import format_driver
+from tfenv.models.driver import DriverVersion
+from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
 
-__all__ = ["Request", "Target"]
-
-
-_SUBDIRS = {
-    "linux_x86_64": "linux-64",
-    "linux_aarch64": "linux-aarch64",
-    "windows_x86_64": "win-64",
-    "macos_x86_64": "osx-64",
-    "macos_arm64": "osx-arm64",
-}
+__all__ = ["MachineArgs", "Request", "Target"]
 
 
 @dataclass(frozen=True)
 class Target:
-    """Facts about the machine to plan for. ``None`` means not known."""
+    """Facts about the machine to plan for. ``None`` means not known.
+
+    ``os`` is a :class:`~tfenv.models.platform.System` name and ``arch`` an
+    architecture; together they must name a machine TensorFlow has wheels for
+    (:class:`~tfenv.models.platform.UnsupportedPlatform` otherwise).
+    """
 
     os: str
     arch: str
@@ -32,35 +30,39 @@ class Target:
     python: Optional[Version] = None  # X.Y the plan must use; None lets the solver choose
     cc: Optional[Version] = None  # compute capability of the GPU to plan for
     gpu_name: Optional[str] = None
-    driver: Optional[Version] = None
+    driver: Optional[DriverVersion] = None
     # which facts were detected on this machine rather than given (for explanations)
     detected: frozenset[str] = field(default_factory=frozenset)
     notes: tuple[str, ...] = ()  # what detection or the host file said (e.g. no usable driver)
+    machine: Machine = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        found = machine(self.os, self.arch)
+        object.__setattr__(self, "machine", found)
+        object.__setattr__(self, "arch", found.arch)
+        if self.driver is not None and not isinstance(self.driver, DriverVersion):
+            object.__setattr__(self, "driver", DriverVersion(self.driver))
+
+    @property
+    def system(self) -> System:
+        return self.machine.system
+
+    @property
+    def platform(self) -> Platform:
+        """The wheel platform this machine installs (WSL2: Linux's)."""
+        return self.machine.platform
+
+    @property
+    def driver_os(self) -> Optional[DriverOs]:
+        """Whose driver tables apply: WSL2 uses the Windows driver; macOS has none."""
+        return self.system.driver_os
 
     @property
     def has_nvidia_gpu(self) -> bool:
         return self.cc is not None
 
-    @property
-    def platform(self) -> str:
-        """The wheel platform key: ``linux_x86_64``, ``windows_x86_64``, ``macos_arm64``..."""
-        os_part = "linux" if self.os == "wsl2" else self.os
-        arch = "arm64" if (self.os == "macos" and self.arch == "aarch64") else self.arch
-        if self.os != "macos" and arch == "arm64":
-            arch = "aarch64"
-        return f"{os_part}_{arch}"
-
-    @property
-    def conda_subdir(self) -> str:
-        return _SUBDIRS[self.platform]
-
-    @property
-    def driver_os(self) -> Literal["linux", "windows"]:
-        """Whose driver tables apply: WSL2 uses the Windows driver."""
-        return "linux" if self.os == "linux" else "windows"
-
     def describe(self) -> str:
-        parts = [{"wsl2": "WSL2", "macos": "macOS"}.get(self.os, self.os.capitalize()), self.arch]
+        parts = [{"windows": "Windows"}.get(self.os, self.system.title), self.arch]
         if self.python:
             parts.append(f"Python {self.python}")
         if self.gpu_name:
@@ -70,7 +72,7 @@ class Target:
         else:
             parts.append("no NVIDIA GPU")
         if self.driver:
-            parts.append(f"driver {format_driver(self.driver)}")
+            parts.append(f"driver {self.driver}")
         return ", ".join(parts)
 
 
@@ -105,3 +107,23 @@ def _names_prerelease(text: str) -> bool:
         return Version(text).is_prerelease
     except InvalidVersion:  # wildcards such as 2.15.*
         return False
+
+
+@dataclass(frozen=True)
+class MachineArgs:
+    """Facts about the target machine as the user gave them (all optional, unparsed)."""
+
+    host_file: Optional[Path] = None
+    os: Optional[str] = None
+    arch: Optional[str] = None
+    gpu: Optional[str] = None
+    cc: Optional[str] = None
+    no_gpu: bool = False
+    driver: Optional[str] = None
+    glibc: Optional[str] = None
+    python: Optional[str] = None
+    gpu_index: Optional[int] = None
+
+    @property
+    def describes_another_machine(self) -> bool:
+        return self.os is not None or self.arch is not None

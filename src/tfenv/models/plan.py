@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
-from tfenv.kb.cuda import format_driver
-from tfenv.resolver.target import Request, Target
+from tfenv.models.target import Request, Target
 
 __all__ = ["Plan", "Resolution"]
 
@@ -82,7 +81,6 @@ class Resolution:
     plan: Optional[Plan]
     conflicts: tuple[str, ...] = ()
     suggestions: tuple[str, ...] = ()
-    given: tuple[str, ...] = field(default=())  # target facts given on the command line
 
     @property
     def ok(self) -> bool:
@@ -95,12 +93,12 @@ class Resolution:
             "target": {
                 "os": t.os,
                 "arch": t.arch,
-                "platform": t.platform,
+                "platform": t.platform.key,
                 "python": _s(t.python),
                 "glibc": _s(t.glibc),
                 "gpu": t.gpu_name,
                 "compute_capability": _s(t.cc),
-                "driver": format_driver(t.driver) if t.driver else None,
+                "driver": _s(t.driver),
                 "detected": sorted(t.detected),
                 "notes": list(t.notes),
             },

@@ -1,0 +1,111 @@
+"""The install routes, one module each, and the registry everything else asks.
+
+==============  ===========================================================
+route           what it installs
+==============  ===========================================================
+``pip``         ``tensorflow[and-cuda]``: TensorFlow and CUDA/cuDNN wheels
+``conda``       a conda-forge TensorFlow CUDA build
+``conda+pip``   conda-forge cudatoolkit (and cuDNN), TensorFlow from pip
+``system``      TensorFlow from pip, CUDA and cuDNN installed by hand
+``metal``       TensorFlow and Apple's tensorflow-metal plug-in
+``cpu``         TensorFlow on the CPU
+``container``   an image that carries CUDA and cuDNN (only with --manager container)
+==============  ===========================================================
+
+Adding a route is a new module with a :class:`~tfenv.routes.base.Route` subclass,
+listed in :data:`ROUTES`; ``tests/test_routes.py`` checks that the solver, the plan,
+emit, lock, check-upgrade and doctor handle every route listed here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
+from tfenv.routes.conda import CondaRoute
+from tfenv.routes.conda_pip import CondaPipRoute
+from tfenv.routes.container import ContainerRoute
+from tfenv.routes.cpu import CpuRoute
+from tfenv.routes.metal import MetalRoute
+from tfenv.routes.pip import PipRoute
+from tfenv.routes.system import SystemRoute
+
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.releases import TfOption
+    from tfenv.models.target import Target
+
+__all__ = [
+    "MANAGERS",
+    "ROUTES",
+    "Choice",
+    "Delivery",
+    "Packages",
+    "Route",
+    "Where",
+    "for_manager",
+    "options",
+    "recommended",
+    "route",
+    "waived",
+]
+
+#: Every route, in the order used when the TensorFlow docs recommend none.
+ROUTES: tuple[Route, ...] = (
+    PipRoute(),
+    CondaRoute(),
+    CondaPipRoute(),
+    SystemRoute(),
+    MetalRoute(),
+    CpuRoute(),
+    ContainerRoute(),
+)
+_BY_NAME = {r.name: r for r in ROUTES}
+#: The values of --manager and of a target's ``manager`` key.
+MANAGERS: tuple[str, ...] = tuple(dict.fromkeys(m for r in ROUTES for m in r.managers))
+
+
+def route(name: str) -> Route:
+    """The route called ``name`` (KeyError for a name no route has)."""
+    return _BY_NAME[name]
+
+
+def for_manager(manager: str) -> tuple[Route, ...]:
+    """The routes a ``--manager`` value selects."""
+    return tuple(r for r in ROUTES if manager in r.managers)
+
+
+def recommended(kb: KnowledgeBase, version: Version, target: Target) -> tuple[str, ...]:
+    """Routes the TensorFlow docs recommend for this release and target, best first."""
+    key = "wsl2" if target.os == "wsl2" else target.platform.key
+    return tuple(r.route for r in kb.platforms.routes_for(version, key))
+
+
+def options(where: Where, option: TfOption, accel: str, manager: str) -> tuple[Route, ...]:
+    """Routes that can install ``option`` built for ``accel`` on the target, best first:
+    those the TensorFlow docs recommend in their order, then the rest in registry order."""
+    exclusive = [r for r in for_manager(manager) if r.on_request_only]
+    pool = (
+        exclusive if exclusive and accel == "cuda" else [r for r in ROUTES if not r.on_request_only]
+    )
+    possible = [
+        r for r in pool if accel in r.accelerators and r.problem(where, option, accel) is None
+    ]
+    order = recommended(where.kb, option.version, where.target)
+    return tuple(sorted(possible, key=lambda r: (_rank(order, r.name), ROUTES.index(r))))
+
+
+def _rank(order: tuple[str, ...], name: str) -> int:
+    return order.index(name) if name in order else len(order)
+
+
+def waived(where: Where, option: TfOption, manager: str) -> frozenset[str]:
+    """Rule kinds that the routes a manager asks for exclusively make moot for ``option``
+    (the NGC image's forward compatibility waives the driver floor)."""
+    out: set[str] = set()
+    for r in for_manager(manager):
+        if r.on_request_only:
+            out |= r.waives(where, option)
+    return frozenset(out)

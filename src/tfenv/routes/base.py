@@ -1,0 +1,118 @@
+"""What an install route is: the interface every route module implements.
+
+A route says which accelerators it delivers, which ``--manager`` values select it,
+whether it can install a release on a machine (and if not, why), what it installs
+(the versions it really brings, its packages and commands, its reasons and
+warnings), how ``tfenv lock`` locks it and which files ``--emit`` writes for it.
+Everything else (the solver, the plan, emit, lock) asks the route instead of
+branching on its name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal, Optional
+
+from packaging.version import Version
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.releases import TfOption
+    from tfenv.models.target import Target
+
+__all__ = ["Choice", "Delivery", "Packages", "Route", "Where", "library_env", "pip_install"]
+
+Locker = Literal["pip", "conda"]
+
+
+@dataclass(frozen=True)
+class Where:
+    """The knowledge base and the machine a route installs on."""
+
+    kb: KnowledgeBase
+    target: Target
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the solver picked: a release for an accelerator, a Python, CUDA and cuDNN."""
+
+    option: TfOption
+    accel: str
+    python: Optional[Version]
+    cuda: Optional[Version]
+    cudnn: Optional[Version]
+
+
+@dataclass(frozen=True)
+class Packages:
+    """What a route puts in an environment."""
+
+    pip: tuple[str, ...] = ()
+    conda: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # variables an activation script sets
+    commands: tuple[str, ...] = ()  # install commands, in order
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What a route really installs for a choice, and what it says about it."""
+
+    python: Optional[Version]
+    cuda: Optional[Version]
+    cudnn: Optional[Version]
+    packages: Packages
+    reasons: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    image: Optional[str] = None  # container routes: the image
+    host: tuple[str, ...] = ()  # container routes: what the host still needs
+    says_build: bool = True  # whether the plan repeats the build's CUDA/cuDNN reasons
+    python_reason: bool = True  # whether the plan explains the Python choice
+
+
+class Route(ABC):
+    """One way to install TensorFlow. Subclasses set the class attributes, implement
+    :meth:`deliver` and, where the route can fail, :meth:`problem`."""
+
+    name: ClassVar[str]
+    why: ClassVar[str]  # one sentence: what this route does
+    accelerators: ClassVar[frozenset[str]]  # which of cuda, metal, cpu it delivers
+    managers: ClassVar[tuple[str, ...]]  # the --manager values that select it
+    on_request_only: ClassVar[bool] = False  # used only when its manager is asked for
+    locker: ClassVar[Locker] = "pip"  # how `tfenv lock` locks it
+    emits: ClassVar[tuple[str, ...]] = ("requirements.txt",)  # what --emit writes
+
+    def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
+        """Why this route cannot install ``option`` here (None: it can)."""
+        return None
+
+    def waives(self, where: Where, option: TfOption) -> frozenset[str]:
+        """Rule kinds that do not apply when this route installs ``option``."""
+        return frozenset()
+
+    @abstractmethod
+    def deliver(self, where: Where, choice: Choice) -> Delivery:
+        """What this route installs for ``choice``."""
+
+    def lockfiles(self, target_name: str) -> tuple[str, ...]:
+        """The files `tfenv lock` writes for a target on this route."""
+        if self.locker == "conda":
+            return (f"conda-lock.{target_name}.yml", f"environment.{target_name}.yml")
+        return (f"requirements.{target_name}.txt", f"pylock.{target_name}.toml")
+
+    def __repr__(self) -> str:
+        return f"<route {self.name}>"
+
+
+def pip_install(*specs: str) -> str:
+    """``python -m pip install 'a' 'b'``: each spec (tfenv's own, never user text) quoted."""
+    return "python -m pip install " + " ".join(f"'{s}'" for s in specs)
+
+
+def library_env(target: Target, *dirs: str) -> tuple[tuple[str, str], ...]:
+    """``LD_LIBRARY_PATH`` with ``dirs`` first (nothing on native Windows)."""
+    if target.os == "windows":
+        return ()
+    return (("LD_LIBRARY_PATH", ":".join([*dirs, "$LD_LIBRARY_PATH"])),)

@@ -1,0 +1,77 @@
+"""``conda+pip``: conda-forge's cudatoolkit (and cuDNN), TensorFlow from pip.
+
+conda-forge never built some cuDNN series (8.6, 8.7): then the nvidia-cudnn-cuXX
+wheel of that series comes from pip, as the TensorFlow docs did for 2.12-2.13.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import Version
+
+from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, library_env, pip_install
+from tfenv.routes.conda import conda_match
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.releases import TfOption
+
+__all__ = ["CondaPipRoute"]
+
+
+class CondaPipRoute(Route):
+    name = "conda+pip"
+    why = "conda provides cudatoolkit and cuDNN, pip provides TensorFlow"
+    accelerators = frozenset({"cuda"})
+    managers = ("auto", "conda")
+    locker = "conda"
+    emits = ("environment", "activation")
+
+    def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
+        cb = option.build.for_machine(where.target.os) if option.build else None
+        cuda = cb.cuda if cb else None
+        if cuda is None or conda_match(where.kb.conda.cudatoolkit.conda_forge, cuda) is None:
+            return f"conda-forge has no cudatoolkit {cuda or '(unknown)'}"
+        return None
+
+    def deliver(self, where: Where, choice: Choice) -> Delivery:
+        kb, target, cuda, cudnn = where.kb, where.target, choice.cuda, choice.cudnn
+        toolkit = conda_match(kb.conda.cudatoolkit.conda_forge, cuda) if cuda else None
+        py = f"python={choice.python}" if choice.python else "python"
+        conda = [py, f"cudatoolkit={toolkit or cuda}"]
+        pip = [f"{choice.option.package}=={choice.option.version}"]
+        env = library_env(target, "$CONDA_PREFIX/lib")
+        if cudnn is not None and cuda is not None:
+            from_conda = conda_match(kb.conda.cudnn.conda_forge, cudnn)
+            wheel = _cudnn_wheel(kb, cuda, cudnn) if from_conda is None else None
+            if wheel is not None:
+                pip.insert(0, wheel)
+                env = _pip_cudnn_env(target.os)
+            else:
+                conda.append(f"cudnn={from_conda or cudnn}")
+        packages = Packages(
+            pip=tuple(pip),
+            conda=tuple(conda),
+            channels=("conda-forge",),
+            env=env,
+            commands=(f"conda install -c conda-forge {' '.join(conda[1:])}", pip_install(*pip)),
+        )
+        return Delivery(choice.python, cuda, cudnn, packages)
+
+
+def _cudnn_wheel(kb: KnowledgeBase, cuda: Version, cudnn: Version) -> Optional[str]:
+    """The newest nvidia-cudnn-cuXX wheel of the cuDNN series, if the index has one."""
+    name = f"nvidia-cudnn-cu{cuda.major}"
+    found = conda_match(tuple(w.version for w in kb.index.cuda_versions(name)), cudnn)
+    return None if found is None else f"{name}=={found}"
+
+
+def _pip_cudnn_env(os: str) -> tuple[tuple[str, str], ...]:
+    if os == "windows":
+        return ()
+    where = '$(python -c "import os, nvidia.cudnn; print(os.path.dirname(nvidia.cudnn.__file__))")'
+    return (
+        ("CUDNN_PATH", where),
+        ("LD_LIBRARY_PATH", "$CONDA_PREFIX/lib:$CUDNN_PATH/lib:$LD_LIBRARY_PATH"),
+    )

@@ -1,0 +1,127 @@
+"""The compatibility rules, one object each, and how they are evaluated.
+
+The solver turns every rule into requirements (:func:`requirements_for`);
+``check-upgrade`` walks releases with the same rules, and ``doctor`` and
+``explain`` evaluate them against a machine (:func:`failures`). Each rule lives in
+its own module with its sentence, its fix, the target fact it reports and its
+source (the knowledge-base record it reads). The order of :data:`RULES` is the
+order in which conflicts are reported.
+
+Adding a rule is a new :class:`~tfenv.rules.base.Rule` in a module of this
+package, listed here; ``docs/architecture.md`` walks through one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+from tfenv.rules.base import Context, Rule
+from tfenv.rules.cuda_build import CUDA, CUDNN, GPU_PLATFORM
+from tfenv.rules.driver import DRIVER
+from tfenv.rules.gpu_code import GPU_CODE
+from tfenv.rules.metal import METAL
+from tfenv.rules.model import Candidate, Requirement, VersionCandidate, fact_candidates
+from tfenv.rules.toolkit import CUDA_GPU_RANGE, CUDNN_CUDA, CUDNN_GPU
+from tfenv.rules.wheels import GLIBC, NO_WHEEL, PYTHON, STUB
+
+if TYPE_CHECKING:
+    from tfenv.models.target import Target
+
+__all__ = [
+    "DRIVER",
+    "GLIBC",
+    "NO_WHEEL",
+    "RULES",
+    "Context",
+    "Failure",
+    "Rule",
+    "failures",
+    "requirements_for",
+    "rule",
+]
+
+RULES: tuple[Rule, ...] = (
+    DRIVER,
+    PYTHON,
+    GPU_CODE,
+    CUDA_GPU_RANGE,
+    CUDNN_GPU,
+    GPU_PLATFORM,
+    NO_WHEEL,
+    STUB,
+    GLIBC,
+    METAL,
+    CUDA,
+    CUDNN,
+    CUDNN_CUDA,
+)
+_BY_KIND = {r.kind: r for r in RULES}
+_FIXED = ("platform", "gpu", "driver", "python")
+
+
+def rule(kind: str) -> Optional[Rule]:
+    """The rule whose requirements have ``kind`` (None for the solver's own kinds)."""
+    return _BY_KIND.get(kind)
+
+
+def requirements_for(ctx: Context, candidate: Candidate) -> tuple[Requirement, ...]:
+    """Every requirement the rules place on the stack for ``candidate``."""
+    out: list[Requirement] = []
+    for r in RULES:
+        if r.on == candidate.identifier:
+            out.extend(r.needs(ctx, candidate))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A requirement the target's facts do not meet, and the rule it comes from."""
+
+    rule: Rule
+    requirement: Requirement
+
+    def sentence(self, target: Target) -> str:
+        """ "needs an NVIDIA driver >= 525.60.13 (...), but this machine's driver is ..."."""
+        fact = self.rule.target_fact(target)
+        return f"needs {self.requirement.text}" + (f", {fact}" if fact else "")
+
+
+def failures(
+    ctx: Context,
+    candidate: Candidate,
+    kinds: Optional[Iterable[str]] = None,
+    *,
+    pinned: bool = True,
+) -> list[Failure]:
+    """The requirements ``candidate`` places on the target's fixed facts that fail.
+
+    The facts are the target's platform, GPU, driver and (when it fixes one) Python.
+    With ``pinned``, where a candidate pins the CUDA or cuDNN version, the rules of
+    that version are checked too (a CUDA toolkit's GPU range, cuDNN's minimum GPU).
+    """
+    wanted = set(kinds) if kinds is not None else None
+    facts = fact_candidates(ctx.target)
+    out: list[Failure] = []
+    reqs = requirements_for(ctx, candidate)
+    for req in _with_pinned(ctx, reqs) if pinned else reqs:
+        found = rule(req.kind)
+        if found is None or (wanted is not None and req.kind not in wanted):
+            continue
+        fact = facts.get(req.identifier) if req.identifier in _FIXED else None
+        if fact is not None and not req.test(fact):
+            out.append(Failure(found, req))
+    return out
+
+
+def _with_pinned(ctx: Context, reqs: tuple[Requirement, ...]) -> list[Requirement]:
+    out = list(reqs)
+    for req in reqs:
+        if req.identifier in ("cuda", "cudnn") and req.keys is not None and len(req.keys) == 1:
+            from packaging.version import Version
+
+            v = Version(req.keys[0])
+            pinned = VersionCandidate(req.identifier, req.keys[0], str(v), 0, v)
+            out.extend(requirements_for(ctx, pinned))
+    return out

@@ -1,0 +1,69 @@
+"""What a compatibility rule is.
+
+A rule turns the facts of the knowledge base into requirements that one kind of
+candidate (a TensorFlow release, a CUDA version, a cuDNN series) places on the
+stack, each with its sentence and what makes it hold. It also says the fact of the
+target a failure is about ("this machine's driver is 470.82.01 (given)") and the
+heading under which failures are grouped ("The NVIDIA driver is too old").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Literal, Optional
+
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+    from tfenv.kb import KnowledgeBase
+    from tfenv.models.target import Request, Target
+    from tfenv.rules.model import Candidate, Requirement
+
+__all__ = ["Context", "Rule"]
+
+
+@dataclass(frozen=True)
+class Context:
+    """The knowledge base, the machine and the request the rules apply to."""
+
+    kb: KnowledgeBase
+    target: Target
+    request: Optional[Request] = None
+
+
+Needs = Callable[[Context, "Candidate"], "tuple[Requirement, ...]"]
+Fact = Callable[["Target"], Optional[str]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str  # the requirements' kind: "driver", "python", "gpu-code", ...
+    topic: str  # the heading of a conflict: "The NVIDIA driver is too old"
+    on: str  # the identifier whose candidates carry the requirements: "tensorflow"
+    needs: Needs  # the requirements one candidate places on the stack
+    fact: Optional[Fact] = None  # the target's fact a failure is about
+    fact_key: Optional[str] = None  # its name in Target.detected ("driver", "gpu", ...)
+    reads: Literal["index", "builds", "none"] = "builds"  # the facts it is decided from
+    change_kind: Optional[str] = None  # the changes.yaml kind that records a move of it
+    check_hint: str = ""  # how to read the fact on a machine ("'nvidia-smi' shows it")
+
+    def sources(self, kb: KnowledgeBase, version: Version) -> tuple[str, ...]:
+        """Where the facts that decide this rule for ``version`` come from."""
+        if self.reads == "index":
+            release = kb.index.release("tensorflow", version)
+            return release.provenance.sources[:1] if release else ()
+        if self.reads == "builds":
+            build = kb.builds.for_version(version)
+            return build.provenance.sources[:1] if build else ()
+        return ()
+
+    def target_fact(self, target: Target) -> Optional[str]:
+        """ "but this machine's driver is 470.82.01 (given)", or None."""
+        if self.fact is None:
+            return None
+        text = self.fact(target)
+        if text is None:
+            return None
+        if self.fact_key is not None:
+            text += " (detected)" if self.fact_key in target.detected else " (given)"
+        return f"but {text}"
