@@ -15,10 +15,10 @@ from packaging.version import Version
 from tfenv.errors import ConfigError, UsageError
 from tfenv.host import write_host_file
 from tfenv.host.profile import (
-    CudaToolkit,
     CudnnInstall,
     GpuInfo,
     HostProfile,
+    InstalledToolkit,
     read_host_file,
 )
 
@@ -37,7 +37,7 @@ def sample() -> HostProfile:
             GpuInfo(1, "NVIDIA TITAN V", Version("7.0"), "kb", 12288, False, "GPU-1"),
             GpuInfo(2, "NVIDIA A100-SXM4-80GB", Version("8.0"), "nvml", 81920, True, "GPU-2"),
         ),
-        cuda_toolkits=(CudaToolkit(Version("12.2"), "/usr/local/cuda-12.2", "version.json"),),
+        cuda_toolkits=(InstalledToolkit(Version("12.2"), "/usr/local/cuda-12.2", "version.json"),),
         cudnn=(CudnnInstall(Version("8.9.7"), "/usr/include/cudnn_version.h"),),
         packages=(("nvidia-cudnn-cu12", "8.9.7.29"), ("tensorflow", "2.15.1")),
         notes=("a note.",),

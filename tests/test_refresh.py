@@ -15,7 +15,7 @@ import pytest
 
 from tests.index_server import IndexServer, serve
 from tfenv.cli import main
-from tfenv.errors import IndexError_, KBValidationError
+from tfenv.errors import IndexUnreachable, KBValidationError
 from tfenv.kb import index as kb_index
 from tfenv.kb._index_url import configured_index_url, pip_config_index_url, pips_default
 from tfenv.kb.refresh import RefreshOutcome, refresh
@@ -106,7 +106,7 @@ def test_metadata_missing_everywhere_is_an_error(server: IndexServer, tmp_path: 
     wheel = "tensorflow-2.15.0-cp310-cp310-win_amd64.whl"
     server.faults[f"/files/{wheel}.metadata"] = ["404"]
     server.faults[f"/files/{wheel}"] = ["404"]
-    with pytest.raises(IndexError_, match=r"win_amd64\.whl"):
+    with pytest.raises(IndexUnreachable, match=r"win_amd64\.whl"):
         _run(server, tmp_path, packages=["tensorflow"])
     assert _files(tmp_path) == {}
 
@@ -122,7 +122,7 @@ def test_http_500_then_success_is_retried(server: IndexServer, tmp_path: Path) -
 
 def test_persistent_500_gives_index_error_and_no_file(server: IndexServer, tmp_path: Path) -> None:
     server.faults["/simple/tensorflow-intel/"] = ["500"] * 3
-    with pytest.raises(IndexError_) as info:
+    with pytest.raises(IndexUnreachable) as info:
         _run(server, tmp_path)
     msg = str(info.value)
     assert "/simple/tensorflow-intel/" in msg
@@ -134,7 +134,7 @@ def test_persistent_500_gives_index_error_and_no_file(server: IndexServer, tmp_p
 def test_hang_past_timeout(server: IndexServer, tmp_path: Path) -> None:
     server.hang_s = 1.5
     server.faults["/simple/tensorflow/"] = ["hang", "hang"]
-    with pytest.raises(IndexError_, match="no answer within the timeout"):
+    with pytest.raises(IndexUnreachable, match="no answer within the timeout"):
         _run(server, tmp_path, packages=["tensorflow"], timeout=0.3, attempts=2)
     assert _files(tmp_path) == {}
 
@@ -144,7 +144,7 @@ def test_truncated_body_is_retried_then_reported(server: IndexServer, tmp_path: 
     server.faults[f"/files/{wheel}.metadata"] = ["truncate"]
     _run(server, tmp_path / "ok", packages=["tensorflow"])  # one truncation: retried
     server.faults[f"/files/{wheel}.metadata"] = ["truncate"] * 3
-    with pytest.raises(IndexError_, match=r"win_amd64\.whl\.metadata"):
+    with pytest.raises(IndexUnreachable, match=r"win_amd64\.whl\.metadata"):
         _run(server, tmp_path / "bad", packages=["tensorflow"])
     assert _files(tmp_path / "bad") == {}
 
@@ -153,7 +153,7 @@ def test_failed_run_keeps_previous_files(server: IndexServer, tmp_path: Path) ->
     _run(server, tmp_path)
     before = _files(tmp_path)
     server.faults["/simple/tensorflow-metal/"] = ["500"] * 3
-    with pytest.raises(IndexError_):
+    with pytest.raises(IndexUnreachable):
         _run(server, tmp_path)
     assert _files(tmp_path) == before
     assert not list((tmp_path / "index").glob(".*"))  # no temp files left

@@ -38,9 +38,9 @@ from typing import Any, Callable, Optional, Union
 from packaging.requirements import InvalidRequirement, Requirement
 
 from tfenv import errors, specs
+from tfenv.errors import ConfigError
 from tfenv.kb._fields import Node
-from tfenv.models.target import MachineArgs
-from tfenv.routes import MANAGERS
+from tfenv.models.target import MANAGERS, MachineArgs
 
 __all__ = [
     "CONFIG_FILES",
@@ -80,14 +80,6 @@ _TARGET_KEYS = (
     "allow-cpu",
 )
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
-
-
-class ConfigError(errors.ConfigError):
-    """A malformed configuration; ``key`` is the dotted key at fault (``""`` for the file)."""
-
-    def __init__(self, message: str, *, key: str = "", hint: Optional[str] = None) -> None:
-        super().__init__(message, hint=hint)
-        self.key = key
 
 
 @dataclass(frozen=True)

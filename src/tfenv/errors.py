@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "DetectionError",
-    "IndexError_",
+    "IndexUnreachable",
     "KBValidationError",
     "TfenvError",
     "UnsatisfiableError",
@@ -21,12 +21,10 @@ __all__ = [
 class TfenvError(Exception):
     """Base class: ``message`` is one paragraph, ``hint`` an optional way out.
 
-    ``reference`` is a stable kebab-case name documented in docs/errors.md.
     ``exit_code`` is what the CLI returns: 2 for bad input, 1 for a valid
     question with no answer.
     """
 
-    reference = "tfenv-error"
     exit_code = 2
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
@@ -43,13 +41,9 @@ class TfenvError(Exception):
 class UsageError(TfenvError):
     """A flag or argument the user gave cannot be understood."""
 
-    reference = "bad-input"
-
 
 class KBValidationError(TfenvError):
     """A knowledge-base data file is malformed; names the file and the path inside it."""
-
-    reference = "kb-invalid"
 
     def __init__(self, file: str, path: str, problem: str) -> None:
         where = f"{file}: at {path}" if path else file
@@ -60,26 +54,25 @@ class KBValidationError(TfenvError):
 
 
 class ConfigError(TfenvError):
-    """A configuration or host file is malformed."""
+    """A configuration or host file is malformed; ``key`` is the dotted key at fault
+    (``""`` for the whole file)."""
 
-    reference = "bad-config"
+    def __init__(self, message: str, *, key: str = "", hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.key = key
 
 
 class DetectionError(TfenvError):
     """Reading the host failed in a way the user must hear about."""
 
-    reference = "detect-failed"
 
-
-class IndexError_(TfenvError):
+class IndexUnreachable(TfenvError):
     """The package index could not be read (network, HTTP status, bad body)."""
 
-    reference = "index-unreachable"
     exit_code = 1
 
 
 class UnsatisfiableError(TfenvError):
     """A valid request that no TensorFlow stack satisfies."""
 
-    reference = "unsatisfiable"
     exit_code = 1

@@ -23,7 +23,7 @@ _MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.commands.resolve import add_machine_flags
-    from tfenv.routes import MANAGERS
+    from tfenv.models.target import MANAGERS
 
     src = parser.add_mutually_exclusive_group()
     src.add_argument(

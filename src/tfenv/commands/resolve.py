@@ -14,7 +14,7 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from tfenv.routes import MANAGERS
+    from tfenv.models.target import MANAGERS
 
     parser.add_argument(
         "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"

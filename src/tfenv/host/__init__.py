@@ -23,19 +23,19 @@ from tfenv.host.probes import DEFAULT_TIMEOUT, Probes
 from tfenv.host.profile import (
     ARCHES,
     OS_KINDS,
-    CudaToolkit,
     CudnnInstall,
     GpuInfo,
     HostProfile,
+    InstalledToolkit,
     read_host_file,
 )
 
 __all__ = [
     "OVERRIDABLE",
-    "CudaToolkit",
     "CudnnInstall",
     "GpuInfo",
     "HostProfile",
+    "InstalledToolkit",
     "Probes",
     "detect",
     "read_host_file",

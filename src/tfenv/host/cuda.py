@@ -14,7 +14,7 @@ from typing import Optional
 
 from tfenv.host import parse
 from tfenv.host.probes import Probes
-from tfenv.host.profile import CudaToolkit, CudnnInstall
+from tfenv.host.profile import CudnnInstall, InstalledToolkit
 
 __all__ = ["detect_cudnn", "detect_toolkits", "toolkit_folders"]
 
@@ -64,10 +64,10 @@ def toolkit_folders(probes: Probes, os_kind: str) -> list[str]:
     return out
 
 
-def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[CudaToolkit], list[str]]:
+def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[InstalledToolkit], list[str]]:
     """Toolkits found, and notes about folders that looked like one but were not readable."""
     nvcc_name = "nvcc.exe" if os_kind == "windows" else "nvcc"
-    found: list[CudaToolkit] = []
+    found: list[InstalledToolkit] = []
     notes: list[str] = []
     for folder in toolkit_folders(probes, os_kind):
         nvcc = _join(os_kind, folder, "bin", nvcc_name)
@@ -79,7 +79,7 @@ def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[CudaToolkit], li
         if tk is None and has_nvcc:
             out = probes.run([nvcc, "--version"])
             version = None if out.problem else parse.parse_nvcc(out.text)
-            tk = CudaToolkit(version, folder, "nvcc") if version else None
+            tk = InstalledToolkit(version, folder, "nvcc") if version else None
             if tk is None:
                 notes.append(f"The CUDA toolkit in {folder} has no readable version.")
         if tk is not None:
@@ -88,14 +88,14 @@ def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[CudaToolkit], li
     return found, notes
 
 
-def _from_files(probes: Probes, folder: str, os_kind: str) -> Optional[CudaToolkit]:
+def _from_files(probes: Probes, folder: str, os_kind: str) -> Optional[InstalledToolkit]:
     for name in ("version.json", "version.txt"):
         text = probes.read(_join(os_kind, folder, name))
         if text is None:
             continue
         version = parse.parse_cuda_version_file(text)
         if version is not None:
-            return CudaToolkit(version, folder, name)
+            return InstalledToolkit(version, folder, name)
     return None
 
 

@@ -24,10 +24,10 @@ __all__ = [
     "CC_SOURCES",
     "OS_KINDS",
     "SCHEMA",
-    "CudaToolkit",
     "CudnnInstall",
     "GpuInfo",
     "HostProfile",
+    "InstalledToolkit",
     "read_host_file",
 ]
 
@@ -78,7 +78,7 @@ class GpuInfo:
 
 
 @dataclass(frozen=True)
-class CudaToolkit:
+class InstalledToolkit:
     """A CUDA toolkit installed system-wide; ``version`` is the release (major.minor)."""
 
     version: Version
@@ -113,7 +113,7 @@ class HostProfile:
     driver: Optional[str] = None
     driver_cuda: Optional[Version] = None
     gpus: tuple[GpuInfo, ...] = ()
-    cuda_toolkits: tuple[CudaToolkit, ...] = ()
+    cuda_toolkits: tuple[InstalledToolkit, ...] = ()
     cudnn: tuple[CudnnInstall, ...] = ()
     packages: tuple[tuple[str, str], ...] = ()  # (distribution name, version), sorted
     notes: tuple[str, ...] = ()
@@ -252,9 +252,9 @@ def _gpu(g: Node) -> GpuInfo:
     )
 
 
-def _toolkit(t: Node) -> CudaToolkit:
+def _toolkit(t: Node) -> InstalledToolkit:
     t.only("version", "path", "source")
-    return CudaToolkit(
+    return InstalledToolkit(
         version=t.get("version").version(strict=True),
         path=t.get("path").string(),
         source=t.get("source").string(),

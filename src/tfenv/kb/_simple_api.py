@@ -1,7 +1,7 @@
 """HTTP access to a PEP 691 simple index: project pages and per-wheel core metadata.
 
 Only the refresh tool imports this module (it imports httpx). Every failure is
-raised as :class:`tfenv.errors.IndexError_` naming the URL and what failed.
+raised as :class:`tfenv.errors.IndexUnreachable` naming the URL and what failed.
 
 Core metadata of a wheel is read in this order:
 
@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional, TypeVar
 
 import httpx
 
-from tfenv.errors import IndexError_
+from tfenv.errors import IndexUnreachable
 from tfenv.kb import _wheel_zip
 
 __all__ = ["SIMPLE_JSON", "IndexFile", "SimpleIndex"]
@@ -87,7 +87,7 @@ class SimpleIndex:
         def parse(resp: httpx.Response) -> list[IndexFile]:
             ctype = resp.headers.get("content-type", "").split(";")[0].strip()
             if ctype != SIMPLE_JSON:
-                raise IndexError_(
+                raise IndexUnreachable(
                     f"The package index at {url} answered with content type {ctype!r} instead "
                     f"of the PEP 691 JSON form ({SIMPLE_JSON}); tfenv refresh needs an index "
                     "that serves PEP 691 JSON."
@@ -146,12 +146,12 @@ class SimpleIndex:
         try:
             return _wheel_zip.read_metadata(tail, fetch)
         except _NotFound:
-            raise IndexError_(
+            raise IndexUnreachable(
                 f"Reading the METADATA of the wheel {file.url} failed: the wheel answered "
                 "HTTP 404 (and the index serves no PEP 658 metadata file for it)."
             ) from None
         except _wheel_zip.ZipProblem as exc:
-            raise IndexError_(
+            raise IndexUnreachable(
                 f"Reading the METADATA of the wheel {file.url} with HTTP range requests "
                 f"failed: {exc}. The index advertises no PEP 658 metadata file for it."
             ) from None
@@ -175,7 +175,7 @@ class SimpleIndex:
                 if resp.status_code in _RETRY_STATUS:
                     raise _Retryable(f"HTTP status {resp.status_code}")
                 if resp.status_code >= 400:
-                    raise IndexError_(
+                    raise IndexUnreachable(
                         f"Reading {what} from the package index failed: {url} answered "
                         f"HTTP {resp.status_code}."
                     )
@@ -186,7 +186,7 @@ class SimpleIndex:
                 problem = f"a connection or transfer error ({type(exc).__name__}: {exc})"
             except _Retryable as exc:
                 problem = str(exc)
-        raise IndexError_(
+        raise IndexUnreachable(
             f"Reading {what} from the package index failed after {self._attempts} "
             f"attempt(s): {url}: {problem}."
         )
@@ -228,8 +228,10 @@ def _tail_body(resp: httpx.Response) -> tuple[int, bytes]:
 
 
 def _parse_page(page: Any, base: str, url: str) -> list[IndexFile]:
-    def bad(problem: str) -> IndexError_:
-        return IndexError_(f"The package index page {url} is not valid PEP 691 JSON: {problem}.")
+    def bad(problem: str) -> IndexUnreachable:
+        return IndexUnreachable(
+            f"The package index page {url} is not valid PEP 691 JSON: {problem}."
+        )
 
     if not isinstance(page, dict) or not isinstance(page.get("files"), list):
         raise bad("it has no 'files' list")

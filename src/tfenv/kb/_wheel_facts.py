@@ -49,7 +49,7 @@ STUB_MAX_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
-class Target:
+class Served:
     """One platform a wheel tag serves, with its OS floor."""
 
     platform: str
@@ -57,7 +57,7 @@ class Target:
     macos: Optional[str]
 
 
-def tag_targets(tag: Tag) -> tuple[Optional[str], tuple[Target, ...]]:
+def tag_targets(tag: Tag) -> tuple[Optional[str], tuple[Served, ...]]:
     """(python, targets) of one wheel tag; python is None for tags we ignore."""
     return _python_of(tag), _targets_of(tag.platform)
 
@@ -72,21 +72,21 @@ def _python_of(tag: Tag) -> Optional[str]:
     return None
 
 
-def _targets_of(plat: str) -> tuple[Target, ...]:
+def _targets_of(plat: str) -> tuple[Served, ...]:
     if plat == "any":
-        return tuple(Target(p.key, None, None) for p in PLATFORMS)
+        return tuple(Served(p.key, None, None) for p in PLATFORMS)
     m = _MANYLINUX.match(plat)
     if m:
         glibc = _LEGACY_GLIBC.get(m.group(1)) or f"{m.group(2)}.{m.group(3)}"
-        return tuple(Target(p.key, glibc, None) for p in _serving("linux", m.group(4)))
+        return tuple(Served(p.key, glibc, None) for p in _serving("linux", m.group(4)))
     m = _MACOS.match(plat)
     if m:
         floor = f"{m.group(1)}.{m.group(2)}"
         return tuple(
-            Target(p.key, None, _max_version(floor, p.first_os or floor))
+            Served(p.key, None, _max_version(floor, p.first_os or floor))
             for p in _serving("macos", m.group(3))
         )
-    return tuple(Target(p.key, None, None) for p in _serving("windows", plat))
+    return tuple(Served(p.key, None, None) for p in _serving("windows", plat))
 
 
 def _serving(os: str, tag_arch: str) -> tuple[Platform, ...]:

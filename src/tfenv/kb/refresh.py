@@ -33,7 +33,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from tfenv.errors import IndexError_, UsageError
+from tfenv.errors import IndexUnreachable, UsageError
 from tfenv.kb._drift import drift
 from tfenv.kb._records import ParsedFile, cuda_record, parse_files, release_record
 from tfenv.kb._simple_api import IndexFile, SimpleIndex
@@ -146,7 +146,7 @@ def _wanted(packages: Optional[Sequence[str]]) -> set[str]:
 def _page(index: SimpleIndex, name: str) -> list[IndexFile]:
     files = index.project(name)
     if files is None:
-        raise IndexError_(
+        raise IndexUnreachable(
             f"The package index has no project {name!r}: {index.project_url(name)} answered 404."
         )
     return files
@@ -183,7 +183,9 @@ def _fetch_metadata(
         try:
             return p.file.filename, parse_metadata(body, p.file.url)
         except ValueError as exc:
-            raise IndexError_(f"The core metadata of {p.file.url} is not usable: {exc}.") from None
+            raise IndexUnreachable(
+                f"The core metadata of {p.file.url} is not usable: {exc}."
+            ) from None
 
     futures = [pool.submit(one, p) for p in wheels]
     try:

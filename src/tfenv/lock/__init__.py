@@ -47,7 +47,6 @@ __all__ = [
 class LockError(TfenvError):
     """Locking failed (uv, the index, a target, a file): exit code 1."""
 
-    reference = "lock-failed"
     exit_code = 1
 
 

@@ -62,20 +62,15 @@ DEFAULT_OSX = "11.0"  # conda-lock's default __osx; the first macOS of Apple sil
 class CondaLockError(TfenvError):
     """The conda half of a lock could not be made."""
 
-    reference = "conda-lock-failed"
     exit_code = 1
 
 
 class CondaLockUnavailableError(CondaLockError):
     """py-rattler or conda-lock is not installed (or Python is older than 3.10)."""
 
-    reference = "conda-lock-unavailable"
-
 
 class CondaUnsatisfiableError(CondaLockError):
     """The conda solver found no environment for the specs on the target."""
-
-    reference = "conda-unsatisfiable"
 
     def __init__(self, message: str, *, solver_message: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
@@ -84,8 +79,6 @@ class CondaUnsatisfiableError(CondaLockError):
 
 class CondaChannelError(CondaLockError):
     """A channel's repodata could not be read (network, missing subdir, empty cache offline)."""
-
-    reference = "conda-channel-unreadable"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,10 @@ from packaging.version import InvalidVersion, Version
 from tfenv.models.driver import DriverVersion
 from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
 
-__all__ = ["MachineArgs", "Request", "Target"]
+__all__ = ["MANAGERS", "MachineArgs", "Request", "Target"]
+
+#: What --manager (and a target's ``manager`` key) accepts; each route says which select it.
+MANAGERS = ("auto", "pip", "conda", "container")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from tfenv.models.target import Target
 
 __all__ = [
-    "MANAGERS",
     "ROUTES",
     "Choice",
     "Delivery",
@@ -63,8 +62,6 @@ ROUTES: tuple[Route, ...] = (
     ContainerRoute(),
 )
 _BY_NAME = {r.name: r for r in ROUTES}
-#: The values of --manager and of a target's ``manager`` key.
-MANAGERS: tuple[str, ...] = tuple(dict.fromkeys(m for r in ROUTES for m in r.managers))
 
 
 def route(name: str) -> Route:

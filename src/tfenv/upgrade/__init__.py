@@ -11,6 +11,6 @@
 
 from __future__ import annotations
 
-from tfenv.upgrade.model import Finding, PackageChange, TargetReport, UpgradeReport
+from tfenv.upgrade.model import PackageChange, TargetReport, UpgradeFinding, UpgradeReport
 
-__all__ = ["Finding", "PackageChange", "TargetReport", "UpgradeReport"]
+__all__ = ["PackageChange", "TargetReport", "UpgradeFinding", "UpgradeReport"]

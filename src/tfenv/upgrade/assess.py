@@ -15,7 +15,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.upgrade import checks, warnings
-from tfenv.upgrade.model import Finding, Severity, TargetReport
+from tfenv.upgrade.model import Severity, TargetReport, UpgradeFinding
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -115,22 +115,24 @@ def _accelerator(cur: Resolution, target: Target, inp: TargetInput) -> str:
     return "metal" if target.platform.key == "macos_arm64" else ""
 
 
-def _solver_blockers(new: Resolution, cur: Resolution, found: list[Finding]) -> list[Finding]:
+def _solver_blockers(
+    new: Resolution, cur: Resolution, found: list[UpgradeFinding]
+) -> list[UpgradeFinding]:
     """What the solver rejects (or demotes to the CPU) that no check named."""
     if any(f.severity == "blocker" for f in found):
         return []
     if new.plan is None:
         summary = "It does not resolve here: " + " ".join(new.conflicts)
         fix = new.suggestions[0] if new.suggestions else "Run 'tfenv resolve' for details."
-        return [Finding("blocker", "resolve", summary.rstrip("."), fix)]
+        return [UpgradeFinding("blocker", "resolve", summary.rstrip("."), fix)]
     if cur.plan is not None and cur.plan.gpu and not new.plan.gpu:
         summary = f"TensorFlow {new.plan.tensorflow} would run on the CPU here, not the GPU"
-        return [Finding("blocker", "platform", summary, "Stay on the current release.")]
+        return [UpgradeFinding("blocker", "platform", summary, "Stay on the current release.")]
     return []
 
 
-def _dedupe(found: list[Finding]) -> tuple[Finding, ...]:
-    out: list[Finding] = []
+def _dedupe(found: list[UpgradeFinding]) -> tuple[UpgradeFinding, ...]:
+    out: list[UpgradeFinding] = []
     seen: set[tuple[str, str]] = set()
     for f in sorted(found, key=lambda x: ("blocker", "warning", "info").index(x.severity)):
         key = (f.kind, f.ref or f.summary)
@@ -148,7 +150,7 @@ def _report(
     cur: Resolution,
     new: Resolution,
     facts: checks.Facts,
-    found: tuple[Finding, ...],
+    found: tuple[UpgradeFinding, ...],
 ) -> TargetReport:
     from tfenv.upgrade.diff import package_diff
 

@@ -17,7 +17,7 @@ from tfenv import rules
 from tfenv.kb.releases import TfOption, tf_options
 from tfenv.rules.model import TfCandidate
 from tfenv.upgrade.changes import boundary, sources_of, window
-from tfenv.upgrade.model import Finding, Severity
+from tfenv.upgrade.model import Severity, UpgradeFinding
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -86,12 +86,12 @@ class Facts:
         return next((r.text for r in rules.requirements_for(ctx, c) if r.kind == kind), None)
 
 
-def blockers(f: Facts) -> list[Finding]:
+def blockers(f: Facts) -> list[UpgradeFinding]:
     """Every rule the new release fails here, each with its boundary and its fix."""
     if f.option(f.end) is None:
         return [_not_on_index(f)]
     failed = {x.rule.kind: x for x in f.failures(f.end)}
-    out: list[Finding] = []
+    out: list[UpgradeFinding] = []
     for kind in _ORDER:
         if kind in failed:
             out.append(_finding(f, failed[kind]))
@@ -103,7 +103,7 @@ def blockers(f: Facts) -> list[Finding]:
     return out
 
 
-def _finding(f: Facts, failure: rules.Failure) -> Finding:
+def _finding(f: Facts, failure: rules.Failure) -> UpgradeFinding:
     rule = failure.rule
 
     def holds(v: Version) -> bool:
@@ -121,7 +121,7 @@ def _walked(
     summary: str,
     fix: str,
     severity: Severity,
-) -> Finding:
+) -> UpgradeFinding:
     edge = boundary(f.kb, f.start, f.end, holds)
     prev, first = edge if edge else (None, f.end)
     if prev is not None and holds(prev):
@@ -131,10 +131,10 @@ def _walked(
     changes = window(f.kb, (kind,), prev if prev is not None else f.start, first)
     sources = sources_of(changes) or rule.sources(f.kb, first)
     ref = changes[0].id if len(changes) == 1 else None
-    return Finding(severity, kind, summary, fix.rstrip(".") + ".", sources, ref)
+    return UpgradeFinding(severity, kind, summary, fix.rstrip(".") + ".", sources, ref)
 
 
-def _unknown(f: Facts, rule: rules.Rule) -> Optional[Finding]:
+def _unknown(f: Facts, rule: rules.Rule) -> Optional[UpgradeFinding]:
     """A warning where the new release needs more of a fact this machine did not give."""
     assert rule.fact_key is not None
     if getattr(f.target, rule.fact_key) is not None:
@@ -154,10 +154,10 @@ def _unknown(f: Facts, rule: rules.Rule) -> Optional[Finding]:
     changes = window(f.kb, (kind,), edge[0] if edge else f.start, first)
     sources = sources_of(changes) or rule.sources(f.kb, first)
     ref = changes[0].id if len(changes) == 1 else None
-    return Finding("warning", kind, summary, fix + ".", sources, ref)
+    return UpgradeFinding("warning", kind, summary, fix + ".", sources, ref)
 
 
-def _not_on_index(f: Facts) -> Finding:
+def _not_on_index(f: Facts) -> UpgradeFinding:
     summary = (
         f"TensorFlow {f.end} cannot be installed on {f.target.platform}: no wheel on the index"
     )

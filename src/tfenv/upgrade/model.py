@@ -5,14 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
-__all__ = ["SEVERITIES", "Finding", "PackageChange", "Severity", "TargetReport", "UpgradeReport"]
+__all__ = [
+    "SEVERITIES",
+    "PackageChange",
+    "Severity",
+    "TargetReport",
+    "UpgradeFinding",
+    "UpgradeReport",
+]
 
 Severity = Literal["blocker", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("blocker", "warning", "info")
 
 
 @dataclass(frozen=True)
-class Finding:
+class UpgradeFinding:
     """One change that matters on one target, with the way out and where the fact comes from."""
 
     severity: Severity
@@ -64,7 +71,7 @@ class TargetReport:
     resolves: bool
     current: Optional[dict[str, Any]] = None  # Plan.to_dict() of the current version
     new: Optional[dict[str, Any]] = None  # Plan.to_dict() of the new version
-    findings: tuple[Finding, ...] = ()
+    findings: tuple[UpgradeFinding, ...] = ()
     conflicts: tuple[str, ...] = ()
     suggestions: tuple[str, ...] = ()
     packages: tuple[PackageChange, ...] = ()

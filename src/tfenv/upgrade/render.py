@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from tfenv.upgrade.model import Finding, TargetReport, UpgradeReport
+from tfenv.upgrade.model import TargetReport, UpgradeFinding, UpgradeReport
 
 __all__ = ["to_json", "to_markdown", "to_text"]
 
@@ -56,7 +56,7 @@ def _target_text(t: TargetReport) -> list[str]:
     return out
 
 
-def _src(f: Finding) -> str:
+def _src(f: UpgradeFinding) -> str:
     text = "; ".join(f.sources) if f.sources else "-"
     return f"[{f.ref}] {text}" if f.ref else text
 

@@ -15,7 +15,7 @@ from packaging.version import Version
 
 from tfenv.rules.gpu_code import gpu_code
 from tfenv.upgrade.changes import boundary, crossed, sources_of, window
-from tfenv.upgrade.model import Finding, Severity
+from tfenv.upgrade.model import Severity, UpgradeFinding
 
 if TYPE_CHECKING:
     from tfenv.kb.tensorflow import Change, KnownIssue
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["warnings"]
 
 
-def warnings(f: Facts, current: CurrentState, plan: Optional[Plan]) -> list[Finding]:
+def warnings(f: Facts, current: CurrentState, plan: Optional[Plan]) -> list[UpgradeFinding]:
     out = [x for x in (_keras(f), _layout(f)) if x is not None]
     if f.wants_gpu == "cuda" and f.target.has_nvidia_gpu:
         out += [x for x in (_major(f, "cuda"), _major(f, "cudnn"), _gpu_code(f)) if x is not None]
@@ -47,7 +47,7 @@ def _finding(
     summary: str,
     fix: str,
     severity: Severity = "warning",
-) -> Finding:
+) -> UpgradeFinding:
     prev, first = _edge(f, value)
     changes = window(f.kb, (kind,), prev, first)
     build = f.kb.builds.for_version(first)
@@ -57,7 +57,7 @@ def _finding(
         fix = changes[0].action
     if fix and not fix.endswith("."):
         fix += "."
-    return Finding(severity, kind, summary, fix, sources, ref)
+    return UpgradeFinding(severity, kind, summary, fix, sources, ref)
 
 
 # -- Keras -----------------------------------------------------------------------------
@@ -68,7 +68,7 @@ def _keras_major(f: Facts, v: Version) -> Optional[int]:
     return build.keras_major if build else None
 
 
-def _keras(f: Facts) -> Optional[Finding]:
+def _keras(f: Facts) -> Optional[UpgradeFinding]:
     old, new = _keras_major(f, f.start), _keras_major(f, f.end)
     if old is None or new is None or old == new:
         return None
@@ -98,7 +98,7 @@ def _cuda_of(f: Facts, v: Version, what: str) -> Optional[Version]:
     return value
 
 
-def _major(f: Facts, what: str) -> Optional[Finding]:
+def _major(f: Facts, what: str) -> Optional[UpgradeFinding]:
     old, new = _cuda_of(f, f.start, what), _cuda_of(f, f.end, what)
     if old is None or new is None or old.major == new.major:
         return None
@@ -126,7 +126,7 @@ def _mode(f: Facts, v: Version) -> Optional[str]:
     return code.mode if code else None
 
 
-def _gpu_code(f: Facts) -> Optional[Finding]:
+def _gpu_code(f: Facts) -> Optional[UpgradeFinding]:
     old, new = _mode(f, f.start), _mode(f, f.end)
     if old is None or new is None or old == new:
         return None
@@ -154,7 +154,7 @@ def _stub(f: Facts, v: Version) -> Optional[str]:
     return o.wheels.stub_for if o is not None and o.wheels is not None else None
 
 
-def _layout(f: Facts) -> Optional[Finding]:
+def _layout(f: Facts) -> Optional[UpgradeFinding]:
     old, new = _stub(f, f.start), _stub(f, f.end)
     if old == new or f.option(f.end) is None or f.option(f.end).wheels is None:  # type: ignore[union-attr]
         return None
@@ -168,8 +168,8 @@ def _layout(f: Facts) -> Optional[Finding]:
 # -- known issues of the new release ---------------------------------------------------
 
 
-def _issues(f: Facts, plan: Optional[Plan]) -> list[Finding]:
-    out: list[Finding] = []
+def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
+    out: list[UpgradeFinding] = []
     package = plan.package if plan else "tensorflow"
     for issue in f.kb.known_issues:
         if not issue.matches(f.end, f.target.platform.key, package):
@@ -181,7 +181,9 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[Finding]:
         fix = f"Use TensorFlow {other} instead" if other else "See the source for the workaround"
         summary = f"Known issue in TensorFlow {f.end}: {issue.summary}"
         out.append(
-            Finding(severity, "issue", summary, fix + ".", issue.provenance.sources[:1], issue.id)
+            UpgradeFinding(
+                severity, "issue", summary, fix + ".", issue.provenance.sources[:1], issue.id
+            )
         )
     return out
 
@@ -202,8 +204,8 @@ def _unaffected(f: Facts, issue: KnownIssue) -> Optional[Version]:
 # -- recorded packaging and API changes ------------------------------------------------
 
 
-def _recorded(f: Facts, current: CurrentState) -> list[Finding]:
-    out: list[Finding] = []
+def _recorded(f: Facts, current: CurrentState) -> list[UpgradeFinding]:
+    out: list[UpgradeFinding] = []
     for change in crossed(f.kb, f.start, f.end):
         if change.kind not in ("packaging", "api") or not _relevant(f, change, current):
             continue
@@ -220,10 +222,12 @@ def _relevant(f: Facts, change: Change, current: CurrentState) -> bool:
     return True
 
 
-def _change_finding(f: Facts, change: Change) -> Finding:
+def _change_finding(f: Facts, change: Change) -> UpgradeFinding:
     sources = change.provenance.sources[:1]
     if f.up:
-        return Finding("warning", change.kind, change.summary, change.action, sources, change.id)
+        return UpgradeFinding(
+            "warning", change.kind, change.summary, change.action, sources, change.id
+        )
     severity: Severity = "warning" if change.kind == "api" else "info"
     summary = f"Going below {change.since} undoes: {change.summary}"
     fix = (
@@ -231,4 +235,4 @@ def _change_finding(f: Facts, change: Change) -> Finding:
         if change.kind == "api"
         else f"Expect the behaviour before {change.since}; adjust requirements that relied on it."
     )
-    return Finding(severity, change.kind, summary, fix, sources, change.id)
+    return UpgradeFinding(severity, change.kind, summary, fix, sources, change.id)
