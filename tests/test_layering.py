@@ -1,0 +1,85 @@
+"""The import layers hold: every ``import tfenv...`` in the source, function-level ones
+included, goes downwards.
+
+    cli -> commands -> api/team/lock/upgrade/doctor/emit/host -> resolver -> routes/rules
+        -> kb -> models
+
+``models`` imports nothing of tfenv but itself; the solver never reaches the host, lock
+or upgrade code; rules and routes never reach the solver; nothing imports the CLI.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "tfenv"
+
+# package -> packages it must never import (prefixes of module names)
+FORBIDDEN = {
+    "tfenv.models": ("tfenv.",),
+    "tfenv.kb": ("tfenv.resolver", "tfenv.routes", "tfenv.rules", "tfenv.host", "tfenv.lock"),
+    "tfenv.rules": ("tfenv.resolver", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit"),
+    "tfenv.routes": ("tfenv.resolver", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit"),
+    "tfenv.resolver": ("tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit", "tfenv.doctor"),
+    "tfenv.emit": ("tfenv.lock", "tfenv.upgrade", "tfenv.doctor", "tfenv.host"),
+}
+ALLOWED_INSIDE = {"tfenv.models": ("tfenv.models",)}
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text("utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+            found += [f"{node.module}.{a.name}" for a in node.names]
+    return [n for n in found if n == "tfenv" or n.startswith("tfenv.")]
+
+
+MODULES = sorted(SRC.rglob("*.py"))
+
+
+def test_the_walk_sees_the_package() -> None:
+    names = {_module_name(p) for p in MODULES}
+    assert {"tfenv.models.platform", "tfenv.rules", "tfenv.routes", "tfenv.resolver"} <= names
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[_module_name(p) for p in MODULES])
+def test_imports_go_downwards(path: Path) -> None:
+    name = _module_name(path)
+    bad = []
+    for imported in _imports(path):
+        if imported.startswith("tfenv.cli") and name != "tfenv.__main__":
+            bad.append(imported)
+        for package, forbidden in FORBIDDEN.items():
+            if name != package and not name.startswith(package + "."):
+                continue
+            allowed = ALLOWED_INSIDE.get(package, ())
+            if any(imported.startswith(f) for f in forbidden) and not any(
+                imported == a or imported.startswith(a + ".") for a in allowed
+            ):
+                bad.append(imported)
+    assert not bad, f"{name} imports {sorted(set(bad))} against the layering"
+
+
+def test_the_check_would_fail() -> None:
+    """Not vacuous: an import against the layers is seen."""
+    code = "from tfenv.resolver import resolve\n"
+    tree_imports = [
+        n.module for n in ast.walk(ast.parse(code)) if isinstance(n, ast.ImportFrom) and n.module
+    ]
+    assert tree_imports == ["tfenv.resolver"]
+    assert any(i.startswith(FORBIDDEN["tfenv.rules"][0]) for i in tree_imports)
