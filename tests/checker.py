@@ -122,8 +122,12 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     caps = build.compute
     if caps is not None and t.cc is not None:
         cc = t.cc
-        native = any(s.major == cc.major and s.minor <= cc.minor for s in caps.sass)
-        jit = any((p.major, p.minor) <= (cc.major, cc.minor) for p in caps.ptx)
-        if not (native or jit):
-            problems.append(f"no code for compute capability {cc}")
+        for name, code in (("hand-written", caps.hand_written), ("generated", caps.generated)):
+            if code is None:
+                continue
+            native = any(s.major == cc.major and s.minor <= cc.minor for s in code.sass)
+            specific = any(x.endswith("a") for x in code.ptx_targets)
+            jit = any(p <= cc and (not specific or p == cc) for p in code.ptx)
+            if not (native or jit):
+                problems.append(f"no {name} code for compute capability {cc}")
     return problems

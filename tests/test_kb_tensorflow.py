@@ -129,8 +129,8 @@ def test_lowest_sass_and_ptx(builds: TfBuilds) -> None:
     for build in builds.all:
         caps = build.compute
         assert caps is not None
-        assert caps.sass
-        assert caps.ptx
+        assert caps.hand_written.sass
+        assert caps.hand_written.ptx
         if build.series <= V("2.14"):
             expected = V("3.5")
         elif build.series <= V("2.16"):
@@ -138,8 +138,12 @@ def test_lowest_sass_and_ptx(builds: TfBuilds) -> None:
         else:
             expected = V("6.0")
         assert caps.lowest_sass == expected, build.series
-        assert (V("9.0") in caps.ptx) == (build.series >= V("2.16")), build.series
-        assert not set(caps.sass) & set(caps.sass_partial)
+        assert (V("9.0") in caps.hand_written.ptx) == (build.series >= V("2.16")), build.series
+        # the MLIR kernel generator arrived in 2.4; its PTX is sm_90a-only from 2.16 to 2.20
+        assert (caps.generated is not None) == (build.series >= V("2.4")), build.series
+        if caps.generated is not None:
+            specific = caps.generated.arch_specific_ptx
+            assert specific == (V("2.16") <= build.series <= V("2.20")), build.series
 
 
 def test_key_facts(builds: TfBuilds) -> None:
@@ -155,9 +159,13 @@ def test_key_facts(builds: TfBuilds) -> None:
     assert _series(builds, "2.11").cuda_build("windows") is None
     c215 = b215.compute
     assert c215 is not None
-    assert c215.sass == (V("5.0"), V("6.0"), V("7.0"), V("7.5"))
-    assert c215.sass_partial == (V("8.0"),)
-    assert c215.ptx == (V("8.0"),)
+    # CORRECTIONS.md (1): native hand-written kernels for Ampere; the MLIR-generated ones only PTX
+    assert c215.hand_written.sass == (V("5.0"), V("6.0"), V("7.0"), V("7.5"), V("8.0"))
+    assert c215.hand_written.ptx == (V("8.0"),)
+    assert c215.hand_written.ptx_isa == V("8.1")
+    assert c215.generated is not None
+    assert c215.generated.sass == (V("5.0"), V("6.0"), V("7.0"), V("7.5"))
+    assert c215.generated.ptx == (V("8.0"),)
 
 
 @pytest.mark.parametrize(

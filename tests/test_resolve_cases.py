@@ -64,6 +64,9 @@ def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
         if key in ("warnings", "reasons"):
             for text in want:
                 assert any(text in w for w in got[key]), got[key]
+        elif key.startswith("not_in_"):
+            for text in want:
+                assert not any(text in w for w in got[key[len("not_in_") :]]), got
         else:
             assert got[key] == want, (key, got)
     assert check_plan(kb, res) == []

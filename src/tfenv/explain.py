@@ -251,20 +251,23 @@ def _from_cc(groups: Mapping[str, str], ctx: _Context) -> list[str]:
         cc = Version(groups["cc"])
     except InvalidVersion:
         return []
-    native, jit = [], []
+    by: dict[str, list[TfBuild]] = {"native": [], "partly-jit": [], "jit": [], "cannot-load": []}
     for b in ctx.kb.builds:
-        if b.compute is None:
-            continue
         code = code_for(b, cc)
-        if code is not None and code.mode == "native":
-            native.append(b)
-        elif code is not None:
-            jit.append(b)
+        if code is not None:
+            by[code.verdict].append(b)
     facts = [f"Compute capability {cc} (sm_{cc.major}{cc.minor})."]
-    facts.append(f"Official Linux wheels with native code for it: {_series_list(native)}.")
-    if jit:
-        facts.append(f"Only PTX (JIT-compiled at start-up) in: {_series_list(jit)}.")
-    if not native and not jit:
+    facts.append(f"Official Linux wheels with native code for it: {_series_list(by['native'])}.")
+    if by["partly-jit"]:
+        facts.append(
+            "Native hand-written kernels, MLIR-generated kernels JIT-compiled from PTX on "
+            f"first use: {_series_list(by['partly-jit'])}."
+        )
+    if by["jit"]:
+        facts.append(f"Only PTX (JIT-compiled on first use) in: {_series_list(by['jit'])}.")
+    if by["cannot-load"]:
+        facts.append(f"Kernels that cannot load on it in: {_series_list(by['cannot-load'])}.")
+    if not any(by[k] for k in ("native", "partly-jit", "jit")):
         facts.append("No official TensorFlow 2.x wheel can run on it.")
     return facts
 

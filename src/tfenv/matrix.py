@@ -30,6 +30,7 @@ COLUMNS = (
     "driver Windows/WSL2",
     "native",
     "PTX",
+    "MLIR-generated kernels",
     "GPU platforms",
     "notes",
 )
@@ -44,9 +45,13 @@ class Row:
     cudnn: Optional[str]
     min_driver_linux: Optional[str]
     min_driver_windows: Optional[str]
-    sass: list[str]
-    sass_partial: list[str]
+    sass: list[str]  # the hand-written kernels'
     ptx: list[str]
+    ptx_isa: Optional[str]
+    generated_sass: Optional[list[str]]  # the MLIR-generated kernels' (None: none in the wheel)
+    generated_ptx: Optional[list[str]]
+    generated_ptx_isa: Optional[str]
+    generated_ptx_targets: Optional[list[str]]
     gpu_platforms: list[str]
     keras: Optional[int]
     notes: list[str]
@@ -64,8 +69,9 @@ class Row:
             v(self.cudnn),
             v(self.min_driver_linux),
             v(self.min_driver_windows),
-            " ".join([*self.sass, *(f"(+{a} partial)" for a in self.sass_partial)]) or "-",
-            " ".join(self.ptx) or "-",
+            " ".join(self.sass) or "-",
+            _ptx(self.ptx, self.ptx_isa, None),
+            _generated(self),
             " ".join(self.gpu_platforms) or "-",
             "; ".join(self.notes),
         )
@@ -102,6 +108,7 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
     cuda = linux.cuda if linux else None
     drivers = [kb.cuda.driver_floor(cuda, os)[0] if cuda else None for os in ("linux", "windows")]
     caps = build.compute
+    gen = caps.generated if caps else None
     notes = [f"Keras {build.keras_major}"] if build.keras_major else []
     if build.gpu_package != "tensorflow":
         notes.append(f"GPU build: {build.gpu_package}")
@@ -115,9 +122,13 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
         cudnn=str(linux.cudnn) if linux and linux.cudnn else None,
         min_driver_linux=str(drivers[0]) if drivers[0] else None,
         min_driver_windows=str(drivers[1]) if drivers[1] else None,
-        sass=[_arch("sm", v) for v in caps.sass] if caps else [],
-        sass_partial=[_arch("sm", v) for v in caps.sass_partial] if caps else [],
-        ptx=[_arch("compute", v) for v in caps.ptx] if caps else [],
+        sass=[_arch("sm", v) for v in caps.hand_written.sass] if caps else [],
+        ptx=[_arch("compute", v) for v in caps.hand_written.ptx] if caps else [],
+        ptx_isa=_s(caps.hand_written.ptx_isa) if caps else None,
+        generated_sass=[_arch("sm", v) for v in gen.sass] if gen else None,
+        generated_ptx=[_arch("compute", v) for v in gen.ptx] if gen else None,
+        generated_ptx_isa=_s(gen.ptx_isa) if gen else None,
+        generated_ptx_targets=list(gen.ptx_targets) if gen else None,
         gpu_platforms=sorted(build.gpu_platforms),
         keras=build.keras_major,
         notes=notes,
@@ -126,6 +137,30 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
 
 def _arch(prefix: str, v: Version) -> str:
     return f"{prefix}_{v.major}{v.minor}"
+
+
+def _s(v: Optional[Version]) -> Optional[str]:
+    return None if v is None else str(v)
+
+
+def _ptx(ptx: list[str], isa: Optional[str], targets: Optional[list[str]]) -> str:
+    if not ptx:
+        return "-"
+    text = " ".join(ptx)
+    if isa:
+        text += f" (ISA {isa})"
+    specific = [t for t in targets or [] if t.endswith("a")]
+    if specific:
+        text += f" {' '.join(specific)} only"
+    return text
+
+
+def _generated(row: Row) -> str:
+    if row.generated_sass is None:
+        return "none"
+    sass = " ".join(row.generated_sass) or "-"
+    ptx = _ptx(row.generated_ptx or [], row.generated_ptx_isa, row.generated_ptx_targets)
+    return f"{sass}; PTX {ptx}"
 
 
 def render_json(rows: list[Row]) -> str:

@@ -16,7 +16,7 @@ from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.models.platform import platform_of, system
 from tfenv.rules.driver import driver_floor
-from tfenv.rules.gpu_code import code_for, format_caps
+from tfenv.rules.gpu_code import describe_caps, gpu_code
 
 if TYPE_CHECKING:
     from tfenv.host.profile import GpuInfo, HostProfile
@@ -245,31 +245,28 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild) -> Finding:
     cc = gpu.compute_capability
     if cc is None or build.compute is None:
         return Finding(fid, "warning", f"{gpu.name}: compute capability or build archs unknown")
-    caps = build.compute
-    code = code_for(build, cc)
-    built = format_caps(caps.sass, caps.ptx)
-    if code is None:
+    code = gpu_code(cc, build.compute)
+    built = describe_caps(build.compute)
+    name = f"{gpu.name} (compute capability {cc})"
+    if code.verdict == "cannot-load":
         return Finding(
             fid,
             "problem",
-            f"{gpu.name} (compute capability {cc}) is not supported by TensorFlow {build.series}",
-            built,
-            "use a release whose wheels include this GPU (`tfenv resolve`), or build from source",
+            f"{name}: TensorFlow {build.series}'s kernels cannot load on it",
+            f"It runs them {code.text()}. Built: {built}",
+            "use a release whose wheels load on this GPU (`tfenv resolve`)",
         )
-    if code.mode == "ptx":
+    if code.verdict == "jit":
         return Finding(
             fid,
             "warning",
-            f"{gpu.name} (compute capability {cc}) runs only JIT-compiled PTX from {code.via}",
-            f"{built}; the first start can take 30 minutes",
+            f"{name} runs TensorFlow {build.series}'s kernels {code.text()}",
+            f"{built}; no native code for this GPU: the first run of each kernel is slow "
+            "(compiled once, then cached in ~/.nv/ComputeCache)",
             "use a release with native code for this GPU (`tfenv resolve`)",
         )
-    return Finding(
-        fid,
-        "ok",
-        f"{gpu.name} (compute capability {cc}): native code (sm_{code.via.major}{code.via.minor})",
-        built,
-    )
+    summary = f"{name} runs TensorFlow {build.series}'s kernels {code.text()}"
+    return Finding(fid, "ok", summary, built)
 
 
 def _env_findings(environ: Mapping[str, str]) -> list[Finding]:

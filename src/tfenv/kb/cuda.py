@@ -86,10 +86,14 @@ class CudaFacts:
         toolkits: tuple[CudaToolkit, ...],
         families: tuple[CudaFamily, ...],
         driver_branches: tuple[DriverBranch, ...],
+        ptx_isa: tuple[tuple[Version, Version], ...] = (),
+        ptx_isa_provenance: Optional[Provenance] = None,
     ) -> None:
         self.toolkits = toolkits
         self.families = families
         self.driver_branches = driver_branches
+        self.ptx_isa = dict(ptx_isa)
+        self.ptx_isa_provenance = ptx_isa_provenance
         self._toolkits = {_major_minor(t.version): t for t in toolkits}
         self._families = {f.major: f for f in families}
 
@@ -129,6 +133,21 @@ class CudaFacts:
         if tk is None and fam is None:
             return None, f"CUDA {mm} is not a known CUDA release"
         return None, f"the minimum {os} driver for CUDA {mm} is not established"
+
+    def jit_floor(self, isa: Version, os: OsName) -> tuple[DriverVersion | None, str]:
+        """The lowest driver that JIT-compiles PTX of ISA ``isa``, and why.
+
+        PTX JIT is not covered by minor-version compatibility: the driver must be at least
+        the minimum of the CUDA release that introduced the ISA.
+        """
+        cuda = self.ptx_isa.get(isa)
+        if cuda is None:
+            return None, f"which CUDA release introduced PTX ISA {isa} is not recorded"
+        tk = self.toolkit(cuda)
+        own = tk.min_driver(os) if tk is not None else None
+        if own is None:
+            return None, f"the minimum {os} driver for CUDA {cuda} is not established"
+        return own, f"PTX ISA {isa} came with CUDA {cuda}"
 
     def max_cuda_for_driver(self, driver: Version | str) -> Version | None:
         """The CUDA version a driver reports, looked up by branch (the driver's major).
@@ -211,9 +230,21 @@ def _unique(items: list[tuple[Node, object]], what: str) -> None:
         seen.add(key)
 
 
+def _ptx_isa(node: Node) -> tuple[tuple[tuple[Version, Version], ...], Provenance]:
+    node.only("versions", "source", "retrieved")
+    pairs = []
+    for item in node.get("versions").items():
+        item.only("isa", "cuda")
+        pairs.append((item.get("isa").version(strict=True), item.get("cuda").version(strict=True)))
+    isas = [isa for isa, _ in pairs]
+    if len(set(isas)) != len(isas):
+        raise node.get("versions").fail("a PTX ISA version is listed twice")
+    return tuple(pairs), node.provenance()
+
+
 def parse(root: Node) -> CudaFacts:
     """Build the facts from a parsed file (exposed for tests on hand-made data)."""
-    root.only("toolkits", "families", "driver_branches")
+    root.only("toolkits", "families", "ptx_isa", "driver_branches")
     tk_nodes = list(root.get("toolkits").items())
     fam_nodes = list(root.get("families").items())
     br_nodes = list(root.get("driver_branches").items())
@@ -237,7 +268,8 @@ def parse(root: Node) -> CudaFacts:
                     f"{branch.max_cuda} is below the previous branch's {previous.max_cuda}"
                 )
         previous = branch
-    return CudaFacts(toolkits, families, branches)
+    isa, isa_provenance = _ptx_isa(root.get("ptx_isa"))
+    return CudaFacts(toolkits, families, branches, isa, isa_provenance)
 
 
 def load(root: Path | None = None) -> CudaFacts:

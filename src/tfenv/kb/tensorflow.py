@@ -14,6 +14,7 @@ come from the generated index data. Every record carries a :class:`Provenance`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +35,7 @@ __all__ = [
     "Change",
     "ComputeCaps",
     "CudaBuild",
+    "KernelCode",
     "KnownIssue",
     "TfBuild",
     "TfBuilds",
@@ -85,21 +87,43 @@ class CudaBuild:
 
 
 @dataclass(frozen=True)
-class ComputeCaps:
-    """Compute capabilities compiled into the official Linux x86_64 wheel.
-
-    ``sass``: native code present in most kernels; ``sass_partial``: native code present
-    only in a minority of kernels; ``ptx``: PTX the driver can JIT for newer GPUs.
-    """
+class KernelCode:
+    """The GPU code of one kind of kernel: SASS archs, PTX archs, PTX ISA and targets."""
 
     sass: tuple[Version, ...]
-    sass_partial: tuple[Version, ...]
     ptx: tuple[Version, ...]
+    ptx_isa: Optional[Version]
+    ptx_targets: tuple[str, ...]
+
+    @property
+    def arch_specific_ptx(self) -> bool:
+        """PTX for an ``sm_XXa`` target: only a GPU of exactly that capability can JIT it."""
+        return any(t.endswith("a") for t in self.ptx_targets)
+
+
+@dataclass(frozen=True)
+class ComputeCaps:
+    """The GPU code compiled into the official Linux x86_64 wheel, per kind of kernel.
+
+    ``hand_written``: TensorFlow's CUDA kernels (``.nv_fatbin``); ``generated``: the
+    MLIR-generated kernels (``.rodata``), None where the wheel has none.
+    """
+
+    hand_written: KernelCode
+    generated: Optional[KernelCode]
     provenance: Provenance
 
     @property
+    def kinds(self) -> tuple[tuple[str, KernelCode], ...]:
+        out = [("hand-written", self.hand_written)]
+        if self.generated is not None:
+            out.append(("MLIR-generated", self.generated))
+        return tuple(out)
+
+    @property
     def lowest_sass(self) -> Optional[Version]:
-        return min(self.sass) if self.sass else None
+        sass = self.hand_written.sass
+        return min(sass) if sass else None
 
 
 @dataclass(frozen=True)
@@ -163,14 +187,32 @@ def _cuda_build(node: Node) -> Optional[CudaBuild]:
     )
 
 
+def _kernels(node: Node) -> Optional[KernelCode]:
+    if node.is_null:
+        return None
+    node.only("sass", "ptx", "ptx_isa", "ptx_targets")
+    targets = node.get("ptx_targets").texts()
+    for item in node.get("ptx_targets").items():
+        if not re.fullmatch(r"sm_\d+a?", item.text()):
+            raise item.fail(f"{item.text()!r} is not a PTX target such as sm_90 or sm_90a")
+    return KernelCode(
+        sass=node.get("sass").versions(),
+        ptx=node.get("ptx").versions(),
+        ptx_isa=node.get("ptx_isa").opt_version(),
+        ptx_targets=targets,
+    )
+
+
 def _compute(node: Node) -> Optional[ComputeCaps]:
     if node.is_null:
         return None
-    node.only("sass", "sass_partial", "ptx", "source", "retrieved")
+    node.only("hand_written", "generated", "source", "retrieved")
+    hand = _kernels(node.get("hand_written"))
+    if hand is None:
+        raise node.get("hand_written").fail("the hand-written kernels' code is required")
     return ComputeCaps(
-        sass=node.get("sass").versions(),
-        sass_partial=node.get("sass_partial").versions(),
-        ptx=node.get("ptx").versions(),
+        hand_written=hand,
+        generated=_kernels(node.get("generated")),
         provenance=node.provenance(),
     )
 
@@ -260,9 +302,15 @@ class KnownIssue:
     prefer: Optional[Version]
     provenance: Provenance
     routes: frozenset[str] = frozenset()  # install routes concerned; empty: every route
+    compute_capability: Optional[SpecifierSet] = None  # GPUs concerned; None: every machine
 
-    def concerns(self, route: str) -> bool:
-        return not self.routes or route in self.routes
+    def concerns(self, route: str, cc: Optional[Version] = None) -> bool:
+        """Whether the issue concerns a plan on ``route`` for a GPU of capability ``cc``."""
+        if self.routes and route not in self.routes:
+            return False
+        if self.compute_capability is None:
+            return True
+        return cc is not None and self.compute_capability.contains(cc)
 
     def matches(
         self, version: VersionLike, platform: Optional[str] = None, package: str = "tensorflow"
@@ -297,6 +345,7 @@ def _issue(node: Node) -> KnownIssue:
         "summary",
         "prefer",
         "routes",
+        "compute_capability",
         "source",
         "retrieved",
     )
@@ -314,6 +363,9 @@ def _issue(node: Node) -> KnownIssue:
         prefer=node.get("prefer").opt_version(),
         provenance=node.provenance(),
         routes=frozenset(node.opt("routes").texts()) if node.has("routes") else frozenset(),
+        compute_capability=_specifier(node.get("compute_capability"))
+        if node.has("compute_capability")
+        else None,
     )
 
 

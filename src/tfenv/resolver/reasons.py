@@ -16,7 +16,7 @@ from tfenv import routes
 from tfenv.models.plan import Plan
 from tfenv.routes.container import ContainerRoute
 from tfenv.rules.driver import driver_floor
-from tfenv.rules.gpu_code import GpuCode, code_for
+from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tfenv.resolver.factory import Factory
     from tfenv.rules.model import Candidate
 
-__all__ = ["code_text", "make_plan"]
+__all__ = ["make_plan"]
 
 
 def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
@@ -53,14 +53,22 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         floor, rule = driver_floor(f.kb, cuda, os) if cuda else (None, "unknown")
         if got.says_build:
             reasons += _cuda_reasons(f, opt, cuda, cudnn, floor, rule)
-        code = code_for(opt.build, f.target.cc)
+        jit, jit_why, code = _jit(f, opt)
         reasons.append(_gpu_reason(f, code))
+        if jit is not None and (floor is None or jit > floor):
+            floor = jit
+            reasons.append(
+                f"Driver >= {jit}: this GPU runs some kernels by PTX JIT, and {jit_why}"
+                " (minor-version compatibility does not cover PTX JIT)."
+            )
         warnings += _cuda_warnings(f, cuda, floor, code)
     reasons.append(f"Route {route.name}: {route.why}.")
     if accel == "cuda":
         reasons += _route_not_taken(f, opt, route.name)
     warnings += [
-        f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues if i.concerns(route.name)
+        f"{i.summary} ({i.provenance.sources[0]})"
+        for i in opt.issues
+        if i.concerns(route.name, f.target.cc if accel == "cuda" else None)
     ]
     warnings += got.warnings
     host: tuple[str, ...] = ()
@@ -79,7 +87,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         cuda=str(cuda) if cuda else None,
         cudnn=str(cudnn) if cudnn else None,
         min_driver=str(floor) if floor else None,
-        gpu_code=code_text(code),
+        gpu_code=code.text() if code is not None else None,
         pip=pk.pip,
         conda=pk.conda,
         channels=pk.channels,
@@ -143,20 +151,20 @@ def _cuda_reasons(
     return out
 
 
+def _jit(f: Factory, opt: TfOption) -> tuple[Optional[Version], str, Optional[GpuCode]]:
+    if opt.build is None or f.target.cc is None:
+        return None, "", None
+    return jit_floor(f.context, opt.build, f.target.cc)
+
+
 def _gpu_reason(f: Factory, code: Optional[GpuCode]) -> str:
     name = f.target.gpu_name or "The GPU"
     if code is None:
         return f"{name}: no GPU code information."
-    return f"{name} (compute capability {f.target.cc}) runs TensorFlow's kernels {code_text(code)}."
-
-
-def code_text(code: Optional[GpuCode]) -> Optional[str]:
-    if code is None:
-        return None
-    arch = f"{code.via.major}{code.via.minor}"
-    if code.mode == "native":
-        return f"natively (sm_{arch})"
-    return f"by PTX JIT (compute_{arch})"
+    text = f"{name} (compute capability {f.target.cc}) runs "
+    if code.verdict == "partly-jit":
+        return text + f"{code.text()} (compiled once, then cached in ~/.nv/ComputeCache)."
+    return text + f"TensorFlow's kernels {code.text()}."
 
 
 def _cuda_warnings(
@@ -177,7 +185,7 @@ def _cuda_warnings(
             "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a "
             f"driver >= {own}; upgrade the driver if kernels fail to load."
         )
-    if code is not None and code.mode == "ptx":
+    if code is not None and code.verdict == "jit":
         out.append(
             f"No native code for compute capability {t.cc}: kernels are JIT-compiled from PTX on "
             "first use (slow first start, cached afterwards in ~/.nv/ComputeCache)."

@@ -1,86 +1,214 @@
-"""Can a GPU of a given compute capability run a build's kernels, and how?"""
+"""Can a GPU run a release's kernels, and how: natively, partly or wholly by PTX JIT, or not.
+
+A TensorFlow GPU wheel carries two kinds of kernels (``builds.yaml`` ``compute``, from
+a scan of the wheel): TensorFlow's hand-written CUDA kernels and the MLIR-generated
+ones. Each kind runs on a GPU natively when it has SASS of the GPU's major and an equal
+or lower minor, else by JIT from PTX of an equal or lower architecture, unless that
+PTX is architecture-specific (``sm_90a``): then only a GPU of exactly that capability
+can JIT it. A kind with neither cannot load, and a release whose kernels cannot load
+is no plan for the GPU. PTX JIT also needs a driver that knows the PTX ISA.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
 
 from tfenv.rules.base import Context, Rule
-from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_gpu
+from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_driver, on_gpu
 
 if TYPE_CHECKING:
-    from tfenv.kb.tensorflow import TfBuild
+    from tfenv.kb.tensorflow import ComputeCaps, KernelCode, TfBuild
+    from tfenv.models.driver import DriverVersion
     from tfenv.models.target import Target
 
-__all__ = ["GPU_CODE", "GpuCode", "code_for", "format_caps", "gpu_code", "gpu_fact"]
+__all__ = [
+    "GPU_CODE",
+    "JIT_DRIVER",
+    "GpuCode",
+    "KindCode",
+    "code_for",
+    "describe_caps",
+    "gpu_code",
+    "gpu_fact",
+]
+
+Verdict = Literal["native", "partly-jit", "jit", "cannot-load"]
+
+
+@dataclass(frozen=True)
+class KindCode:
+    """How one kind of kernel runs on a GPU."""
+
+    kind: str  # "hand-written" or "MLIR-generated"
+    mode: Literal["native", "jit", "none"]
+    via: Optional[Version]  # the SASS or PTX architecture used
+    isa: Optional[Version] = None  # the PTX ISA to JIT (mode "jit")
+    why_not: str = ""  # mode "none": why this kind cannot load
 
 
 @dataclass(frozen=True)
 class GpuCode:
-    mode: str  # "native" or "ptx"
-    via: Version  # the SASS or PTX architecture used
-    partial: bool = False  # native code exists for only some kernels; the rest JIT
+    """How a GPU runs a release: per kind of kernel, and in one word."""
+
+    kinds: tuple[KindCode, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        modes = {k.mode for k in self.kinds}
+        if "none" in modes:
+            return "cannot-load"
+        if modes == {"native"}:
+            return "native"
+        return "jit" if modes == {"jit"} else "partly-jit"
+
+    @property
+    def loads(self) -> bool:
+        return self.verdict != "cannot-load"
+
+    @property
+    def jit_isa(self) -> Optional[Version]:
+        """The highest PTX ISA the driver must JIT (None: nothing runs by JIT)."""
+        isas = [k.isa for k in self.kinds if k.mode == "jit" and k.isa is not None]
+        return max(isas) if isas else None
+
+    def text(self) -> str:
+        """ "natively (sm_80)", "by PTX JIT (compute_90)", or the mixed sentence."""
+        native = next((k for k in self.kinds if k.mode == "native"), None)
+        jit = next((k for k in self.kinds if k.mode == "jit"), None)
+        if self.verdict == "native" and native is not None:
+            return f"natively ({_sm(native.via)})"
+        if self.verdict == "jit" and jit is not None:
+            return f"by PTX JIT ({_compute(jit.via)})"
+        if self.verdict == "partly-jit":
+            parts = [
+                f"the {k.kind} kernels natively ({_sm(k.via)})"
+                if k.mode == "native"
+                else f"the {k.kind} kernels by PTX JIT ({_compute(k.via)}) on first use"
+                for k in self.kinds
+            ]
+            return " and ".join(parts)
+        missing = [k for k in self.kinds if k.mode == "none"]
+        return "not at all: " + "; ".join(f"the {k.kind} kernels {k.why_not}" for k in missing)
 
 
-def _num(v: Version) -> tuple[int, int]:
-    return (v.major, v.minor)
+def _sm(v: Optional[Version]) -> str:
+    return f"sm_{v.major}{v.minor}" if v is not None else "sm_?"
 
 
-def gpu_code(
-    cc: Version,
-    sass: Sequence[Version],
-    ptx: Sequence[Version],
-    sass_partial: Sequence[Version] = (),
-) -> Optional[GpuCode]:
-    """How a GPU of capability ``cc`` runs code built for ``sass``/``ptx``.
+def _compute(v: Optional[Version]) -> str:
+    return f"compute_{v.major}{v.minor}" if v is not None else "compute_?"
 
-    SASS for X.Y runs natively on X.Z with Z >= Y (same major only). PTX for
-    A.B is JIT-compiled by the driver for any GPU of capability >= A.B.
-    ``sass_partial`` lists architectures with SASS for only some kernels.
-    """
-    native = [s for s in sass if s.major == cc.major and s.minor <= cc.minor]
+
+def _kind(kind: str, code: KernelCode, cc: Version) -> KindCode:
+    native = [s for s in code.sass if s.major == cc.major and s.minor <= cc.minor]
     if native:
-        return GpuCode("native", max(native, key=_num))
-    jit = [p for p in ptx if _num(p) <= _num(cc)]
-    if jit:
-        partial = any(s.major == cc.major and s.minor <= cc.minor for s in sass_partial)
-        return GpuCode("ptx", max(jit, key=_num), partial=partial)
-    return None
+        return KindCode(kind, "native", max(native))
+    ptx = [p for p in code.ptx if (p.major, p.minor) <= (cc.major, cc.minor)]
+    if not ptx:
+        have = ", ".join(_sm(s) for s in code.sass) or "no SASS"
+        return KindCode(kind, "none", None, why_not=f"have {have} and no PTX this GPU can JIT")
+    via = max(ptx)
+    if code.arch_specific_ptx and via != cc:
+        targets = ", ".join(code.ptx_targets)
+        return KindCode(
+            kind,
+            "none",
+            None,
+            why_not=(
+                f"carry PTX only for the architecture-specific target {targets}, which no GPU "
+                f"but compute capability {via} can JIT"
+            ),
+        )
+    return KindCode(kind, "jit", via, code.ptx_isa)
 
 
-def format_caps(sass: Sequence[Version], ptx: Sequence[Version]) -> str:
-    s = ", ".join(f"sm_{v.major}{v.minor}" for v in sass) or "none"
-    p = ", ".join(f"compute_{v.major}{v.minor}" for v in ptx) or "none"
-    return f"native code for {s}; PTX for {p}"
+def gpu_code(cc: Version, caps: ComputeCaps) -> GpuCode:
+    """How a GPU of compute capability ``cc`` runs the kernels ``caps`` describes."""
+    return GpuCode(tuple(_kind(kind, code, cc) for kind, code in caps.kinds))
 
 
 def code_for(build: Optional[TfBuild], cc: Optional[Version]) -> Optional[GpuCode]:
-    """How a GPU of capability ``cc`` runs ``build``'s kernels (None: it cannot, or unknown)."""
+    """How a GPU of capability ``cc`` runs ``build``'s kernels (None: unknown)."""
     caps = build.compute if build is not None else None
     if caps is None or cc is None:
         return None
-    return gpu_code(cc, caps.sass, caps.ptx, caps.sass_partial)
+    return gpu_code(cc, caps)
+
+
+def describe_caps(caps: ComputeCaps) -> str:
+    """ "hand-written: sm_60 ... sm_90, PTX compute_90; MLIR-generated: ..."."""
+
+    def one(code: KernelCode) -> str:
+        sass = ", ".join(_sm(v) for v in code.sass) or "no SASS"
+        ptx = ", ".join(_compute(v) for v in code.ptx)
+        if ptx and code.arch_specific_ptx:
+            ptx += f" ({', '.join(code.ptx_targets)} only)"
+        return f"{sass}; PTX {ptx}" if ptx else f"{sass}; no PTX"
+
+    return "; ".join(f"{kind}: {one(code)}" for kind, code in caps.kinds)
+
+
+def _cuda_build_of(ctx: Context, c: Candidate) -> Optional[TfBuild]:
+    if not isinstance(c, TfCandidate) or c.accel != "cuda":
+        return None
+    build = c.option.build
+    if build is None or build.compute is None:
+        return None
+    if ctx.target.platform.key not in build.gpu_platforms:
+        return None
+    return build
 
 
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    if not isinstance(c, TfCandidate) or c.accel != "cuda":
-        return ()
-    build = c.option.build
+    build = _cuda_build_of(ctx, c)
     if build is None or build.compute is None:
         return ()
-    if ctx.target.platform.key not in build.gpu_platforms:
-        return ()
+    assert isinstance(c, TfCandidate)
     caps = build.compute
     lowest = caps.lowest_sass
+
+    def loads(cc: Optional[Version]) -> bool:
+        return cc is None or gpu_code(cc, caps).loads
+
     return (
         on_gpu(
-            f"a GPU that TensorFlow {c.option.version}'s wheels have code for "
-            f"({format_caps(caps.sass, caps.ptx)})",
-            lambda cc: cc is None or code_for(build, cc) is not None,
+            f"a GPU that TensorFlow {c.option.version}'s kernels load on ({describe_caps(caps)})",
+            loads,
             "gpu-code",
             fix=f"Use a GPU of compute capability >= {lowest}" if lowest else "",
+        ),
+    )
+
+
+def jit_floor(
+    ctx: Context, build: TfBuild, cc: Version
+) -> tuple[Optional[DriverVersion], str, Optional[GpuCode]]:
+    """The driver floor for the PTX this GPU must JIT in ``build`` (None: no JIT, or unknown)."""
+    code = code_for(build, cc)
+    if code is None or not code.loads or code.jit_isa is None:
+        return None, "", code
+    floor, why = ctx.kb.cuda.jit_floor(code.jit_isa, ctx.target.driver_os or "linux")
+    return floor, why, code
+
+
+def _jit_needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
+    build = _cuda_build_of(ctx, c)
+    cc = ctx.target.cc
+    if build is None or cc is None:
+        return ()
+    floor, why, code = jit_floor(ctx, build, cc)
+    if floor is None or code is None:
+        return ()
+    return (
+        on_driver(
+            f"an NVIDIA driver >= {floor} to JIT-compile its PTX for compute capability {cc} "
+            f"({why})",
+            lambda d: d is None or d >= floor,
+            "jit-driver",
+            fix=f"Install an NVIDIA driver >= {floor}",
         ),
     )
 
@@ -92,6 +220,10 @@ def gpu_fact(target: Target) -> Optional[str]:
     return f"{target.gpu_name or 'the GPU'} has compute capability {target.cc}"
 
 
+def _driver_fact(target: Target) -> Optional[str]:
+    return f"this machine's driver is {target.driver}" if target.driver else None
+
+
 GPU_CODE = Rule(
     "gpu-code",
     "The GPU is not supported by the official wheels",
@@ -100,4 +232,14 @@ GPU_CODE = Rule(
     gpu_fact,
     "gpu",
     change_kind="gpu-arch",
+)
+JIT_DRIVER = Rule(
+    "jit-driver",
+    "The NVIDIA driver is too old to JIT-compile the kernels for this GPU",
+    "tensorflow",
+    _jit_needs,
+    _driver_fact,
+    "driver",
+    change_kind="gpu-arch",
+    check_hint="'nvidia-smi' shows the driver",
 )

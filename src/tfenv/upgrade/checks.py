@@ -37,6 +37,7 @@ _ORDER = (
     "cuda-gpu-range",
     "cudnn-gpu",
     "driver",
+    "jit-driver",
     "metal",
 )
 _ALONE = ("no-wheel", "stub")

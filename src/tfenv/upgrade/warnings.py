@@ -122,8 +122,7 @@ def _mode(f: Facts, v: Version) -> Optional[str]:
     caps = build.compute if build else None
     if caps is None or f.target.cc is None:
         return None
-    code = gpu_code(f.target.cc, caps.sass, caps.ptx, caps.sass_partial)
-    return code.mode if code else None
+    return gpu_code(f.target.cc, caps).verdict
 
 
 def _gpu_code(f: Facts) -> Optional[UpgradeFinding]:
@@ -131,17 +130,22 @@ def _gpu_code(f: Facts) -> Optional[UpgradeFinding]:
     if old is None or new is None or old == new:
         return None
     name = f.target.gpu_name or f"compute capability {f.target.cc}"
-    if new == "ptx":
+    if new == "cannot-load":
+        return None  # a blocker (checks.py), not a warning
+    if new in ("jit", "partly-jit") and old == "native":
         prev = _edge(f, _value(f, _mode))[0]
         summary = (
-            f"PTX JIT instead of native code: TensorFlow {f.end} has no native kernels for "
-            f"{name}; they are compiled from PTX on first use"
+            f"PTX JIT instead of native code: TensorFlow {f.end} runs "
+            f"{'all' if new == 'jit' else 'its MLIR-generated'} kernels on {name} by JIT "
+            "from PTX on first use"
         )
         fix = (
             "Nothing to install; expect a slow first start (cached in ~/.nv/ComputeCache, "
             f"raise CUDA_CACHE_MAXSIZE), or stay on TensorFlow {prev} for native code"
         )
         return _finding(f, "gpu-arch", _value(f, _mode), summary, fix)
+    if new != "native":
+        return None
     summary = f"Native code again: TensorFlow {f.end} has native kernels for {name} (no PTX JIT)"
     return _finding(f, "gpu-arch", _value(f, _mode), summary, "None needed.", "info")
 
@@ -174,7 +178,9 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
     for issue in f.kb.known_issues:
         if not issue.matches(f.end, f.target.platform.key, package):
             continue
-        if (plan is not None and not issue.concerns(plan.route)) or (plan is None and issue.routes):
+        if (plan is not None and not issue.concerns(plan.route, f.target.cc)) or (
+            plan is None and issue.routes
+        ):
             continue
         severity: Severity = "blocker" if issue.severity == "broken" else "warning"
         other = issue.prefer or _unaffected(f, issue)
