@@ -164,6 +164,22 @@ def test_old_driver_old_gpu_and_hidden_devices(tmp_path: Path, kb: KnowledgeBase
     assert found["env-cuda-visible-devices"].status == "warning"
 
 
+def test_machine_without_a_wheel_platform_is_named(tmp_path: Path, kb: KnowledgeBase) -> None:
+    # a host file or a probe can report a machine no TensorFlow wheel serves (windows/aarch64)
+    host = HostProfile(
+        os="windows",
+        arch="aarch64",
+        python=Version("3.11"),
+        driver="552.22",
+        gpus=(GpuInfo(0, "NVIDIA GeForce RTX 3080", Version("8.6")),),
+    )
+    found = _run(_venv(tmp_path), kb, {}, host=host)
+    title = found["tensorflow"].title
+    assert found["tensorflow"].status == "warning"
+    assert "not a CUDA build on windows/aarch64" in title
+    assert "None" not in title
+
+
 def test_pip_libdevice_without_xla_flags(tmp_path: Path, kb: KnowledgeBase) -> None:
     prefix = _venv(tmp_path)
     nvcc = prefix / "lib" / "python3.11" / "site-packages" / "nvidia" / "cuda_nvcc"

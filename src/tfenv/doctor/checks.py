@@ -133,6 +133,7 @@ def _tf_finding(
         )
     if not host.has_gpu:
         return Finding("tensorflow", "ok", f"{label}: runs on the CPU here")
+    where = platform or f"{host.os}/{host.arch}, a machine TensorFlow publishes no wheels for"
     fix = (
         "use WSL2 and pip install tensorflow[and-cuda]"
         if host.os == "windows"
@@ -141,7 +142,7 @@ def _tf_finding(
     return Finding(
         "tensorflow",
         "warning",
-        f"{label} is not a CUDA build on {platform}; the GPU will not be used",
+        f"{label} is not a CUDA build on {where}; the GPU will not be used",
         f"CUDA builds of {build.series}: {', '.join(sorted(build.gpu_platforms)) or 'none'}",
         fix,
     )

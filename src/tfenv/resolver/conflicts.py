@@ -41,9 +41,12 @@ _FIXED = ("platform", "gpu", "driver")
 def conflict_sentences(causes: Sequence[Cause], factory: Factory) -> tuple[str, ...]:
     target, request = factory.target, factory.request
     groups: dict[str, list[Cause]] = defaultdict(list)
+    cpu_allowed = "cpu" in factory.accelerators()
     for cause in _complete(causes, factory):
         if cause.parent is None and cause.requirement.identifier in _FIXED:
             continue  # "the target driver" itself is no reason
+        if cause.requirement.kind == "accelerator" and cpu_allowed:
+            continue  # a CPU plan was allowed: the accelerator tried first is no reason
         groups[cause.requirement.kind or cause.requirement.identifier].append(cause)
     out = [
         _sentence(kind, groups[kind], target, request) for kind in sorted(groups, key=_kind_order)

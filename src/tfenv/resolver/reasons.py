@@ -65,6 +65,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     reasons.append(f"Route {route.name}: {route.why}.")
     if accel == "cuda":
         reasons += _route_not_taken(f, opt, route.name)
+    warnings += _yanked(f, opt)
     warnings += [
         f"{i.summary} ({i.provenance.sources[0]})"
         for i in opt.issues
@@ -119,6 +120,18 @@ def _tf_reason(f: Factory, opt: TfOption) -> str:
     if newer_broken:
         text += f" (skipped as known-broken: {', '.join(sorted(newer_broken))})"
     return text + "."
+
+
+def _yanked(f: Factory, opt: TfOption) -> list[str]:
+    """PEP 592: a yanked release is used only when pinned exactly, and never silently."""
+    if not opt.yanked:
+        return []
+    release = f.kb.index.release(opt.package, opt.version)
+    why = f" ({release.yanked_reason})" if release and release.yanked_reason else ""
+    return [
+        f"{opt.package} {opt.version} is yanked from the index{why}: it is used only because "
+        "it was pinned exactly."
+    ]
 
 
 def _python_reason(f: Factory, opt: TfOption, python: Optional[Version]) -> str:

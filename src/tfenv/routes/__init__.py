@@ -13,8 +13,8 @@ route           what it installs
 ==============  ===========================================================
 
 Adding a route is a new module with a :class:`~tfenv.routes.base.Route` subclass,
-listed in :data:`ROUTES`; ``tests/test_routes.py`` checks that the solver, the plan,
-emit, lock, check-upgrade and doctor handle every route listed here.
+listed in :data:`ROUTES`; ``tests/test_routes_platforms.py`` checks that the solver, the
+plan's reasons, emit and lock handle every route listed here (and needs a row for it).
 """
 
 from __future__ import annotations
