@@ -176,12 +176,18 @@ def _group_key(rec: Mapping[str, Any]) -> str:
 
 
 def cuda_record(version: Version, files: list[ParsedFile]) -> dict[str, Any]:
-    """Versions -> platforms with wheels (+ sdist, yanked) for an and-cuda dependency."""
-    platforms = sorted({s[1] for p in files for s in p.serves}, key=PLATFORM_KEYS.index)
+    """One version of an and-cuda dependency: the platforms it has wheels for and, per
+    platform, the Pythons those wheels serve (+ sdist, yanked)."""
+    pythons: dict[str, set[str]] = defaultdict(set)
+    for p in files:
+        for python, platform, _glibc, _macos in p.serves:
+            pythons[platform].add(python)
+    platforms = sorted(pythons, key=PLATFORM_KEYS.index)
     common = release_common(version, files)
     return {
         "version": common["version"],
         "platforms": platforms,
+        "pythons": {p: sorted_pythons(pythons[p]) for p in platforms},
         "sdist": common["sdist"],
         "yanked": common["yanked"],
     }

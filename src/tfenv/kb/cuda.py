@@ -268,7 +268,8 @@ def parse(root: Node) -> CudaFacts:
                     f"{branch.max_cuda} is below the previous branch's {previous.max_cuda}"
                 )
         previous = branch
-    isa, isa_provenance = _ptx_isa(root.get("ptx_isa"))
+    isa_node = root.opt("ptx_isa")
+    isa, isa_provenance = _ptx_isa(isa_node) if not isa_node.is_null else ((), None)
     return CudaFacts(toolkits, families, branches, isa, isa_provenance)
 
 

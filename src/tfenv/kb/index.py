@@ -45,6 +45,7 @@ INDEX_PACKAGES = (
 CUDA_WHEELS = "cuda-wheels"
 
 _EMPTY: Mapping[str, WheelSet] = MappingProxyType({})
+_NO_PYTHONS: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 _WHEEL_KEYS = (
     "and_cuda",
     "glibc",
@@ -143,13 +144,23 @@ class Release:
 
 @dataclass(frozen=True)
 class CudaWheel:
-    """One version of an ``and-cuda`` dependency: which platforms have wheels."""
+    """One version of an ``and-cuda`` dependency: which platforms have wheels, for which
+    Pythons (``"3"``: any Python 3; ``"3.10"``: CPython 3.10 only)."""
 
     package: str
     version: Version
     platforms: frozenset[str]
     sdist: bool
     yanked: bool
+    pythons: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _NO_PYTHONS)
+
+    def installs(self, platform: str, python: Optional[str] = None) -> bool:
+        """Whether a wheel of this version installs on ``platform`` (for ``python``)."""
+        if platform not in self.platforms or self.yanked:
+            return False
+        if python is None:
+            return True
+        return any(python_matches(tag, python) for tag in self.pythons.get(platform, ()))
 
 
 @dataclass(frozen=True)
@@ -284,8 +295,11 @@ def _load_cuda(
             missing.add(name)
         rows = []
         for v in pnode.get("versions").items():
-            v.only("platforms", "sdist", "version", "yanked")
+            v.only("platforms", "pythons", "sdist", "version", "yanked")
             plats = frozenset(_strs(v.get("platforms")))
+            pythons = {p: _strs(tags) for p, tags in v.get("pythons").entries()}
+            if set(pythons) != plats:
+                raise v.get("pythons").fail("must list the Pythons of exactly the platforms")
             if not plats <= set(PLATFORM_KEYS):
                 raise v.get("platforms").fail(
                     f"unknown platform(s) {sorted(plats - set(PLATFORM_KEYS))}"
@@ -297,6 +311,7 @@ def _load_cuda(
                     platforms=plats,
                     sdist=v.get("sdist").boolean(),
                     yanked=v.get("yanked").boolean(),
+                    pythons=MappingProxyType(pythons),
                 )
             )
         out[name] = tuple(rows)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import rules
-from tfenv.rules.model import TfCandidate
+from tfenv.rules.model import TfCandidate, fact_candidates
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,9 +42,14 @@ def conflict_sentences(causes: Sequence[Cause], factory: Factory) -> tuple[str, 
     target, request = factory.target, factory.request
     groups: dict[str, list[Cause]] = defaultdict(list)
     cpu_allowed = "cpu" in factory.accelerators()
+    facts = fact_candidates(target)
     for cause in _complete(causes, factory):
-        if cause.parent is None and cause.requirement.identifier in _FIXED:
+        req = cause.requirement
+        if cause.parent is None and req.identifier in _FIXED:
             continue  # "the target driver" itself is no reason
+        held = facts.get(req.identifier) if req.identifier in _FIXED else None
+        if held is not None and req.test(held):
+            continue  # resolvelib lists every requirement on the fact; only failing ones count
         if cause.requirement.kind == "accelerator" and cpu_allowed:
             continue  # a CPU plan was allowed: the accelerator tried first is no reason
         groups[cause.requirement.kind or cause.requirement.identifier].append(cause)
