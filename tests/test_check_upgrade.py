@@ -178,12 +178,16 @@ def test_known_broken_release_is_a_blocker_with_the_release_to_use(
     assert code == 1
 
 
-def test_solver_route_around_a_broken_route_is_not_a_blocker(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # tensorflow[and-cuda]==2.15.0 is uninstallable; the solver takes another route
+def test_a_remedied_broken_extra_is_not_a_blocker(capsys: pytest.CaptureFixture[str]) -> None:
+    # tensorflow[and-cuda]==2.15.0 is uninstallable (TensorRT pins without wheels); the pip
+    # plan pins the extra's CUDA wheels itself and leaves TensorRT out
     code, data = as_json(capsys, "--from", "2.14", "--to", "2.15.0", *A100)
-    assert data["targets"][0]["new_plan"]["route"] != "pip"
+    plan = data["targets"][0]["new_plan"]
+    assert plan["route"] == "pip"
+    pins = plan["packages"]["pip"]
+    assert pins[0] == "tensorflow==2.15.0"
+    assert "nvidia-cudnn-cu12==8.9.4.25" in pins
+    assert not any(p.startswith("tensorrt") for p in pins)
     assert "and-cuda-2-15-0-tensorrt-unresolvable" not in findings(data)
     assert code == 0
 

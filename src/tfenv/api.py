@@ -28,6 +28,7 @@ def build_request(
     allow_cpu: bool = False,
     no_gpu: bool = False,
     pre: bool = False,
+    cuda_libs: str = "build",
 ) -> Request:
     text = tf or "latest"
     spec = specs.parse_tf_spec(text)
@@ -42,7 +43,13 @@ def build_request(
             "'tfenv matrix' lists them.",
         )
     return Request(
-        tf=spec, tf_text=text, manager=manager, allow_cpu=allow_cpu, no_gpu=no_gpu, pre=pre
+        tf=spec,
+        tf_text=text,
+        manager=manager,
+        allow_cpu=allow_cpu,
+        no_gpu=no_gpu,
+        pre=pre,
+        cuda_libs=cuda_libs,
     )
 
 

@@ -33,6 +33,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="accept a CPU-only plan on a machine with an NVIDIA GPU",
     )
     parser.add_argument("--pre", action="store_true", help="consider pre-releases")
+    parser.add_argument(
+        "--cuda-libs",
+        choices=("build", "newest"),
+        default="build",
+        help="which CUDA wheels a pip plan pins: the versions TensorFlow was built with "
+        "(default) or the newest its extra allows that the GPU and driver run",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--emit",
@@ -92,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
     from tfenv.resolver import resolve
 
     kb = KnowledgeBase.from_environment()
-    request = api.build_request(kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre)
+    request = api.build_request(
+        kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre, args.cuda_libs
+    )
     target = api.build_target(kb, machine_args(args))
     res = resolve(kb, target, request)
     if args.emit is not None and res.plan is not None:

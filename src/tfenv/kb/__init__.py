@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tfenv.kb.conda import CondaFacts
     from tfenv.kb.containers import ContainerFacts
     from tfenv.kb.cuda import CudaFacts
+    from tfenv.kb.cuda_wheels import AndCudaFacts
     from tfenv.kb.cudnn import CudnnFacts
     from tfenv.kb.gpus import GpuCatalog
     from tfenv.kb.index import IndexFacts
@@ -73,6 +74,12 @@ class KnowledgeBase:
         return self._load("changes", lambda: tuple(tensorflow.load_changes(self.root)))
 
     @cached_property
+    def and_cuda(self) -> AndCudaFacts:
+        from tfenv.kb import cuda_wheels
+
+        return self._load("cuda_wheels.load", lambda: cuda_wheels.load(self.root))
+
+    @cached_property
     def cuda(self) -> CudaFacts:
         from tfenv.kb import cuda
 
@@ -126,6 +133,7 @@ class KnowledgeBase:
             "builds",
             "known_issues",
             "changes",
+            "and_cuda",
             "cuda",
             "cudnn",
             "gpus",

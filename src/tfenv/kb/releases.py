@@ -94,6 +94,7 @@ def _and_cuda_problem(
     kb: KnowledgeBase, wheels: Optional[WheelSet], version: Version, platform: str
 ) -> Optional[str]:
     from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
 
     if wheels is None or wheels.and_cuda is None:
         return f"tensorflow {version} has no and-cuda extra"
@@ -103,8 +104,8 @@ def _and_cuda_problem(
         except InvalidRequirement:
             return f"its and-cuda requirement {line!r} cannot be parsed"
         known = kb.index.cuda_versions(req.name)
-        if not known:
-            continue  # not recorded: nothing to check against
+        if not known or canonicalize_name(req.name) in kb.and_cuda.optional.packages:
+            continue  # not recorded, or optional (left out where it has no wheel)
         if not any(
             platform in cw.platforms
             and not cw.yanked

@@ -50,6 +50,7 @@ KNOWN_ISSUES_FILE = "tensorflow/known_issues.yaml"
 CHANGES_FILE = "tensorflow/changes.yaml"
 
 SEVERITIES = frozenset({"broken", "warning"})
+REMEDIES = ("pin-cuda-wheels",)
 CHANGE_KINDS = frozenset(
     {"keras", "platform", "gpu-arch", "cuda", "cudnn", "glibc", "python", "packaging", "api"}
 )
@@ -303,6 +304,7 @@ class KnownIssue:
     provenance: Provenance
     routes: frozenset[str] = frozenset()  # install routes concerned; empty: every route
     compute_capability: Optional[SpecifierSet] = None  # GPUs concerned; None: every machine
+    remedy: Optional[str] = None  # what a plan does that avoids it ("pin-cuda-wheels")
 
     def concerns(self, route: str, cc: Optional[Version] = None) -> bool:
         """Whether the issue concerns a plan on ``route`` for a GPU of capability ``cc``."""
@@ -346,6 +348,7 @@ def _issue(node: Node) -> KnownIssue:
         "prefer",
         "routes",
         "compute_capability",
+        "remedy",
         "source",
         "retrieved",
     )
@@ -366,6 +369,7 @@ def _issue(node: Node) -> KnownIssue:
         compute_capability=_specifier(node.get("compute_capability"))
         if node.has("compute_capability")
         else None,
+        remedy=node.opt("remedy").opt_choice(*REMEDIES),
     )
 
 

@@ -30,6 +30,7 @@ class Plan:
     reasons: tuple[str, ...] = ()
     image: Optional[str] = None  # container route: "tensorflow/tensorflow:2.15.0-gpu"
     host: tuple[str, ...] = ()  # container route: what the host still needs
+    remedies: tuple[str, ...] = ()  # known-issue remedies the plan applies ("pin-cuda-wheels")
 
     @property
     def gpu(self) -> bool:
@@ -71,6 +72,7 @@ class Plan:
             "commands": list(self.commands),
             "warnings": list(self.warnings),
             "reasons": list(self.reasons),
+            "remedies": list(self.remedies),
         }
 
 

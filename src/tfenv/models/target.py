@@ -89,6 +89,7 @@ class Request:
     allow_cpu: bool = False
     no_gpu: bool = False
     pre: bool = False
+    cuda_libs: str = "build"  # which CUDA wheels a pip plan pins: "build" or "newest"
 
     def allows(self, version: Version, yanked: bool = False) -> bool:
         """Whether ``version`` answers the request.

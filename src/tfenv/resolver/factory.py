@@ -53,7 +53,7 @@ class Factory:
         self.target = container_view(target) if request.manager == "container" else target
         self.request = request
         self.context = rules.Context(kb, self.target, request)
-        self.where = routes.Where(kb, self.target)
+        self.where = routes.Where(kb, self.target, request.cuda_libs)
         self.candidates = lru_cache(maxsize=None)(self._candidates)
         self.dependencies = lru_cache(maxsize=None)(self._dependencies)
 

@@ -70,6 +70,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         f"{i.summary} ({i.provenance.sources[0]})"
         for i in opt.issues
         if i.concerns(route.name, f.target.cc if accel == "cuda" else None)
+        and (i.remedy is None or i.remedy not in got.remedies)
     ]
     warnings += got.warnings
     host: tuple[str, ...] = ()
@@ -98,6 +99,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         reasons=tuple(reasons),
         image=got.image,
         host=host,
+        remedies=tuple(sorted(got.remedies)),
     )
 
 

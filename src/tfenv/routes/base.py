@@ -32,6 +32,7 @@ class Where:
 
     kb: KnowledgeBase
     target: Target
+    cuda_libs: str = "build"  # the CUDA-library preference (kb/cuda_wheels.py)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Delivery:
     host: tuple[str, ...] = ()  # container routes: what the host still needs
     says_build: bool = True  # whether the plan repeats the build's CUDA/cuDNN reasons
     python_reason: bool = True  # whether the plan explains the Python choice
+    remedies: frozenset[str] = frozenset()  # known-issue remedies this delivery applies
 
 
 class Route(ABC):

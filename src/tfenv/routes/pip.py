@@ -1,15 +1,38 @@
-"""``pip``: ``tensorflow[and-cuda]``: TensorFlow and the CUDA/cuDNN libraries as wheels."""
+"""``pip``: ``tensorflow[and-cuda]``: TensorFlow and the CUDA/cuDNN libraries as wheels.
+
+Which CUDA wheels the plan pins follows the CUDA-library preference
+(:mod:`tfenv.kb.cuda_wheels`): the build versions by default. Where the extra gives
+ranges (2.20+) the pins are named on the install line so that pip cannot take newer
+ones; where an optional package (TensorRT) has no wheel for the Python, the plan installs
+TensorFlow and the extra's CUDA wheels one by one without it.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.kb.cuda_wheels import CudaWheels, Policy, cuda_wheels
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install
 
 if TYPE_CHECKING:
+    from packaging.version import Version
+
     from tfenv.kb.releases import TfOption
 
-__all__ = ["PipRoute"]
+__all__ = ["PipRoute", "wheels_for"]
+
+
+def wheels_for(where: Where, option: TfOption, python: Optional[Version]) -> Optional[CudaWheels]:
+    """The CUDA wheels the extra of ``option`` installs here, for ``python`` (None: the
+    newest Python the release serves)."""
+    if option.wheels is None:
+        return None
+    py = python or (option.pythons[0] if option.pythons else None)
+    if py is None:
+        return None
+    t = where.target
+    policy: Policy = "newest" if where.cuda_libs == "newest" else "build"
+    return cuda_wheels(where.kb, option.wheels, str(py), policy, t.cc, t.driver)
 
 
 class PipRoute(Route):
@@ -25,9 +48,72 @@ class PipRoute(Route):
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         if not where.target.platform.is_linux:
             return "the CUDA wheels of tensorflow[and-cuda] are for Linux (and WSL2) only"
-        return option.and_cuda_problem
+        if option.and_cuda_problem:
+            return option.and_cuda_problem
+        found = wheels_for(where, option, where.target.python)
+        if found is None:
+            return f"tensorflow {option.version} has no and-cuda extra"
+        return found.problem
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
-        spec = f"tensorflow[and-cuda]=={choice.option.version}"
-        packages = Packages(pip=(spec,), commands=(pip_install(spec),))
-        return Delivery(choice.python, choice.cuda, choice.cudnn, packages)
+        opt = choice.option
+        extra = f"tensorflow[and-cuda]=={opt.version}"
+        found = wheels_for(where, opt, choice.python)
+        if found is None or not found.explicit:
+            return Delivery(
+                choice.python,
+                choice.cuda,
+                choice.cudnn,
+                Packages(pip=(extra,), commands=(pip_install(extra),)),
+            )
+        pins = tuple(str(p) for p in found.pins)
+        pip = (f"{opt.package}=={opt.version}", *pins) if found.dropped else (extra, *pins)
+        cuda, cudnn = choice.cuda, choice.cudnn
+        if found.policy == "newest":  # the plan names what it installs, not the build
+            cuda = _series(found, "nvidia-cuda-runtime-cu") or cuda
+            cudnn = _series(found, "nvidia-cudnn-cu") or cudnn
+        return Delivery(
+            choice.python,
+            cuda,
+            cudnn,
+            Packages(pip=pip, commands=(pip_install(*pip),)),
+            reasons=_reasons(opt, choice, found),
+            remedies=frozenset({"pin-cuda-wheels"}),
+        )
+
+
+def _series(found: CudaWheels, prefix: str) -> Optional[Version]:
+    from packaging.version import Version
+
+    pin = next((p for p in found.pins if p.name.startswith(prefix)), None)
+    return None if pin is None else Version(f"{pin.version.major}.{pin.version.minor}")
+
+
+def _reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, ...]:
+    out = []
+    if found.dropped:
+        dropped = ", ".join(found.dropped)
+        out.append(
+            f"tensorflow[and-cuda]=={opt.version} cannot be installed on Python {choice.python}: "
+            f"its extra pins {dropped}, which has no wheel for it. The plan installs TensorFlow "
+            "and the extra's CUDA wheels one by one without TensorRT, which TensorFlow loads "
+            "only when present (TF-TRT stays off)."
+        )
+    if found.ranged and found.policy == "build":
+        out.append(
+            f"CUDA wheels pinned to what TensorFlow {opt.version} was built with (its and-cuda "
+            "extra gives ranges, and pip would take the newest): "
+            + ", ".join(str(p) for p in found.pins if "cudnn" in p.name or "runtime" in p.name)
+            + " and the rest of the extra at its floors (--cuda-libs newest takes the newest "
+            "the GPU and driver run)."
+        )
+    elif found.ranged:
+        caps = "; ".join(found.caps) or "no cap applied"
+        out.append(
+            "CUDA wheels: the newest the and-cuda extra allows that the GPU and driver run ("
+            + caps
+            + "): "
+            + ", ".join(str(p) for p in found.pins if "cudnn" in p.name or "runtime" in p.name)
+            + "."
+        )
+    return tuple(out)

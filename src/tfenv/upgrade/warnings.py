@@ -178,6 +178,8 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
     for issue in f.kb.known_issues:
         if not issue.matches(f.end, f.target.platform.key, package):
             continue
+        if plan is not None and issue.remedy is not None and issue.remedy in plan.remedies:
+            continue  # the new plan avoids it (and says how in its reasons)
         if (plan is not None and not issue.concerns(plan.route, f.target.cc)) or (
             plan is None and issue.routes
         ):

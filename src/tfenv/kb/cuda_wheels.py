@@ -1,0 +1,201 @@
+"""Which versions of the and-cuda extra's CUDA wheels a pip plan installs.
+
+Two preferences (``--cuda-libs``, ``cuda-libs`` in ``[tool.tfenv]``):
+
+- ``build`` (the default): the versions TensorFlow was built and tested with. Up to 2.19
+  the extra pins them exactly; from 2.20 it gives ranges whose floors are the build
+  versions, so pip would take whatever is newest: tfenv pins the floors.
+- ``newest``: the newest version the extra allows, capped by what the GPU and the driver
+  run: cuDNN series that support the GPU's compute capability (``nvidia/cudnn.yaml``), and
+  CUDA-versioned component wheels no newer than the CUDA version the driver supports
+  (``tensorflow/and_cuda.yaml``).
+
+Optional packages (TensorRT) that have no wheel for the target's platform and Python are
+left out: TensorFlow loads them only when present.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Optional
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.index import WheelSet
+
+__all__ = [
+    "AND_CUDA_FILE",
+    "POLICIES",
+    "AndCudaFacts",
+    "CudaWheels",
+    "Policy",
+    "WheelPin",
+    "cuda_wheels",
+    "load",
+]
+
+AND_CUDA_FILE = "tensorflow/and_cuda.yaml"
+Policy = Literal["build", "newest"]
+POLICIES: tuple[Policy, ...] = ("build", "newest")
+
+
+@dataclass(frozen=True)
+class PackageSet:
+    packages: frozenset[str]
+    summary: str
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class AndCudaFacts:
+    optional: PackageSet  # TensorFlow loads these only when present (TensorRT)
+    cuda_versioned: PackageSet  # their version is the CUDA version they ship with
+
+
+def _set(node: Node) -> PackageSet:
+    node.only("packages", "summary", "source", "retrieved")
+    names = frozenset(str(canonicalize_name(n)) for n in node.get("packages").texts())
+    return PackageSet(names, node.get("summary").text(), node.provenance())
+
+
+def load(root: Optional[Path] = None) -> AndCudaFacts:
+    doc = load_node(AND_CUDA_FILE, root).only("optional", "cuda_versioned")
+    return AndCudaFacts(_set(doc.get("optional")), _set(doc.get("cuda_versioned")))
+
+
+@dataclass(frozen=True)
+class WheelPin:
+    name: str
+    version: Version
+    requirement: str  # the extra's line it satisfies
+
+    def __str__(self) -> str:
+        return f"{self.name}=={self.version}"
+
+
+@dataclass(frozen=True)
+class CudaWheels:
+    """The CUDA wheels of one release's and-cuda extra, for one platform and Python."""
+
+    policy: Policy
+    pins: tuple[WheelPin, ...]  # one per requirement of the extra that is installed
+    dropped: tuple[str, ...] = ()  # optional requirements with no wheel here
+    ranged: bool = False  # the extra gives ranges: without explicit pins pip takes the newest
+    caps: tuple[str, ...] = ()  # what capped the "newest" choice
+    problem: Optional[str] = None  # why the extra cannot install here at all
+
+    @property
+    def explicit(self) -> bool:
+        """Whether the install must name the pins (the extra alone would not pin them)."""
+        return self.ranged or bool(self.dropped)
+
+
+def cuda_wheels(
+    kb: KnowledgeBase,
+    wheels: WheelSet,
+    python: str,
+    policy: Policy = "build",
+    cc: Optional[Version] = None,
+    driver: Optional[Version] = None,
+) -> Optional[CudaWheels]:
+    """The CUDA wheels ``tensorflow[and-cuda]`` installs on ``wheels.platform`` with Python
+    ``python`` under ``policy`` (None when the release has no and-cuda extra there)."""
+    ws = wheels.for_python(python) or wheels
+    if ws.and_cuda is None:
+        return None
+    facts = kb.and_cuda
+    pins: list[WheelPin] = []
+    dropped: list[str] = []
+    caps: list[str] = []
+    ranged = False
+    for line in ws.and_cuda:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            return CudaWheels(policy, (), problem=f"its and-cuda requirement {line!r} is invalid")
+        name = str(canonicalize_name(req.name))
+        exact = _exact(req)
+        ranged = ranged or exact is None
+        known = [
+            w.version
+            for w in kb.index.cuda_versions(name)
+            if w.installs(ws.platform, python)
+            and not w.version.is_prerelease
+            and not w.version.is_devrelease
+            and req.specifier.contains(w.version)
+        ]
+        if not known:
+            if name in facts.optional.packages:
+                dropped.append(line)
+                continue
+            if not kb.index.cuda_versions(name):
+                continue  # not recorded: nothing to check or pin
+            where = f"{ws.platform} wheel for Python {python}"
+            return CudaWheels(
+                policy, (), problem=f"its and-cuda extra requires {line}, which has no {where}"
+            )
+        chosen = exact if exact is not None and exact in known else None
+        if chosen is None:
+            chosen, cap = _choose(kb, name, sorted(known), policy, cc, driver)
+            if cap:
+                caps.append(cap)
+        pins.append(WheelPin(name, chosen, line))
+    if dropped:  # the optional packages go together (tensorrt needs its -libs, -bindings)
+        dropped += [p.requirement for p in pins if p.name in facts.optional.packages]
+        pins = [p for p in pins if p.name not in facts.optional.packages]
+    return CudaWheels(
+        policy, tuple(pins), tuple(sorted(dropped)), ranged, tuple(dict.fromkeys(caps))
+    )
+
+
+def _exact(req: Requirement) -> Optional[Version]:
+    specs = list(req.specifier)
+    if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
+        return Version(specs[0].version)
+    return None
+
+
+def _choose(
+    kb: KnowledgeBase,
+    name: str,
+    known: list[Version],
+    policy: Policy,
+    cc: Optional[Version],
+    driver: Optional[Version],
+) -> tuple[Version, str]:
+    if policy == "build":
+        return known[0], ""  # from 2.20 the extra's floors are the build versions
+    usable, caps = known, []
+    if name.startswith("nvidia-cudnn-cu") and cc is not None:
+        major = int(name.rsplit("cu", 1)[1])
+        fits = [v for v in known if _cudnn_runs(kb, v, major, cc)]
+        if not fits or fits[-1] != usable[-1]:
+            caps.append(f"cuDNN no newer than the series that support compute capability {cc}")
+        usable = fits or known[:1]
+    if name in kb.and_cuda.cuda_versioned.packages and driver is not None:
+        top = kb.cuda.max_cuda_for_driver(driver)
+        if top is not None:
+            fits = [v for v in usable if (v.major, v.minor) <= (top.major, top.minor)]
+            if not fits:
+                caps.append(
+                    f"CUDA wheels at the build versions (driver {driver} supports CUDA {top}, "
+                    "below the extra's floor)"
+                )
+            elif fits[-1] != usable[-1]:
+                caps.append(f"CUDA wheels no newer than CUDA {top} (what driver {driver} supports)")
+            usable = fits or usable[:1]
+    return usable[-1], "; ".join(caps)
+
+
+def _cudnn_runs(kb: KnowledgeBase, version: Version, cuda_major: int, cc: Version) -> bool:
+    series = kb.cudnn.series(version)
+    lowest = series.min_cc.get(cuda_major) if series is not None else None
+    return lowest is not None and cc >= lowest
