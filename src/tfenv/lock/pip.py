@@ -152,6 +152,8 @@ def uv_command(spec: PipLockSpec, req_in: Path, constraints: Path, out: Path) ->
         spec.python_platform,
         "--python-version",
         spec.python_version,
+        "--python",  # builds sdists if any; saves uv's interpreter discovery (~0.1 s)
+        sys.executable,
         "--generate-hashes",
         "--index-url",
         spec.index_url,
