@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tfenv.team import TeamResolution
 
 __all__ = [
+    "LOCK_EXTRA_HINT",
     "CheckOutcome",
     "LockError",
     "LockOptions",
@@ -45,6 +46,13 @@ __all__ = [
     "lock_target",
     "plan_team",
 ]
+
+
+LOCK_EXTRA_HINT = (
+    "Install tfenv's lock extra: pip install 'tfenv[lock]' where tfenv is on your index; "
+    "in a checkout of tfenv, pip install -e '.[lock]'; from a wheel, "
+    "pip install './tfenv-<version>-py3-none-any.whl[lock]' (docs/lock.md)."
+)
 
 
 class LockError(TfenvError):

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.lock import LockError
+from tfenv.lock import LOCK_EXTRA_HINT, LockError
 
 if TYPE_CHECKING:
     from tfenv.resolver.plan import Plan
@@ -93,7 +93,7 @@ def find_uv() -> str:
     except ImportError:
         raise LockError(
             "tfenv lock needs uv, which is not installed.",
-            hint="Install it with: python -m pip install 'tfenv[lock]'",
+            hint=LOCK_EXTRA_HINT + " For pip routes, pip install uv is enough.",
         ) from None
     return str(uv.find_uv_bin())
 
