@@ -9,7 +9,10 @@ Both ratios the issue sets come from one interleaved run (warm caches):
   one Python) vs that one target (aim: <= 1.5x): their resolution inputs are equal, so
   uv runs once.
 
-``--offline`` adds the same three commands from the caches alone (no network: tfenv's own
+tfenv starts the uv runs its last lock of the same configuration needed while it plans
+(``tfenv/lock/ahead.py``); the "unrecorded" rows time a lock without that record (a
+configuration changed since the last lock). ``--offline`` adds the same three commands
+from the caches alone (no network: tfenv's own
 overhead against uv's local resolve); ``--cold`` adds cold-cache runs. The index is the
 configured one (``--index-url`` overrides); ``--local`` serves the tests' small index on
 127.0.0.1 instead (no network needed; uv's work is then tiny, so the one-target ratio
@@ -122,10 +125,18 @@ def cases_for(root: Path, index: str, offline: bool, cold: bool) -> dict[str, Ma
         folder.mkdir()
         if text:
             (folder / "tfenv.toml").write_text(text)
+    ahead = root / "tfenv-cache" / "lock-ahead"
+
+    def unrecorded(folder: Path) -> Sequence[str]:
+        shutil.rmtree(ahead, ignore_errors=True)  # before the clock starts
+        return tfenv_cmd(folder, warm, index)
+
     cases: dict[str, Make] = {
         "uv pip compile": lambda: uv_cmd(index, plain, warm),
         "tfenv lock, 1 target": lambda: tfenv_cmd(one, warm, index),
         "tfenv lock, 12 targets": lambda: tfenv_cmd(twelve, warm, index),
+        "tfenv lock, 1, unrecorded": lambda: unrecorded(one),
+        "tfenv lock, 12, unrecorded": lambda: unrecorded(twelve),
     }
     if offline:
         cases["uv pip compile --offline"] = lambda: uv_cmd(index, plain, warm, True)
@@ -151,6 +162,8 @@ def report(times: dict[str, list[float]]) -> None:
     pairs = [
         ("1 target / uv pip compile", "tfenv lock, 1 target", "uv pip compile", "<= 1.3"),
         ("12 targets / 1 target", "tfenv lock, 12 targets", "tfenv lock, 1 target", "<= 1.5"),
+        ("unrecorded: 1 target / uv", "tfenv lock, 1, unrecorded", "uv pip compile", ""),
+        ("unrecorded: 12 / 1", "tfenv lock, 12, unrecorded", "tfenv lock, 1, unrecorded", ""),
         ("offline: 1 target / uv", "tfenv lock --offline, 1", "uv pip compile --offline", ""),
         ("offline: 12 targets / 1", "tfenv lock --offline, 12", "tfenv lock --offline, 1", ""),
         ("cold: 1 target / uv", "tfenv lock, 1 target, cold", "uv pip compile, cold", ""),

@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from tfenv.errors import TfenvError
@@ -70,9 +70,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.check:
+        return _lock(args, None)
+    from tfenv.lock import ahead
+
+    key = ahead.run_key(args.config, _run_options(args))
+    started = ahead.start(key, max(1, args.jobs), os.environ)  # planning runs meanwhile
+    try:
+        return _lock(args, started, key)
+    finally:
+        for run in started.values():
+            run.cancel()  # those no target used (the others are done already)
+
+
+def _run_options(args: argparse.Namespace) -> tuple[object, ...]:
+    """What, besides the configuration, shapes the uv runs of a lock."""
+    cache = None if args.cache_dir is None else str(Path(args.cache_dir).resolve())
+    return (tuple(args.target), args.index_url, cache, args.offline, args.timeout)
+
+
+def _lock(
+    args: argparse.Namespace, started: Optional[dict[Any, Any]], key: Optional[str] = None
+) -> int:
     from tfenv.config import load_config
     from tfenv.kb import KnowledgeBase
-    from tfenv.lock import LockOptions, check_project, lock_project
+    from tfenv.lock import LockOptions, ahead, check_project, lock_project
     from tfenv.lock.progress import make_progress
 
     config = load_config(args.config)
@@ -90,7 +112,8 @@ def _run(args: argparse.Namespace) -> int:
         return _checked(check_project(kb, config, options), args.json)
     names = [t.name for t in config.targets if not args.target or t.name in args.target]
     progress = make_progress(names, _write_err, sys.stderr.isatty(), os.environ, quiet=args.quiet)
-    result = lock_project(kb, config, options, progress)
+    result = lock_project(kb, config, options, progress, started)
+    ahead.record(key, result.uv_runs)
     if args.json:
         _print_json(_summary(result, options.folder(config)))
         return 0

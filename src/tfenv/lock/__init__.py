@@ -110,6 +110,7 @@ class LockOutcome:
     targets: tuple[TargetFiles, ...]
     written: tuple[Path, ...]
     resolutions: int = 0  # uv runs: targets with equal resolution inputs share one
+    uv_runs: tuple[Any, ...] = ()  # their PipLockSpecs (what ahead.record keeps)
 
 
 @dataclass(frozen=True)
@@ -167,31 +168,46 @@ def lock_project(
     config: ProjectConfig,
     options: LockOptions = LockOptions(),
     progress: Optional[Progress] = None,
+    started: Optional[Mapping[Any, Any]] = None,
 ) -> LockOutcome:
-    """Lock every (selected) target; write all files only when all succeeded."""
+    """Lock every (selected) target; write all files only when all succeeded.
+
+    ``started``: uv runs already under way (``ahead.start``), used by the targets whose
+    planned run equals one of them in every input, cancelled otherwise."""
     from tfenv.lock.progress import NullProgress
 
-    ctx = _context(kb, config, options)
+    ctx = _context(kb, config, options, started=started)
     names = _selected(config, options)
     shown = progress or NullProgress()
     results: dict[str, TargetFiles] = {}
     failures: dict[str, str] = {}
-    with ThreadPoolExecutor(max_workers=max(1, min(options.jobs, len(names)))) as pool:
-        for pspec in _distinct_pip_specs(ctx, names):  # each uv run once, before any waits
-            pool.submit(ctx.runs.get, pspec)  # a failure reaches the targets that need it
-        futures = {n: pool.submit(_lock_one, kb, ctx, config.target(n), shown) for n in names}
-        for name, fut in futures.items():
-            try:
-                results[name] = fut.result()
-            except TfenvError as exc:
-                failures[name] = str(exc)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, min(options.jobs, len(names)))) as pool:
+            for pspec in _distinct_pip_specs(ctx, names):  # each uv run once, before any waits
+                pool.submit(ctx.runs.get, pspec)  # a failure reaches the targets that need it
+            futures = {n: pool.submit(_lock_one, kb, ctx, config.target(n), shown) for n in names}
+            _prepare_rendering()  # while uv runs
+            for name, fut in futures.items():
+                try:
+                    results[name] = fut.result()
+                except TfenvError as exc:
+                    failures[name] = str(exc)
+    finally:
+        ctx.runs.cancel_unused()
     shown.close()
     if failures:
         raise LockError(_failure_message(failures, len(names)), failures=failures)
     ordered = tuple(results[n] for n in names)
     files = [(name, text) for t in ordered for name, text in t.files]
     written = write_all(options.folder(config), files)
-    return LockOutcome(ctx.team, ordered, written, ctx.runs.runs)
+    return LockOutcome(ctx.team, ordered, written, ctx.runs.runs, ctx.runs.specs)
+
+
+def _prepare_rendering() -> None:
+    """Import what rendering needs, on the main thread while the workers wait for uv."""
+    import packaging.pylock  # noqa: F401
+
+    import tfenv.lock.pylock  # noqa: F401
 
 
 def lock_target(
@@ -250,7 +266,11 @@ def write_all(folder: Path, files: Sequence[tuple[str, str]]) -> tuple[Path, ...
 
 
 def _context(
-    kb: KnowledgeBase, config: ProjectConfig, options: LockOptions, need_index: bool = True
+    kb: KnowledgeBase,
+    config: ProjectConfig,
+    options: LockOptions,
+    need_index: bool = True,
+    started: Optional[Mapping[Any, Any]] = None,
 ) -> _Context:
     from tfenv.lock.header import kb_data_version
     from tfenv.team import build_targets
@@ -269,14 +289,16 @@ def _context(
         if not index_url:
             index_url, _source = configured_index_url(None, options.environ)
     version = kb_data_version(kb)
-    runs = _shared_runs(options.environ)
+    runs = _shared_runs(options.environ, started)
     return _Context(config, team, targets, version, options, index_url, uv_bin, runs)
 
 
-def _shared_runs(environ: Optional[Mapping[str, str]]) -> SharedRuns:
+def _shared_runs(
+    environ: Optional[Mapping[str, str]], started: Optional[Mapping[Any, Any]] = None
+) -> SharedRuns:
     from tfenv.lock.shared import SharedRuns
 
-    return SharedRuns(environ)
+    return SharedRuns(environ, started)
 
 
 def _selected(config: ProjectConfig, options: LockOptions) -> list[str]:
