@@ -14,9 +14,7 @@ functions, so importing this package (for :class:`LockError`) costs nothing.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -174,6 +172,8 @@ def lock_project(
 
     ``started``: uv runs already under way (``ahead.start``), used by the targets whose
     planned run equals one of them in every input, cancelled otherwise."""
+    from concurrent.futures import ThreadPoolExecutor  # here: uv can start before this import
+
     from tfenv.lock.progress import NullProgress
 
     ctx = _context(kb, config, options, started=started)
@@ -247,6 +247,8 @@ def check_project(
 
 def write_all(folder: Path, files: Sequence[tuple[str, str]]) -> tuple[Path, ...]:
     """Write every file to a temp file first, then rename them all; on any error, none."""
+    import tempfile
+
     temps: list[tuple[Path, Path]] = []
     try:
         folder.mkdir(parents=True, exist_ok=True)
