@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tfenv import errors
-from tfenv.config import ConfigError, load_config
+from tfenv.config import load_config
+from tfenv.errors import ConfigError
 
 PYPROJECT = """
 [project]

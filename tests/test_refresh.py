@@ -248,3 +248,19 @@ def test_httpx_not_imported_by_loader() -> None:
     code = "import sys, tfenv.kb.index, tfenv.cli; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_cli_json_summary_and_quiet(server: IndexServer, tmp_path: Path, capsys: Any) -> None:
+    args = ["refresh", "--index-url", server.url, "--data-dir", str(tmp_path)]
+    assert main([*args, "--package", "tensorflow-metal", "--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["ok"] is True
+    assert doc["command"] == "refresh"
+    assert doc["written"] == [str(tmp_path / "index" / "tensorflow-metal.json")]
+    assert doc["releases"] > 0
+    assert captured.err == ""  # --json: no progress either
+    assert main([*args, "--package", "tensorflow-metal", "--check", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "no drift" in captured.out
+    assert captured.err == ""

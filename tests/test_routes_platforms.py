@@ -201,7 +201,7 @@ def test_lock_check_expects_the_route_files(name: str, tmp_path: Path) -> None:
     (tmp_path / "tfenv.toml").write_text(_toml(ROUTE_CASES[name][0]), "utf-8")
     outcome = check_project(KB, load_config(tmp_path))
     assert outcome.problems == tuple(
-        f"{f}: missing (target 'team')" for f in expected_files("team", name)
+        f"{f} (target 'team'): missing" for f in expected_files("team", name)
     )
 
 

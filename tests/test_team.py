@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tfenv.config import ConfigError, load_config
-from tfenv.errors import UnsatisfiableError
+from tfenv.config import load_config
+from tfenv.errors import ConfigError, UnsatisfiableError
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import plan_team
 from tfenv.team import team_resolve

@@ -11,6 +11,7 @@ names the file and the key. The format is documented in ``docs/lock.md``::
     index-url = "https://mirror.example/simple/"   # default: pip/uv configuration
     channels = ["conda-forge"]
     manager = "auto"                     # auto, pip or conda
+    out = "locks"                        # where the lockfiles go (default: this file's folder)
 
     [tool.tfenv.targets.cluster]
     os = "linux"
@@ -63,6 +64,7 @@ _TOP_KEYS = (
     "manager",
     "allow-cpu",
     "pre",
+    "out",
     "targets",
 )
 _TARGET_KEYS = (
@@ -106,10 +108,16 @@ class ProjectConfig:
     path: Path
     allow_cpu: bool = False
     pre: bool = False
+    out: Optional[Path] = None  # where the lockfiles live; relative to the file's folder
 
     @property
     def folder(self) -> Path:
         return self.path.parent
+
+    @property
+    def lock_folder(self) -> Path:
+        """Where the lockfiles live: ``out`` when given, else the configuration's folder."""
+        return self.folder if self.out is None else self.folder / self.out
 
     def target(self, name: str) -> TargetSpec:
         for t in self.targets:
@@ -176,6 +184,7 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
         path=path,
         allow_cpu=allow_cpu,
         pre=root.opt("pre").opt_boolean() or False,
+        out=_out(root.opt("out")),
     )
 
 
@@ -228,6 +237,15 @@ def _dependencies(node: Node) -> tuple[str, ...]:
         except InvalidRequirement as exc:
             raise item.fail(f"{dep!r} is not a PEP 508 requirement ({_one_line(exc)})") from None
     return _strings(node)
+
+
+def _out(node: Node) -> Optional[Path]:
+    text = _text(node)
+    if text is None:
+        return None
+    if not text:
+        raise node.fail("must name a folder (relative to this file's folder), not be empty")
+    return Path(text)
 
 
 # -- reading helpers: typed reads are tfenv.kb._fields.Node's ----------------

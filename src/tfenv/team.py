@@ -16,7 +16,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv import errors
-from tfenv.config import ConfigError, ProjectConfig, TargetSpec
+from tfenv.config import ProjectConfig, TargetSpec
+from tfenv.errors import ConfigError
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from tfenv.errors import TfenvError
+    from tfenv.lock import CheckOutcome, LockOutcome
 
 __all__ = ["configure", "run"]
 
@@ -31,7 +38,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="lock only this target (repeatable)",
     )
     parser.add_argument(
-        "--out", metavar="DIR", type=Path, help="where lockfiles go (default: the config's folder)"
+        "--out",
+        metavar="DIR",
+        type=Path,
+        help="where lockfiles go (default: 'out' in the configuration, else its folder)",
     )
     parser.add_argument("--offline", action="store_true", help="lock from caches only")
     parser.add_argument("--index-url", metavar="URL", help="the package index to lock from")
@@ -40,13 +50,51 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout", type=float, default=30.0, metavar="S", help="network timeout in seconds"
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON summary on stdout: the targets, their files, what is stale",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from tfenv.errors import TfenvError
+
+    try:
+        return _run(args)
+    except TfenvError as exc:
+        if args.json:  # the summary says it failed; the CLI still prints the prose
+            _print_json(_failure(args, exc))
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.check:
+        return _lock(args, None)
+    from tfenv.lock import ahead
+
+    key = ahead.run_key(args.config, _run_options(args))
+    started = ahead.start(key, max(1, args.jobs), os.environ)  # planning runs meanwhile
+    try:
+        return _lock(args, started, key)
+    finally:
+        for run in started.values():
+            run.cancel()  # those no target used (the others are done already)
+
+
+def _run_options(args: argparse.Namespace) -> tuple[object, ...]:
+    """What, besides the configuration, shapes the uv runs of a lock."""
+    cache = None if args.cache_dir is None else str(Path(args.cache_dir).resolve())
+    return (tuple(args.target), args.index_url, cache, args.offline, args.timeout)
+
+
+def _lock(
+    args: argparse.Namespace, started: Optional[dict[Any, Any]], key: Optional[str] = None
+) -> int:
     from tfenv.config import load_config
     from tfenv.kb import KnowledgeBase
-    from tfenv.lock import LockOptions, check_project, lock_project
+    from tfenv.lock import LockOptions, ahead, check_project, lock_project
     from tfenv.lock.progress import make_progress
 
     config = load_config(args.config)
@@ -61,24 +109,85 @@ def run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
     )
     if args.check:
-        outcome = check_project(kb, config, options)
-        for problem in outcome.problems:
-            print(f"tfenv lock --check: {problem}", file=sys.stderr)
-        if outcome.problems:
-            print("Run 'tfenv lock' to regenerate the lockfiles.", file=sys.stderr)
-            return 1
-        print(f"{len(outcome.ok)} lockfile(s) up to date.", file=sys.stderr)
-        return 0
+        return _checked(check_project(kb, config, options), args.json)
     names = [t.name for t in config.targets if not args.target or t.name in args.target]
     progress = make_progress(names, _write_err, sys.stderr.isatty(), os.environ, quiet=args.quiet)
-    result = lock_project(kb, config, options, progress)
-    tf = result.team.tensorflow
+    result = lock_project(kb, config, options, progress, started)
+    ahead.record(key, result.uv_runs)
+    if args.json:
+        _print_json(_summary(result, options.folder(config)))
+        return 0
     print(
-        f"Locked {len(result.targets)} target(s) on TensorFlow {tf}: "
-        + ", ".join(str(p) for p in result.written),
+        f"Locked {len(result.targets)} target(s) on TensorFlow {result.team.tensorflow} "
+        f"({result.resolutions} uv resolution(s)): " + ", ".join(str(p) for p in result.written),
         file=sys.stderr,
     )
     return 0
+
+
+def _checked(outcome: CheckOutcome, as_json: bool) -> int:
+    code = 0 if outcome.up_to_date else 1
+    if as_json:
+        _print_json(
+            {
+                "command": "lock --check",
+                "ok": outcome.up_to_date,
+                "folder": str(outcome.folder),
+                "up_to_date": list(outcome.ok),
+                "stale": [s.to_dict() for s in outcome.stale],
+            }
+        )
+        return code
+    for problem in outcome.problems:
+        print(f"tfenv lock --check: {problem}", file=sys.stderr)
+    if not outcome.up_to_date:
+        if all(s.reasons == ("missing",) for s in outcome.stale):
+            print(
+                f"No lockfile was found in {outcome.folder}: lock there with 'tfenv lock', or "
+                "say where the lockfiles live with 'out' in the configuration (or --out).",
+                file=sys.stderr,
+            )
+        else:
+            print("Run 'tfenv lock' to regenerate the lockfiles.", file=sys.stderr)
+        return code
+    print(f"{len(outcome.ok)} lockfile(s) up to date in {outcome.folder}.", file=sys.stderr)
+    return code
+
+
+def _summary(result: LockOutcome, folder: Path) -> dict[str, object]:
+    return {
+        "command": "lock",
+        "ok": True,
+        "tensorflow": result.team.tensorflow,
+        "folder": str(folder),
+        "resolutions": result.resolutions,
+        "targets": [
+            {
+                "name": t.name,
+                "route": t.route,
+                "tensorflow": t.tensorflow,
+                "files": [name for name, _text in t.files],
+            }
+            for t in result.targets
+        ],
+        "written": [str(p) for p in result.written],
+    }
+
+
+def _failure(args: argparse.Namespace, exc: TfenvError) -> dict[str, object]:
+    failures = getattr(exc, "failures", {})
+    return {
+        "command": "lock --check" if args.check else "lock",
+        "ok": False,
+        "exit_code": exc.exit_code,
+        "error": exc.message,
+        "hint": exc.hint,
+        "failures": [{"target": n, "error": why} for n, why in failures.items()],
+    }
+
+
+def _print_json(doc: Mapping[str, object]) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2) + "\n")
 
 
 def _write_err(text: str) -> None:

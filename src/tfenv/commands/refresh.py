@@ -9,6 +9,8 @@ configuration, else pip's default) and rewrites ``data/index/*.json``. With
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -43,6 +45,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout", type=float, default=30.0, help="seconds per HTTP request (default 30)"
     )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    parser.add_argument(
+        "--json", action="store_true", help="print a JSON summary on stdout (drift, files written)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
     data_dir: Path = args.data_dir or _default_data_dir()
     index_url, origin = configured_index_url(args.index_url)
-    print(f"index: {index_url} (from {origin})", file=sys.stderr)
+    say = _silent if args.quiet or args.json else _to_stderr
+    shown_url = re.sub(r"//[^/@]+@", "//***@", index_url)  # never print credentials
+    say(f"index: {shown_url} (from {origin})")
     started = time.monotonic()
     with make_client(args.timeout) as client:
         outcome = refresh(
@@ -63,9 +71,24 @@ def run(args: argparse.Namespace) -> int:
             data_dir,
             packages=args.package,
             check=args.check,
-            progress=lambda msg: print(msg, file=sys.stderr),
+            progress=say,
         )
     took = time.monotonic() - started
+    code = 1 if args.check and outcome.drift else 0
+    if args.json:
+        doc = {
+            "command": "refresh --check" if args.check else "refresh",
+            "ok": code == 0,
+            "index_url": shown_url,
+            "index_url_from": origin,
+            "releases": outcome.releases,
+            "wheels": outcome.wheels,
+            "seconds": round(took, 1),
+            "drift": list(outcome.drift),
+            "written": [str(p) for p in outcome.written],
+        }
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        return code
     summary = f"{outcome.releases} releases, {outcome.wheels} wheels, {took:.1f} s"
     if args.check:
         if outcome.drift:
@@ -80,3 +103,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     print(f"done ({summary}).")
     return 0
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _silent(message: str) -> None:
+    return

@@ -5,17 +5,16 @@ Flow: :func:`plan_team` picks one TensorFlow version every target can run
 through uv, ``pip.py``; conda routes through ``tfenv.lock.conda``), renders every
 file in memory, and only when every target succeeded writes them all: temp files
 first, then renames, so a failure leaves every existing lockfile untouched.
-:func:`check_project` compares existing lockfiles' headers with what the
-configuration and the knowledge base give now. Submodules are imported inside
+:func:`check_project` compares existing lockfiles with what they recorded when
+written (a content digest) and with what the configuration and the knowledge base
+give now (``check.py`` says which input changed). Submodules are imported inside
 functions, so importing this package (for :class:`LockError`) costs nothing.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -25,12 +24,15 @@ from tfenv.errors import TfenvError, UnsatisfiableError
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig, TargetSpec
     from tfenv.kb import KnowledgeBase
+    from tfenv.lock.check import Stale
     from tfenv.lock.progress import Progress
+    from tfenv.lock.shared import SharedRuns
     from tfenv.models.plan import Resolution
     from tfenv.models.target import Target
     from tfenv.team import TeamResolution
 
 __all__ = [
+    "LOCK_EXTRA_HINT",
     "CheckOutcome",
     "LockError",
     "LockOptions",
@@ -44,17 +46,37 @@ __all__ = [
 ]
 
 
+LOCK_EXTRA_HINT = (
+    "Install tfenv's lock extra: pip install 'tfenv[lock]' where tfenv is on your index; "
+    "in a checkout of tfenv, pip install -e '.[lock]'; from a wheel, "
+    "pip install './tfenv-<version>-py3-none-any.whl[lock]' (docs/lock.md)."
+)
+
+
 class LockError(TfenvError):
-    """Locking failed (uv, the index, a target, a file): exit code 1."""
+    """Locking failed (uv, the index, a target, a file): exit code 1.
+
+    ``failures`` maps each failing target to what went wrong (empty when the failure
+    is not one target's)."""
 
     exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: Optional[str] = None,
+        failures: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.failures = dict(failures or {})
 
 
 @dataclass(frozen=True)
 class LockOptions:
     """How to lock; the defaults suit the CLI."""
 
-    out_dir: Optional[Path] = None  # None: the configuration's folder
+    out_dir: Optional[Path] = None  # None: the configuration's ``out``, else its folder
     only: tuple[str, ...] = ()  # lock only these targets (all when empty)
     index_url: Optional[str] = None  # overrides the configuration and the environment
     cache_dir: Optional[Path] = None  # uv's cache (shared by all targets); None: uv's default
@@ -66,7 +88,7 @@ class LockOptions:
     environ: Optional[Mapping[str, str]] = None  # None: os.environ
 
     def folder(self, config: ProjectConfig) -> Path:
-        return self.out_dir if self.out_dir is not None else config.folder
+        return self.out_dir if self.out_dir is not None else config.lock_folder
 
 
 @dataclass(frozen=True)
@@ -84,16 +106,24 @@ class LockOutcome:
     team: TeamResolution
     targets: tuple[TargetFiles, ...]
     written: tuple[Path, ...]
+    resolutions: int = 0  # uv runs: targets with equal resolution inputs share one
+    uv_runs: tuple[Any, ...] = ()  # their PipLockSpecs (what ahead.record keeps)
 
 
 @dataclass(frozen=True)
 class CheckOutcome:
     ok: tuple[str, ...] = ()  # up-to-date lockfiles
-    problems: tuple[str, ...] = field(default=())
+    stale: tuple[Stale, ...] = field(default=())
+    folder: Optional[Path] = None  # where the lockfiles were looked for
 
     @property
     def up_to_date(self) -> bool:
-        return not self.problems
+        return not self.stale
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """One line per stale file: the file, its target, and why."""
+        return tuple(s.describe() for s in self.stale)
 
 
 @dataclass(frozen=True)
@@ -105,6 +135,7 @@ class _Context:
     options: LockOptions
     index_url: str
     uv_bin: Optional[str] = None  # found once, before the worker threads start
+    runs: SharedRuns = field(default_factory=lambda: _shared_runs(None))  # one uv run per input
 
 
 def plan_team(kb: KnowledgeBase, config: ProjectConfig) -> TeamResolution:
@@ -132,29 +163,48 @@ def lock_project(
     config: ProjectConfig,
     options: LockOptions = LockOptions(),
     progress: Optional[Progress] = None,
+    started: Optional[Mapping[Any, Any]] = None,
 ) -> LockOutcome:
-    """Lock every (selected) target; write all files only when all succeeded."""
+    """Lock every (selected) target; write all files only when all succeeded.
+
+    ``started``: uv runs already under way (``ahead.start``), used by the targets whose
+    planned run equals one of them in every input, cancelled otherwise."""
+    from concurrent.futures import ThreadPoolExecutor  # here: uv can start before this import
+
     from tfenv.lock.progress import NullProgress
 
-    ctx = _context(kb, config, options)
+    ctx = _context(kb, config, options, started=started)
     names = _selected(config, options)
     shown = progress or NullProgress()
     results: dict[str, TargetFiles] = {}
     failures: dict[str, str] = {}
-    with ThreadPoolExecutor(max_workers=max(1, min(options.jobs, len(names)))) as pool:
-        futures = {n: pool.submit(_lock_one, kb, ctx, config.target(n), shown) for n in names}
-        for name, fut in futures.items():
-            try:
-                results[name] = fut.result()
-            except TfenvError as exc:
-                failures[name] = str(exc)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, min(options.jobs, len(names)))) as pool:
+            for pspec in _distinct_pip_specs(ctx, names):  # each uv run once, before any waits
+                pool.submit(ctx.runs.get, pspec)  # a failure reaches the targets that need it
+            futures = {n: pool.submit(_lock_one, kb, ctx, config.target(n), shown) for n in names}
+            _prepare_rendering()  # while uv runs
+            for name, fut in futures.items():
+                try:
+                    results[name] = fut.result()
+                except TfenvError as exc:
+                    failures[name] = str(exc)
+    finally:
+        ctx.runs.cancel_unused()
     shown.close()
     if failures:
-        raise LockError(_failure_message(failures, len(names)))
+        raise LockError(_failure_message(failures, len(names)), failures=failures)
     ordered = tuple(results[n] for n in names)
     files = [(name, text) for t in ordered for name, text in t.files]
     written = write_all(options.folder(config), files)
-    return LockOutcome(ctx.team, ordered, written)
+    return LockOutcome(ctx.team, ordered, written, ctx.runs.runs, ctx.runs.specs)
+
+
+def _prepare_rendering() -> None:
+    """Import what rendering needs, on the main thread while the workers wait for uv."""
+    import packaging.pylock  # noqa: F401
+
+    import tfenv.lock.pylock  # noqa: F401
 
 
 def lock_target(
@@ -170,35 +220,32 @@ def lock_target(
 def check_project(
     kb: KnowledgeBase, config: ProjectConfig, options: LockOptions = LockOptions()
 ) -> CheckOutcome:
-    """Do the lockfiles on disk still match the configuration and the knowledge base?"""
-    from tfenv.lock.header import inputs_hash, read_inputs_hash
+    """Are the lockfiles on disk exactly what ``tfenv lock`` wrote, from the inputs of now?"""
+    from tfenv.lock.check import check_file
+    from tfenv.lock.header import input_digests, inputs_hash
 
     ctx = _context(kb, config, options, need_index=False)
     folder = options.folder(config)
     ok: list[str] = []
-    problems: list[str] = []
+    stale: list[Stale] = []
     for name in _selected(config, options):
         res = ctx.team.by_target[name]
         assert res.plan is not None
         want = inputs_hash(config, ctx.targets, name, ctx.kb_version)
+        keys = input_digests(config, ctx.targets, name, ctx.kb_version)
         for file_name in expected_files(name, res.plan.route):
-            path = folder / file_name
-            found = read_inputs_hash(path)
-            if not path.is_file():
-                problems.append(f"{file_name}: missing (target '{name}')")
-            elif found is None:
-                problems.append(f"{file_name}: no tfenv header (not written by tfenv lock)")
-            elif found != want:
-                problems.append(
-                    f"{file_name}: out of date (the configuration or the knowledge base changed)"
-                )
-            else:
+            found = check_file(folder / file_name, name, want, keys)
+            if found is None:
                 ok.append(file_name)
-    return CheckOutcome(tuple(ok), tuple(problems))
+            else:
+                stale.append(found)
+    return CheckOutcome(tuple(ok), tuple(stale), folder)
 
 
 def write_all(folder: Path, files: Sequence[tuple[str, str]]) -> tuple[Path, ...]:
     """Write every file to a temp file first, then rename them all; on any error, none."""
+    import tempfile
+
     temps: list[tuple[Path, Path]] = []
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -218,7 +265,11 @@ def write_all(folder: Path, files: Sequence[tuple[str, str]]) -> tuple[Path, ...
 
 
 def _context(
-    kb: KnowledgeBase, config: ProjectConfig, options: LockOptions, need_index: bool = True
+    kb: KnowledgeBase,
+    config: ProjectConfig,
+    options: LockOptions,
+    need_index: bool = True,
+    started: Optional[Mapping[Any, Any]] = None,
 ) -> _Context:
     from tfenv.lock.header import kb_data_version
     from tfenv.team import build_targets
@@ -236,7 +287,17 @@ def _context(
         index_url = options.index_url or config.index_url or ""
         if not index_url:
             index_url, _source = configured_index_url(None, options.environ)
-    return _Context(config, team, targets, kb_data_version(kb), options, index_url, uv_bin)
+    version = kb_data_version(kb)
+    runs = _shared_runs(options.environ, started)
+    return _Context(config, team, targets, version, options, index_url, uv_bin, runs)
+
+
+def _shared_runs(
+    environ: Optional[Mapping[str, str]], started: Optional[Mapping[Any, Any]] = None
+) -> SharedRuns:
+    from tfenv.lock.shared import SharedRuns
+
+    return SharedRuns(environ, started)
 
 
 def _selected(config: ProjectConfig, options: LockOptions) -> list[str]:
@@ -271,10 +332,11 @@ def _lock_one(kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, shown: Progres
 
 
 def _header(ctx: _Context, spec: TargetSpec, res: Resolution, notes: Sequence[str]) -> list[str]:
-    from tfenv.lock.header import header_lines, inputs_hash
+    from tfenv.lock.header import header_lines, input_digests, inputs_hash
 
     digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    return header_lines(ctx.config, res, spec.name, digest, notes)
+    keys = input_digests(ctx.config, ctx.targets, spec.name, ctx.kb_version)
+    return header_lines(ctx.config, res, spec.name, digest, notes, keys)
 
 
 def _pip_spec(
@@ -297,6 +359,31 @@ def _pip_spec(
     )
 
 
+def _target_pip_spec(ctx: _Context, res: Resolution) -> Any:
+    """The uv run that locks a pip-route target: equal for targets with equal inputs."""
+    from tfenv.lock.pip import plan_requirements
+
+    plan = res.plan
+    assert plan is not None
+    reqs, cons = plan_requirements(plan, ctx.config.dependencies)
+    return _pip_spec(ctx, res, reqs, cons, _python_of(res))
+
+
+def _distinct_pip_specs(ctx: _Context, names: Sequence[str]) -> list[Any]:
+    from tfenv import routes
+
+    found: dict[Any, None] = {}
+    for name in names:
+        res = ctx.team.by_target[name]
+        if res.plan is None or routes.route(res.plan.route).locker == "conda":
+            continue
+        try:
+            found.setdefault(_target_pip_spec(ctx, res))
+        except TfenvError:
+            continue  # the target's own run reports it
+    return list(found)
+
+
 def _python_of(res: Resolution) -> str:
     plan = res.plan
     assert plan is not None
@@ -308,27 +395,26 @@ def _python_of(res: Resolution) -> str:
 
 def _pip_files(ctx: _Context, spec: TargetSpec, res: Resolution) -> list[tuple[str, str]]:
     from tfenv.lock import pylock
-    from tfenv.lock.pip import DEFAULT_GLIBC, compile_pylock, plan_requirements, python_platform
+    from tfenv.lock.header import inputs_hash, stamp_content
+    from tfenv.lock.pip import DEFAULT_GLIBC, python_platform
 
     plan = res.plan
     assert plan is not None
     py = _python_of(res)
-    reqs, cons = plan_requirements(plan, ctx.config.dependencies)
-    pspec = _pip_spec(ctx, res, reqs, cons, py)
-    doc = compile_pylock(pspec, ctx.options.environ)
-    lock = pylock.validate(doc)
+    shared = ctx.runs.get(_target_pip_spec(ctx, res))
     notes = [f"Resolved by uv for {python_platform(res.target)}, Python {py}"]
     if res.target.platform.is_linux and res.target.glibc is None:
         notes.append(
             f"glibc not given: assumed {DEFAULT_GLIBC[0]}.{DEFAULT_GLIBC[1]} for wheel tags"
         )
     header = _header(ctx, spec, res, notes)
-    digest = header[-1].split("sha256:")[-1]
+    digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
     tool = {"target": spec.name, "tensorflow": plan.tensorflow, "inputs-sha256": digest}
-    lock = pylock.restamp(lock, res.target, py, tool)
+    lock = pylock.restamp(shared.lock, res.target, py, tool)
+    pylock_text = pylock.render_pylock(lock, header, shared.packages_toml)
     return [
-        (f"requirements.{spec.name}.txt", pylock.render_requirements(lock, header)),
-        (f"pylock.{spec.name}.toml", pylock.render_pylock(lock, header)),
+        (f"requirements.{spec.name}.txt", stamp_content(pylock.render_requirements(lock, header))),
+        (f"pylock.{spec.name}.toml", stamp_content(pylock_text)),
     ]
 
 
@@ -336,6 +422,7 @@ def _conda_files(
     kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, res: Resolution
 ) -> list[tuple[str, str]]:
     from tfenv.lock.conda import CondaLockSpec, lock_conda
+    from tfenv.lock.header import stamp_content
 
     plan = res.plan
     assert plan is not None
@@ -346,8 +433,8 @@ def _conda_files(
         result = result.with_pip(_conda_pip_packages(ctx, res, result, pip_reqs))
     header = "".join(f"# {line}\n" for line in _header(ctx, spec, res, result.notes))
     return [
-        (result.lock_file_name, header + result.lock_text),
-        (result.env_file_name, header + result.env_text),
+        (result.lock_file_name, stamp_content(header + result.lock_text)),
+        (result.env_file_name, stamp_content(header + result.env_text)),
     ]
 
 
@@ -356,14 +443,12 @@ def _conda_pip_packages(
 ) -> list[Any]:
     """The pip half of a conda route: uv resolves what pip installs on top of conda,
     with every conda-provided package pinned as a constraint and left out."""
-    from tfenv.lock import pylock
     from tfenv.lock.conda import LockedPipPackage
-    from tfenv.lock.pip import compile_pylock
 
     conda_names = {p.name for p in result.packages}
     cons = tuple(f"{p.name}=={p.version}" for p in result.packages if p.name != "python")
     py = result.python_minor or _python_of(res)
-    lock = pylock.validate(compile_pylock(_pip_spec(ctx, res, reqs, cons, py), ctx.options.environ))
+    lock = ctx.runs.get(_pip_spec(ctx, res, reqs, cons, py)).lock
     out = []
     for pkg in lock.packages:
         if pkg.name in conda_names or not pkg.wheels or pkg.version is None:
@@ -381,8 +466,9 @@ def _conda_pip_packages(
 
 
 def _failure_message(failures: Mapping[str, str], total: int) -> str:
+    """A first line, then each failing target on its own line."""
     head = (
         f"Locking failed for {len(failures)} of {total} target(s); "
         "no lockfile was written or changed."
     )
-    return head + " " + " ".join(f"Target '{n}': {why}" for n, why in failures.items())
+    return head + "".join(f"\n  target '{n}': {why}" for n, why in failures.items())

@@ -388,13 +388,14 @@ class _Context:
 
 
 def _import_rattler() -> Any:
+    from tfenv.lock import LOCK_EXTRA_HINT
+
     try:
         import rattler
     except ImportError as exc:
         raise CondaLockUnavailableError(
             f"Locking conda environments needs py-rattler, which could not be imported ({exc}).",
-            hint="It needs Python 3.10 or newer: install tfenv with the lock extra, "
-            "pip install 'tfenv[lock]', on Python 3.10+.",
+            hint=f"It needs Python 3.10 or newer. {LOCK_EXTRA_HINT}",
         ) from exc
     return rattler
 

@@ -182,6 +182,7 @@ def _dependencies(depends: Sequence[str]) -> dict[str, str]:
 
 def _conda_lock(module: str) -> Any:
     """A conda-lock module (untyped, hence Any), or a clear error when it is missing."""
+    from tfenv.lock import LOCK_EXTRA_HINT
     from tfenv.lock.conda import CondaLockUnavailableError
 
     try:
@@ -189,7 +190,7 @@ def _conda_lock(module: str) -> Any:
     except ImportError as exc:
         raise CondaLockUnavailableError(
             f"Writing conda-lock files needs conda-lock, which could not be imported ({exc}).",
-            hint="Install tfenv with the lock extra, pip install 'tfenv[lock]', on Python 3.10+.",
+            hint=f"It needs Python 3.10 or newer. {LOCK_EXTRA_HINT}",
         ) from exc
 
 

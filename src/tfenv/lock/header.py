@@ -1,11 +1,18 @@
-"""The comment block every lockfile starts with, and the hash of its inputs.
+"""The comment block every lockfile starts with, the hash of its inputs, and its content digest.
 
 The inputs hash covers what a lockfile is derived from: the team configuration
 (every key, every target's normalised facts, since any target can change the
 team's TensorFlow version), the knowledge-base data and the target's name. It
 deliberately leaves out where the index URL came from when it is not in the
 configuration, and the state of the index itself: ``tfenv lock --check`` asks
-"does this file still match the configuration and the knowledge base?".
+"does this file still match the configuration and the knowledge base?". Next to
+it, a short digest of each input (``tfenv-input-keys``) lets ``--check`` say
+which one changed.
+
+The last header line, ``tfenv-content: sha256:...``, is the digest of the whole
+file without that line (line endings normalised to ``\n``), so that any edit,
+a hand-edited pin or hash included, is caught: see :func:`stamp_content` and
+:func:`read_stamp`.
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
@@ -24,18 +32,30 @@ if TYPE_CHECKING:
     from tfenv.models.target import Target
 
 __all__ = [
+    "CONTENT_LINE",
     "FORMAT",
     "HASH_LINE",
+    "KEYS_LINE",
+    "Stamp",
     "header_lines",
+    "input_digests",
     "inputs_hash",
     "kb_data_version",
     "read_inputs_hash",
+    "read_stamp",
     "regenerate_command",
+    "stamp_content",
 ]
 
-FORMAT = 1  # bump when the lockfile layout changes: every lockfile becomes stale
+FORMAT = 2  # bump when the lockfile layout changes: every lockfile becomes stale
 HASH_LINE = "tfenv-inputs: sha256:"
+KEYS_LINE = "tfenv-input-keys:"
+CONTENT_LINE = "tfenv-content: sha256:"
 _HASH_RE = re.compile(r"^#\s*tfenv-inputs: sha256:([0-9a-f]{64})\s*$")
+_KEYS_RE = re.compile(r"^#\s*tfenv-input-keys:((?:\s+[^\s=]+=[0-9a-f]+)+)\s*$")
+_CONTENT_RE = re.compile(r"^#\s*tfenv-content: sha256:([0-9a-f]{64})\s*$")
+_SHORT = 12  # hex digits of each input's digest: enough to tell that one changed
+_WIDTH = 100
 _DATA_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -48,7 +68,35 @@ def inputs_hash(
     config: ProjectConfig, targets: Mapping[str, Target], name: str, kb_version: str
 ) -> str:
     """Hex sha256 of the inputs of target ``name``'s lockfiles."""
-    doc = {
+    doc = _inputs_doc(config, targets, name, kb_version)
+    blob = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def input_digests(
+    config: ProjectConfig, targets: Mapping[str, Target], name: str, kb_version: str
+) -> dict[str, str]:
+    """A short digest of each input, by name: ``format``, ``kb``, each configuration key,
+    ``targets.<name>`` for each target. The same inputs as :func:`inputs_hash`."""
+    doc = _inputs_doc(config, targets, name, kb_version)
+    parts: dict[str, Any] = {"format": doc["format"], "kb": doc["kb"]}
+    for key, value in doc["config"].items():
+        if key == "targets":
+            parts.update({f"targets.{n}": v for n, v in value.items()})
+        else:
+            parts[key] = value
+    return {k: _short(v) for k, v in sorted(parts.items())}
+
+
+def _short(value: object) -> str:
+    blob = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:_SHORT]
+
+
+def _inputs_doc(
+    config: ProjectConfig, targets: Mapping[str, Target], name: str, kb_version: str
+) -> dict[str, Any]:
+    return {
         "format": FORMAT,
         "config": {
             "tensorflow": config.tensorflow,
@@ -73,8 +121,6 @@ def inputs_hash(
         "kb": kb_version,
         "target": name,
     }
-    blob = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 def regenerate_command(config: ProjectConfig) -> str:
@@ -84,9 +130,15 @@ def regenerate_command(config: ProjectConfig) -> str:
 
 
 def header_lines(
-    config: ProjectConfig, res: Resolution, name: str, digest: str, notes: Iterable[str] = ()
+    config: ProjectConfig,
+    res: Resolution,
+    name: str,
+    digest: str,
+    notes: Iterable[str] = (),
+    keys: Optional[Mapping[str, str]] = None,
 ) -> list[str]:
-    """Comment lines (without the ``#``) for the top of a lockfile."""
+    """Comment lines (without the ``#``) for the top of a lockfile; :func:`stamp_content`
+    adds the content digest once the file is rendered."""
     plan = res.plan
     assert plan is not None
     stack = plan.summary()
@@ -97,7 +149,84 @@ def header_lines(
         f"Stack: {stack}",
         *notes,
         f"{HASH_LINE}{digest}",
+        *_keys_lines(keys or {}),
     ]
+
+
+def _keys_lines(keys: Mapping[str, str]) -> list[str]:
+    lines: list[str] = []
+    line = KEYS_LINE
+    for key, value in keys.items():
+        item = f" {key}={value}"
+        if len(line) + len(item) > _WIDTH and line != KEYS_LINE:
+            lines.append(line)
+            line = KEYS_LINE
+        line += item
+    return [*lines, line] if keys else lines
+
+
+def stamp_content(text: str) -> str:
+    """``text`` (a rendered lockfile, header first) with its content digest line added
+    after the header's last line."""
+    lines = text.splitlines(keepends=True)
+    end = _header_end(lines)
+    if end == 0:
+        raise ValueError("a lockfile to stamp must start with its tfenv header")
+    stamped = f"# {CONTENT_LINE}{_content_digest(text)}\n"
+    return "".join(lines[:end]) + stamped + "".join(lines[end:])
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What a lockfile's header records, and the digest of its content as it is now."""
+
+    inputs: Optional[str]  # tfenv-inputs
+    keys: Mapping[str, str] = field(default_factory=dict)  # tfenv-input-keys
+    content: Optional[str] = None  # tfenv-content: the digest recorded when written
+    actual: str = ""  # the digest of the file as it is now (without the content line)
+
+    @property
+    def edited(self) -> bool:
+        return self.content is not None and self.content != self.actual
+
+
+def read_stamp(path: Path) -> Optional[Stamp]:
+    """The header's records, or None when the file cannot be read or has no tfenv header."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    lines = text.splitlines(keepends=True)
+    end = _header_end(lines)
+    inputs, content, where = None, None, -1
+    keys: dict[str, str] = {}
+    for i, line in enumerate(lines[:end]):
+        stripped = line.strip()
+        if m := _HASH_RE.match(stripped):
+            inputs = m.group(1)
+        elif m := _KEYS_RE.match(stripped):
+            for item in m.group(1).split():
+                key, _, value = item.partition("=")
+                keys[key] = value
+        elif (m := _CONTENT_RE.match(stripped)) and content is None:
+            content, where = m.group(1), i
+    if inputs is None:
+        return None
+    rest = lines[:where] + lines[where + 1 :] if where >= 0 else lines
+    return Stamp(inputs, keys, content, _content_digest("".join(rest)))
+
+
+def _header_end(lines: list[str]) -> int:
+    """The index of the first line after the leading block of ``#`` comment lines."""
+    for i, line in enumerate(lines):
+        if not line.startswith("#"):
+            return i
+    return len(lines)
+
+
+def _content_digest(text: str) -> str:
+    normal = text.replace("\r\n", "\n")
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()
 
 
 def read_inputs_hash(path: Path, max_lines: int = 40) -> Optional[str]:

@@ -17,12 +17,13 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.lock import LockError
+from tfenv.lock import LOCK_EXTRA_HINT, LockError
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Plan
@@ -33,6 +34,7 @@ from tfenv.lock.assumed import ASSUMED_GLIBC
 __all__ = [
     "DEFAULT_GLIBC",
     "PipLockSpec",
+    "UvRun",
     "compile_pylock",
     "find_uv",
     "plan_requirements",
@@ -93,7 +95,7 @@ def find_uv() -> str:
     except ImportError:
         raise LockError(
             "tfenv lock needs uv, which is not installed.",
-            hint="Install it with: python -m pip install 'tfenv[lock]'",
+            hint=LOCK_EXTRA_HINT + " For pip routes, pip install uv is enough.",
         ) from None
     return str(uv.find_uv_bin())
 
@@ -144,6 +146,8 @@ def uv_command(spec: PipLockSpec, req_in: Path, constraints: Path, out: Path) ->
         spec.python_platform,
         "--python-version",
         spec.python_version,
+        "--python",  # builds sdists if any; saves uv's interpreter discovery (~0.1 s)
+        sys.executable,
         "--generate-hashes",
         "--index-url",
         spec.index_url,
@@ -164,38 +168,69 @@ def compile_pylock(
     spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None
 ) -> dict[str, Any]:
     """Run uv for one target and return its pylock document (parsed TOML)."""
-    with tempfile.TemporaryDirectory(prefix="tfenv-lock-") as tmp:
-        folder = Path(tmp)
-        req_in, cons, out = (
-            folder / "requirements.in",
-            folder / "constraints.txt",
-            folder / "pylock.toml",
-        )
+    return UvRun(spec, environ).result()
+
+
+class UvRun:
+    """One ``uv pip compile`` process, started on creation; :meth:`result` waits for it.
+
+    Its inputs, output and stderr live in a temp folder removed by :meth:`result` or
+    :meth:`cancel` (stderr goes to a file, so no pipe can fill while nobody reads).
+    """
+
+    def __init__(self, spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None) -> None:
+        self.spec = spec
+        self._tmp = tempfile.TemporaryDirectory(prefix="tfenv-lock-")
+        folder = Path(self._tmp.name)
+        req_in, cons = folder / "requirements.in", folder / "constraints.txt"
+        self._out = folder / "pylock.toml"
         req_in.write_text("".join(f"{r}\n" for r in spec.requirements), "utf-8")
         cons.write_text("".join(f"{c}\n" for c in spec.constraints), "utf-8")
-        _run(uv_command(spec, req_in, cons, out), uv_env(spec, environ), spec, folder)
-        return _parse(out)
+        cmd = uv_command(spec, req_in, cons, self._out)
+        self._timeout = max(120.0, spec.timeout_s * 20)
+        self._started = time.monotonic()
+        self._err = (folder / "uv.stderr").open("w+", encoding="utf-8", errors="replace")
+        try:
+            self._proc = subprocess.Popen(
+                cmd,
+                env=uv_env(spec, environ),
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._err,
+            )
+        except OSError as exc:
+            self._close()
+            raise LockError(f"Cannot run uv ({cmd[0]}): {exc.strerror or exc}.") from None
 
+    def result(self) -> dict[str, Any]:
+        """Wait for uv; its pylock document, or LockError saying what went wrong."""
+        try:
+            left = self._timeout - (time.monotonic() - self._started)
+            try:
+                code = self._proc.wait(timeout=max(0.0, left))
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+                raise LockError(f"uv did not finish within {self._timeout:.0f} s.") from None
+            if code != 0:
+                self._err.seek(0)
+                message, hint = _explain(self._err.read(), self.spec)
+                raise LockError(message, hint=hint or None)
+            return _parse(self._out)
+        finally:
+            self._close()
 
-def _run(cmd: list[str], env: dict[str, str], spec: PipLockSpec, cwd: Path) -> None:
-    overall = max(120.0, spec.timeout_s * 20)
-    try:
-        proc = subprocess.run(
-            cmd,
-            env=env,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=overall,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise LockError(f"uv did not finish within {overall:.0f} s.") from None
-    except OSError as exc:
-        raise LockError(f"Cannot run uv ({cmd[0]}): {exc.strerror or exc}.") from None
-    if proc.returncode != 0:
-        message, hint = _explain(proc.stderr, spec)
-        raise LockError(message, hint=hint or None)
+    def cancel(self) -> None:
+        """Stop uv if it still runs, and remove its folder."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        self._close()
+
+    def _close(self) -> None:
+        self._err.close()
+        self._tmp.cleanup()
 
 
 def _explain(stderr: str, spec: PipLockSpec) -> tuple[str, str]:

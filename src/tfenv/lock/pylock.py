@@ -16,7 +16,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.lock import LockError
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "environment_marker",
+    "render_packages",
     "render_pylock",
     "render_requirements",
     "restamp",
@@ -40,8 +41,7 @@ def validate(doc: Mapping[str, Any]) -> Pylock:
     from packaging.pylock import Pylock, PylockValidationError
 
     try:
-        lock = Pylock.from_dict(doc)
-        lock.validate()
+        lock = Pylock.from_dict(doc)  # validates: Pylock.validate() is from_dict(to_dict())
     except PylockValidationError as exc:
         raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
     for pkg in lock.packages:
@@ -69,11 +69,34 @@ def restamp(lock: Pylock, target: Target, python: str, tool: Mapping[str, Any]) 
     )
 
 
-def render_pylock(lock: Pylock, header: Sequence[str]) -> str:
-    """The pylock TOML text with the header comments; read back and validated."""
-    text = "".join(f"# {line}\n" for line in header) + toml_dumps(lock.to_dict())
-    validate(_loads(text))
+def render_packages(lock: Pylock) -> str:
+    """The ``[[packages]]`` tables of a validated lock, read back and compared: the part of
+    ``pylock.<target>.toml`` that targets resolved by one uv run share."""
+    doc = {"packages": lock.to_dict()["packages"]}
+    text = toml_dumps(doc)
+    if _loads(text) != doc:
+        raise LockError("The pylock writer produced TOML that does not read back the same.")
     return text
+
+
+def render_pylock(lock: Pylock, header: Sequence[str], packages: Optional[str] = None) -> str:
+    """The pylock TOML text with the header comments. Its own lines are read back and
+    validated; ``packages`` is :func:`render_packages` of ``lock`` (rendered here if None)."""
+    from packaging.pylock import Pylock, PylockValidationError
+
+    top = dict(replace(lock, packages=[]).to_dict())
+    top.pop("packages", None)
+    tables = {k: v for k, v in top.items() if isinstance(v, Mapping)}
+    scalars = {k: v for k, v in top.items() if k not in tables}
+    head, tail = toml_dumps(scalars), toml_dumps(tables) if tables else ""
+    if _loads(head + tail) != top:
+        raise LockError("The pylock writer produced TOML that does not read back the same.")
+    try:
+        Pylock.from_dict({**top, "packages": []})
+    except PylockValidationError as exc:
+        raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
+    body = render_packages(lock) if packages is None else packages
+    return "".join(f"# {line}\n" for line in header) + head + body + tail
 
 
 def render_requirements(lock: Pylock, header: Sequence[str]) -> str:

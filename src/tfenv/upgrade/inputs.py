@@ -129,7 +129,8 @@ def current_source(
     if env is not None:
         return from_env(Path(env) if env else None)
     if config is not None:
-        locks = sorted({p for pat in _AUTO_LOCKS for p in config.folder.glob(pat)})
+        folder = config.lock_folder
+        locks = sorted({p for pat in _AUTO_LOCKS for p in folder.glob(pat)})
         if locks:
             return from_files(locks)
         if config.tensorflow != "latest":
