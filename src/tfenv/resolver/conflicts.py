@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import rules
-from tfenv.rules.model import TfCandidate
+from tfenv.rules.model import TfCandidate, fact_candidates
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,9 +41,14 @@ _FIXED = ("platform", "gpu", "driver")
 def conflict_sentences(causes: Sequence[Cause], factory: Factory) -> tuple[str, ...]:
     target, request = factory.target, factory.request
     groups: dict[str, list[Cause]] = defaultdict(list)
+    facts = fact_candidates(target)
     for cause in _complete(causes, factory):
-        if cause.parent is None and cause.requirement.identifier in _FIXED:
+        req = cause.requirement
+        if cause.parent is None and req.identifier in _FIXED:
             continue  # "the target driver" itself is no reason
+        fact = facts.get(req.identifier) if req.identifier in _FIXED else None
+        if fact is not None and req.test(fact):
+            continue  # the target meets it: another requirement on the same fact failed
         groups[cause.requirement.kind or cause.requirement.identifier].append(cause)
     out = [
         _sentence(kind, groups[kind], target, request) for kind in sorted(groups, key=_kind_order)

@@ -53,8 +53,10 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         floor, rule = driver_floor(f.kb, cuda, os) if cuda else (None, "unknown")
         if got.says_build:
             reasons += _cuda_reasons(f, opt, cuda, cudnn, floor, rule)
-        code = code_for(opt.build, f.target.cc)
-        reasons.append(_gpu_reason(f, code))
+        # an image with its own TensorFlow build (NGC) says itself how it runs on the GPU
+        code = code_for(opt.build, f.target.cc) if got.says_build else None
+        if got.says_build:
+            reasons.append(_gpu_reason(f, code))
         warnings += _cuda_warnings(f, cuda, floor, code)
     reasons.append(f"Route {route.name}: {route.why}.")
     if accel == "cuda":
