@@ -150,7 +150,7 @@ class ContainerRoute(Route):
             cudnn,
             _packages(image, python),
             reasons=(*_reasons(kb, opt, image, python), *clause_reasons),
-            warnings=(*_warnings(kb, target, image), *clause_warnings),
+            warnings=(*_warnings(kb, target, image), *clause_warnings, *_pip_issues(opt, image)),
             image=image.image,
             says_build=image.family != "ngc",
             python_reason=False,
@@ -218,6 +218,21 @@ def _ngc_notes(kb: KnowledgeBase, image: ContainerImage) -> list[str]:
         f"NGC {last.release} is the last NVIDIA TensorFlow container{notice} ({last.status}; "
         f"{last.provenance.sources[0]}): no newer NGC TensorFlow will follow."
     ]
+
+
+def _pip_issues(opt: TfOption, image: ContainerImage) -> tuple[str, ...]:
+    """On a CUDA base image TensorFlow is installed with pip: the pip route's traps apply,
+    except the and-cuda extra's when the image installs its pins without the extra."""
+    if image.family != "cuda-base":
+        return ()
+    without_extra = not any("[and-cuda]" in p for p in image.pip)
+    return tuple(
+        f"{i.summary} ({i.provenance.sources[0]})"
+        for i in opt.issues
+        if i.concerns("pip")
+        and not i.concerns("container")
+        and not (without_extra and i.id.startswith("and-cuda"))
+    )
 
 
 def _warnings(kb: KnowledgeBase, target: Target, image: ContainerImage) -> tuple[str, ...]:
