@@ -103,6 +103,21 @@ def _check_conda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     return problems
 
 
+def _check_image_stack(
+    cuda: str | None, cudnn: str | None, want_cuda: Version | None, want_cudnn: Version | None
+) -> list[str]:
+    """An image's CUDA and cuDNN serve a build of the same major and an older or equal minor."""
+    problems = []
+    for name, have, want in (("CUDA", cuda, want_cuda), ("cuDNN", cudnn, want_cudnn)):
+        if have is None or want is None:
+            problems.append(f"{name} of the image or the build not known")
+            continue
+        got = Version(have)
+        if got.major != want.major or got.minor < want.minor:
+            problems.append(f"image {name} {have} does not serve the build's {want}")
+    return problems
+
+
 def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     plan, t = res.plan, res.target
     assert plan is not None
@@ -115,7 +130,9 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     cb = build.windows if t.os == "windows" else build.linux
     assert cb is not None
     problems += _check_conda(kb, res, v) if plan.route == "conda" else []
-    if plan.route != "conda" and (str(cb.cuda) != plan.cuda or str(cb.cudnn) != plan.cudnn):
+    if plan.route == "container":
+        problems += _check_image_stack(plan.cuda, plan.cudnn, cb.cuda, cb.cudnn)
+    elif plan.route != "conda" and (str(cb.cuda) != plan.cuda or str(cb.cudnn) != plan.cudnn):
         problems.append(f"CUDA/cuDNN {plan.cuda}/{plan.cudnn} != build {cb.cuda}/{cb.cudnn}")
     if cb.cuda is not None:
         problems += _check_driver(kb, res, cb.cuda)

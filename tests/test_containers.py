@@ -1,4 +1,4 @@
-"""The container route: KB facts, image driver floors, the emitted Dockerfile and devcontainer."""
+"""The container route: KB facts, image choice, NVIDIA_REQUIRE_CUDA, the emitted files."""
 
 from __future__ import annotations
 
@@ -12,15 +12,19 @@ import jsonschema
 import pytest
 import yaml
 from dockerfile_parse import DockerfileParser  # type: ignore[import-untyped]
+from packaging.version import Version
 
 from tests.checker import check_plan
 from tests.test_resolve_cases import run_case
 from tfenv.emit import plan_files, write_plan_files
 from tfenv.kb import KnowledgeBase
-from tfenv.models.plan import Resolution
+from tfenv.models.plan import Plan, Resolution
+from tfenv.routes.container_images import mismatch
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "devcontainer.schema.json").read_text())
 LINUX = {"os": "linux", "cc": "8.6", "driver": "550.54.15", "manager": "container"}
+CASES_FILE = Path(__file__).parent / "cases" / "containers.yaml"
+CASES: list[dict[str, Any]] = yaml.safe_load(CASES_FILE.read_text("utf-8"))
 
 
 def container(kb: KnowledgeBase, **args: Any) -> Resolution:
@@ -37,25 +41,181 @@ def instructions(text: str, tmp_path: Path) -> list[dict[str, Any]]:
     return parsed
 
 
-# -- knowledge base -----------------------------------------------------------
+def steps_of(text: str, tmp_path: Path) -> list[tuple[str, str]]:
+    return [(s["instruction"], s["value"]) for s in instructions(text, tmp_path)]
+
+
+# -- data-driven cases ----------------------------------------------------------------
+
+
+def _params() -> list[Any]:
+    out = []
+    for case in CASES:
+        marks = [pytest.mark.xfail(strict=True, reason=case["xfail"])] if "xfail" in case else []
+        out.append(pytest.param(case, id=case["id"], marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("case", _params())
+def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
+    res = run_case(kb, case["args"])
+    expect = dict(case["expect"])
+    if expect.pop("status", "ok") == "unsatisfiable":
+        assert res.plan is None, f"expected no plan, got {res.plan}"
+        conflicts, suggestions = " ".join(res.conflicts), " ".join(res.suggestions)
+        for text in expect.get("conflicts", []):
+            assert text in conflicts, res.conflicts
+        for text in expect.get("not_in_conflicts", []):
+            assert text not in conflicts, res.conflicts
+        for text in expect.get("suggestions", []):
+            assert text in suggestions, res.suggestions
+        return
+    assert res.plan is not None, res.conflicts
+    assert res.plan.route == "container"
+    _check_expected(res.plan, expect)
+    if res.plan.image is not None and not res.plan.image.startswith("nvcr.io/"):
+        assert check_plan(kb, res) == []
+
+
+def _check_expected(plan: Plan, expect: dict[str, Any]) -> None:
+    got = plan.to_dict()
+    for key, want in expect.items():
+        if key in ("warnings", "reasons"):
+            for text in want:
+                assert any(text in w for w in got[key]), got[key]
+        elif key == "image":
+            assert plan.image == want
+        elif key == "pip":
+            assert all(any(w in p for p in plan.pip) for w in want), plan.pip
+            assert want or not plan.pip, plan.pip
+        else:
+            assert got[key] == want, (key, got)
+
+
+def test_cases_cover_the_issue() -> None:
+    """The cases issue #17 asks for are here (Jetson is another issue's)."""
+    ids = {c["id"] for c in CASES}
+    assert {
+        "official-2.15.0-cuda-11.8-refused",
+        "official-2.19-cudnn-8.9-refused",
+        "clause-rejects-510-on-cuda-12.3",
+        "clause-admits-535-on-a-datacenter-gpu",
+        "ngc-way-out-for-a-gpu-older-than-the-wheels",
+        "ngc-way-out-for-blackwell",
+    } <= ids
+
+
+# -- knowledge base -------------------------------------------------------------------
 
 
 def test_every_container_fact_has_a_source(kb: KnowledgeBase) -> None:
     facts = kb.containers
     assert facts.official.repository == "tensorflow/tensorflow"
-    assert facts.official.provenance.sources
+    for rec in facts.official.releases:
+        assert rec.provenance.sources
+        assert rec.provenance.retrieved
+        if rec.status == "unknown":
+            assert (rec.cuda, rec.cudnn, rec.python, rec.base_image) == (None,) * 4
+        if rec.require_cuda is None:
+            assert rec.require_cuda_status == "unknown"
+    for base in facts.cuda_bases:
+        assert base.provenance.sources
+        assert base.image.startswith(f"nvidia/cuda:{base.cuda}.")
+        assert base.image.endswith(f"-base-ubuntu{base.ubuntu}")
     assert facts.ngc, "no NGC releases recorded"
     for rel in facts.ngc:
         assert rel.provenance.sources
         assert rel.provenance.retrieved
         assert rel.image.startswith("nvcr.io/nvidia/tensorflow:")
         assert rel.cuda is not None
-        assert rel.min_driver is not None
+        assert rel.min_driver is not None or rel.status != "established"
+
+
+def test_a_base_image_clause_requires_its_own_cuda(kb: KnowledgeBase) -> None:
+    """An nvidia/cuda image's NVIDIA_REQUIRE_CUDA starts with cuda>= its own X.Y."""
+    for rec in kb.containers.official.releases:
+        if rec.require_cuda is not None:
+            assert rec.cuda is not None
+            assert rec.require_cuda.cuda_floor == Version(f"{rec.cuda.major}.{rec.cuda.minor}")
+    for base in kb.containers.cuda_bases:
+        assert base.require_cuda is not None
+        assert base.require_cuda.cuda_floor == Version(f"{base.cuda.major}.{base.cuda.minor}")
+
+
+# which official images match the TensorFlow inside them (CUDA and cuDNN, from builds.yaml)
+MATCHES = {
+    "2.0.4": True,
+    "2.3.4": True,
+    "2.4.0": True,
+    "2.9.1": True,
+    "2.11.0": True,
+    "2.12.0": True,
+    "2.13.0": True,
+    "2.14.0": False,  # cuDNN 8.6 < 8.7
+    "2.15.0": False,  # CUDA 11.8, built with 12.2
+    "2.16.1": True,
+    "2.17.0": True,
+    "2.18.0": False,  # cuDNN 8.9, built with 9.3
+    "2.19.0": False,
+    "2.20.0": False,
+}
+
+
+@pytest.mark.parametrize(("version", "fits"), MATCHES.items())
+def test_official_images_are_matched_to_their_build(
+    kb: KnowledgeBase, version: str, fits: bool
+) -> None:
+    v = Version(version)
+    rec = kb.containers.official.release(v)
+    build = kb.builds.for_version(v)
+    assert rec is not None
+    assert build is not None
+    assert (mismatch(rec.cuda, rec.cudnn, build.linux, v) is None) is fits
+
+
+def test_official_records_with_status(kb: KnowledgeBase) -> None:
+    official = kb.containers.official
+    rec = official.release(Version("2.19.0"))
+    assert rec is not None
+    assert (rec.cuda, rec.cudnn, rec.status) == (Version("12.3"), Version("8.9.6.50"), "inferred")
+    assert any("build/issues/221" in s for s in rec.provenance.sources)
+    assert official.release(Version("2.4.0")).status == "established"  # type: ignore[union-attr]
+    assert official.release(Version("2.21.0")).status == "unknown"  # type: ignore[union-attr]
+    assert official.release(Version("2.15.1")) is None  # no image of 2.15.1 is recorded
+    assert official.gpu_tags(Version("2.0.4")) == ("2.0.4-gpu-py3",)
+    assert official.gpu_tags(Version("2.17.0")) == ("2.17.0-gpu", "2.17.0-gpu-jupyter")
+
+
+def test_gpu_brands_cover_every_catalog_segment(kb: KnowledgeBase) -> None:
+    brands = kb.containers.gpu_brands
+    segments = {m.segment for m in kb.gpus.models}
+    assert segments <= {name for name, _ in brands.segments}
+    assert brands.for_segment("geforce-desktop") == frozenset({"geforce"})
+    assert brands.for_segment("datacenter") == frozenset({"tesla", "nvidia", "unknown"})
+    assert brands.for_segment("jetson") is None
+
+
+def test_ngc_releases_and_the_last_one(kb: KnowledgeBase) -> None:
+    facts = kb.containers
+    assert facts.ngc[0].release == "25.02"  # newest first
+    last = facts.ngc_last
+    assert last.release == "25.02"
+    assert last.status == "third-party"
+    assert last.notice is not None
+    assert "will no longer be released" in last.notice
+    (rel,) = facts.ngc_for(Version("2.17.0"))
+    assert (rel.cuda, rel.cudnn, rel.python, rel.ubuntu) == (
+        Version("12.8.0.38"),
+        Version("9.7.1"),
+        Version("3.12"),
+        "24.04",
+    )
+    assert rel.status == "third-party"
+    assert rel.min_driver is None  # not known from NVIDIA's page
+    assert {r.release for r in facts.ngc} >= {"20.03", "20.06", "21.04", "22.10", "23.01"}
 
 
 def test_forward_compat_is_per_branch(kb: KnowledgeBase) -> None:
-    from packaging.version import Version
-
     rel = next(r for r in kb.containers.ngc if r.release == "23.01")
     assert rel.forward_compatible(Version("470.82.01"))
     assert not rel.forward_compatible(Version("470.42"))  # below 470.57
@@ -65,47 +225,44 @@ def test_forward_compat_is_per_branch(kb: KnowledgeBase) -> None:
 
 
 def test_ngc_23_01_ships_tensorflow_2_11_0(kb: KnowledgeBase) -> None:
-    from packaging.version import Version
-
     rel = next(r for r in kb.containers.ngc if r.release == "23.01")
     assert rel.tensorflow == Version("2.11.0")
     assert rel.cudnn == Version("8.7.0")
     assert rel.python == Version("3.8.10")
     assert rel.cuda == Version("12.0.1")  # unchanged, from the release notes
     assert any("trt-samples-for-hackathon-cn" in s for s in rel.provenance.sources)
-    assert kb.containers.ngc_for(Version("2.11.0")) == (rel,)
     assert kb.containers.ngc_for(Version("2.11.1")) == ()  # NGC ships the .0, not the patch
 
 
-def test_official_images_have_no_release_tied_cuda(kb: KnowledgeBase) -> None:
-    from packaging.version import Version
+def test_a_bad_clause_is_a_kb_error(tmp_path: Path) -> None:
+    from tfenv.errors import KBValidationError
 
-    official = kb.containers.official
-    assert official.releases == ()  # no Dockerfile version could be tied to a release
-    assert official.release(Version("2.15.1")) is None
-    assert any("tensorflow/build" in s for s in official.provenance.sources)
-    assert official.note is not None
-    assert "tensorflow_runtime_dockerfiles" in official.note
-
-
-def test_ngc_last_release_stays_unknown(kb: KnowledgeBase) -> None:
-    assert kb.containers.ngc_last_release is None
-    assert kb.containers.ngc_last_provenance.sources
+    root = tmp_path / "data"
+    with resources.as_file(resources.files("tfenv.data")) as shipped:
+        shutil.copytree(shipped, root)
+    path = root / "containers.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["cuda_bases"][0]["require_cuda"] = "cuda>=11.8 colour=green"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(KBValidationError, match="NVIDIA_REQUIRE_CUDA"):
+        _ = KnowledgeBase(root).containers
 
 
-# -- emitted files --------------------------------------------------------------
+# -- emitted files ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("tf", "image"),
     [
-        ("2.15", "tensorflow/tensorflow:2.15.1-gpu"),
-        ("2.12", "tensorflow/tensorflow:2.12.1-gpu"),
+        ("2.17.0", "tensorflow/tensorflow:2.17.0-gpu"),
+        ("2.12", "tensorflow/tensorflow:2.12.0-gpu"),
         ("2.5", "tensorflow/tensorflow:2.5.3-gpu"),
-        ("2.0", "tensorflow/tensorflow:2.0.4-gpu"),
+        ("2.0", "tensorflow/tensorflow:2.0.4-gpu-py3"),
     ],
 )
-def test_dockerfile_parses(kb: KnowledgeBase, tmp_path: Path, tf: str, image: str) -> None:
+def test_dockerfile_from_an_official_image(
+    kb: KnowledgeBase, tmp_path: Path, tf: str, image: str
+) -> None:
     res = container(kb, tf=tf)
     files = plan_files(res)
     assert set(files) == {"Dockerfile", ".devcontainer/devcontainer.json"}
@@ -120,11 +277,83 @@ def test_dockerfile_parses(kb: KnowledgeBase, tmp_path: Path, tf: str, image: st
     health = next(v for n, v in steps if n == "HEALTHCHECK")
     assert "list_physical_devices('GPU')" in health
     assert "COPY" not in names  # no lock in this folder
+    assert not any("pip install" in v for n, v in steps if n == "RUN")
 
 
-@pytest.mark.parametrize("tf", ["2.15", "2.12", "2.5"])
+CUDA_BASE = [
+    ("2.15.0", "A100", "535.104.05", "nvidia/cuda:12.2.2-base-ubuntu22.04", "3.11"),
+    ("2.19", "A100", "535.104.05", "nvidia/cuda:12.5.0-base-ubuntu22.04", "3.12"),
+]
+
+
+@pytest.mark.parametrize(("tf", "gpu", "driver", "image", "python"), CUDA_BASE)
+def test_dockerfile_on_a_cuda_base_installs_python_and_tensorflow(
+    kb: KnowledgeBase, tmp_path: Path, tf: str, gpu: str, driver: str, image: str, python: str
+) -> None:
+    res = container(kb, tf=tf, gpu=gpu, cc=None, driver=driver)
+    assert res.plan is not None
+    text = plan_files(res)["Dockerfile"]
+    parsed = DockerfileParser(path=str(tmp_path / "Dockerfile"))
+    parsed.content = text
+    assert parsed.baseimage == image
+    steps = [(i["instruction"], i["value"]) for i in parsed.structure]
+    names = [n for n, _ in steps]
+    runs = [v for n, v in steps if n == "RUN"]
+    assert "add-apt-repository -y ppa:deadsnakes/ppa" in runs[0]
+    assert f"python{python} python{python}-venv" in runs[0]
+    assert f"python{python} -m venv /opt/venv" in runs[0]
+    assert ("ENV", "PATH=/opt/venv/bin:$PATH") in steps
+    install = next(r for r in runs if "pip install" in r)
+    assert "--require-hashes" not in install  # no lock here: said in a comment
+    for spec in res.plan.pip:
+        assert f"'{spec}'" in install
+    assert "NOT hash-checked" in text
+    assert names.index("USER") > max(i for i, n in enumerate(names) if n == "RUN")
+    assert ("USER", "tfenv") in steps
+
+
+LOCK_TF = (
+    "tensorflow==2.19.1 \\\n    --hash=sha256:" + "1" * 64 + "\n"
+    "numpy==1.26.4 \\\n    --hash=sha256:" + "0" * 64 + "\n"
+)
+
+
+def test_cuda_base_installs_the_hashed_lock(kb: KnowledgeBase, tmp_path: Path) -> None:
+    lock = tmp_path / "requirements.box.txt"
+    lock.write_text(LOCK_TF)
+    out = tmp_path / "out"
+    res = container(kb, tf="2.19", gpu="A100", cc=None, driver="535.104.05")
+    write_plan_files(res, out, lock)
+    steps = steps_of((out / "Dockerfile").read_text(), tmp_path)
+    copy = next(v for n, v in steps if n == "COPY")
+    assert copy == "requirements.box.txt /tmp/requirements.box.txt"
+    runs = [v for n, v in steps if n == "RUN"]
+    install = next(r for r in runs if "pip install" in r)
+    assert "--require-hashes --no-deps -r /tmp/requirements.box.txt" in install
+    assert "tensorflow[and-cuda]" not in install
+
+
+def test_cuda_base_refuses_a_lock_without_tensorflow(kb: KnowledgeBase, tmp_path: Path) -> None:
+    from tfenv.errors import UsageError
+
+    (tmp_path / "requirements-lock.txt").write_text(LOCK)
+    res = container(kb, tf="2.19", gpu="A100", cc=None, driver="535.104.05")
+    with pytest.raises(UsageError, match="does not pin"):
+        write_plan_files(res, tmp_path)
+
+
+def test_dockerfile_of_the_ngc_way_out(kb: KnowledgeBase, tmp_path: Path) -> None:
+    res = container(kb, tf="2.17", gpu="GTX 980", cc=None, driver="570.86.10")
+    text = plan_files(res)["Dockerfile"]
+    parsed = DockerfileParser(path=str(tmp_path / "Dockerfile"))
+    parsed.content = text
+    assert parsed.baseimage == "nvcr.io/nvidia/tensorflow:25.02-tf2-py3"
+    assert "deadsnakes" not in text  # the NGC image has its Python
+
+
+@pytest.mark.parametrize("tf", ["2.17.0", "2.12", "2.5", "2.19"])
 def test_devcontainer_matches_schema(kb: KnowledgeBase, tf: str) -> None:
-    res = container(kb, tf=tf)
+    res = container(kb, tf=tf, gpu="A100", cc=None, driver="535.104.05")
     data = json.loads(plan_files(res)[".devcontainer/devcontainer.json"])
     jsonschema.validate(data, SCHEMA)
     assert data["runArgs"] == ["--gpus", "all"]
@@ -144,7 +373,7 @@ LOCK = "numpy==1.26.4 \\\n    --hash=sha256:" + "0" * 64 + "\n"
 def test_lock_in_folder_is_installed_with_hashes(kb: KnowledgeBase, tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("numpy\n")  # no hashes: not a lock
     (tmp_path / "requirements-lock.txt").write_text(LOCK)
-    written = write_plan_files(container(kb, tf="2.15"), tmp_path)
+    written = write_plan_files(container(kb, tf="2.17.0"), tmp_path)
     assert {p.name for p in written} == {"Dockerfile", "devcontainer.json"}
     steps = instructions((tmp_path / "Dockerfile").read_text(), tmp_path)
     copy = next(s["value"] for s in steps if s["instruction"] == "COPY")
@@ -158,7 +387,7 @@ def test_requirements_flag_copies_the_lock(kb: KnowledgeBase, tmp_path: Path) ->
     lock.parent.mkdir()
     lock.write_text(LOCK)
     out = tmp_path / "out"
-    write_plan_files(container(kb, tf="2.15"), out, lock)
+    write_plan_files(container(kb, tf="2.17.0"), out, lock)
     assert (out / "requirements.lock.txt").read_text() == LOCK
     assert "COPY requirements.lock.txt" in (out / "Dockerfile").read_text()
 
@@ -169,7 +398,7 @@ def test_requirements_without_hashes_is_refused(kb: KnowledgeBase, tmp_path: Pat
     plain = tmp_path / "requirements.txt"
     plain.write_text("numpy==1.26.4\n")
     with pytest.raises(UsageError, match="--hash"):
-        write_plan_files(container(kb, tf="2.15"), tmp_path / "out", plain)
+        write_plan_files(container(kb, tf="2.17.0"), tmp_path / "out", plain)
 
 
 def test_cli_prints_docker_run(
@@ -186,12 +415,13 @@ def test_cli_prints_docker_run(
     assert code == 0
     assert "docker run --gpus all" in err
     assert (tmp_path / "Dockerfile").is_file()
+    assert "FROM nvidia/cuda:12.2.2-base-ubuntu22.04" in (tmp_path / "Dockerfile").read_text()
     assert (tmp_path / ".devcontainer" / "devcontainer.json").is_file()
 
 
-# -- NGC forward compatibility, on hand-made data ---------------------------------
-# The shipped containers.yaml records only 23.01's TensorFlow version (2.11.0), so these
-# cases copy the data and give 23.01 TensorFlow 2.15.1 for the test only.
+# -- NGC forward compatibility, on hand-made data -------------------------------------
+# NGC 23.01 ships TensorFlow 2.11.0; these cases copy the data and give 23.01 TensorFlow
+# 2.15.1 for the test only.
 
 NGC_CASES = yaml.safe_load(
     """
@@ -206,7 +436,7 @@ NGC_CASES = yaml.safe_load(
   expect: {status: unsatisfiable, conflicts: ["470.82.01"]}
 - id: ngc-not-needed-with-new-driver
   args: {os: linux, gpu: "A100", driver: "535.104.05", tf: "2.15.1", manager: container}
-  expect: {route: container, image: "tensorflow/tensorflow:2.15.1-gpu"}
+  expect: {route: container, image: "nvidia/cuda:12.2.2-base-ubuntu22.04"}
 """
 )
 
@@ -239,5 +469,5 @@ def test_ngc_forward_compat(ngc_kb: KnowledgeBase, case: dict[str, Any]) -> None
     assert res.plan.image == expect["image"]
     for text in expect.get("warnings", []):
         assert any(text in w for w in res.plan.warnings), res.plan.warnings
-    if res.plan.image and res.plan.image.startswith("tensorflow/"):
+    if res.plan.image and not res.plan.image.startswith("nvcr.io/"):
         assert check_plan(ngc_kb, res) == []

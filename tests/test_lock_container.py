@@ -14,7 +14,7 @@ from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
 
 CONFIG = """\
-tensorflow = "2.15"
+tensorflow = "{tf}"
 python = "3.11"
 dependencies = ["tinydep"]
 
@@ -32,13 +32,32 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LockIndex]:
     yield from serve(LockIndex(build_wheels(tmp_path_factory.mktemp("wheels"))))
 
 
-def test_container_target_locks_the_projects_dependencies(index: LockIndex, tmp_path: Path) -> None:
-    (tmp_path / "tfenv.toml").write_text(CONFIG, "utf-8")
+def _lock(index: LockIndex, tmp_path: Path, tf: str) -> str:
+    (tmp_path / "tfenv.toml").write_text(CONFIG.format(tf=tf), "utf-8")
     opts = LockOptions(index_url=index.url, cache_dir=tmp_path / "uv", retries=0)
     lock_project(KnowledgeBase(), load_config(tmp_path), opts)
-    text = (tmp_path / "requirements.box.txt").read_text("utf-8")
+    return (tmp_path / "requirements.box.txt").read_text("utf-8")
+
+
+def test_official_image_target_locks_the_projects_dependencies(
+    index: LockIndex, tmp_path: Path
+) -> None:
+    """2.16.1's official image carries TensorFlow: the lock pins only the project's own."""
+    text = _lock(index, tmp_path, "2.16.1")
     assert "route container" in text
     assert "tinydep==1.0" in text
     assert "six==1.16.0" in text
     assert "tensorflow==" not in text  # the image carries TensorFlow
     assert "--hash=sha256:" in text
+
+
+def test_cuda_base_target_locks_tensorflow_and_its_cuda_wheels(
+    index: LockIndex, tmp_path: Path
+) -> None:
+    """2.15.1 has no official image: the plan installs tensorflow[and-cuda] on NVIDIA's CUDA
+    base image, so the lock pins TensorFlow and its CUDA wheels, with hashes."""
+    text = _lock(index, tmp_path, "2.15")
+    assert "tensorflow==2.15.1" in text
+    assert "nvidia-cudnn-cu12==8.9.4.25" in text
+    assert "tinydep==1.0" in text
+    assert text.count("--hash=sha256:") >= 5

@@ -80,6 +80,8 @@ def write_plan_files(
     lock: Optional[str] = None
     if res.plan is not None and "dockerfile" in route(res.plan.route).emits:
         lock, copied = _lock_in(folder, requirements)
+        if lock is not None and res.plan.pip:
+            _check_pins_tensorflow(folder / lock, res.plan.package)
         written += copied
     for name, text in sorted(plan_files(res, lock).items()):
         path = folder / name
@@ -89,6 +91,20 @@ def write_plan_files(
             raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.") from None
         written.append(path)
     return written
+
+
+def _check_pins_tensorflow(lock: Path, package: str) -> None:
+    """A plan that installs TensorFlow in the image needs a lock that pins it (the image
+    installs the lock with --no-deps and --require-hashes, and nothing else)."""
+    import re
+
+    text = lock.read_text("utf-8")
+    if not re.search(rf"^{re.escape(package)}==", text, re.MULTILINE | re.IGNORECASE):
+        raise UsageError(
+            f"{lock.name}: this plan installs {package} in the image, but the lock does not pin "
+            f"it; lock the container target with 'tfenv lock' (its lock pins {package} and its "
+            "CUDA wheels), or remove the lock to install without hash checking."
+        )
 
 
 def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str], list[Path]]:

@@ -1,4 +1,12 @@
-"""A Dockerfile for the container route: pinned image, hashed lock, non-root user, GPU check."""
+"""A Dockerfile for the container route: pinned image, hashed lock, non-root user, GPU check.
+
+Two shapes. An image that carries TensorFlow (the official image, NGC): ``FROM`` it and
+install the project's lock. A bare CUDA base image (a plan with ``pip`` packages, where no
+official image fits): ``FROM`` it, install the plan's Python from the deadsnakes PPA into a
+virtual environment (as tensorflow/build's runtime Dockerfiles install Python on Ubuntu
+22.04: ``setup.sources.sh``, ``setup.python.sh``), then the lock, which then pins TensorFlow
+and its CUDA wheels, or, without a lock, the plan's pip packages.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +17,12 @@ from tfenv.emit._header import header_lines
 from tfenv.routes.container import SMOKE_TEST
 
 if TYPE_CHECKING:
-    from tfenv.models.plan import Resolution
+    from tfenv.models.plan import Plan, Resolution
 
-__all__ = ["USER", "render_dockerfile"]
+__all__ = ["USER", "VENV", "render_dockerfile"]
 
 USER = "tfenv"
+VENV = "/opt/venv"
 
 
 def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
@@ -27,19 +36,16 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
         "# Build and check: docker build -t tfenv-app . && docker run --gpus all --rm tfenv-app",
         "",
         f"FROM {plan.image}",
+    ]
+    if plan.pip:
+        lines += _python(plan)
+    lines += [
         "",
         "# a non-root user to run as (the image itself runs as root)",
         f"RUN useradd --create-home --shell /bin/bash {USER}",
         "WORKDIR /workspace",
     ]
-    if lock is not None:
-        lines += [
-            "",
-            f"# the project's lock, installed with hash checking ({lock})",
-            f"COPY {lock} /tmp/{lock}",
-            "RUN python -m pip install --no-cache-dir --require-hashes --no-deps "
-            f"-r /tmp/{lock} && rm /tmp/{lock}",
-        ]
+    lines += _install(plan, lock)
     lines += [
         "",
         f"USER {USER}",
@@ -49,3 +55,43 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
         f"CMD {json.dumps(['python', '-c', SMOKE_TEST])}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _python(plan: Plan) -> list[str]:
+    """Python X.Y on the Ubuntu of a CUDA base image, in a virtual environment on PATH."""
+    py = f"python{plan.python}"
+    return [
+        "",
+        f"# Python {plan.python} from the deadsnakes PPA (as tensorflow/build's Dockerfiles",
+        "# install Python), in a virtual environment that comes first on PATH",
+        "ENV DEBIAN_FRONTEND=noninteractive",
+        "RUN apt-get update \\",
+        " && apt-get install -y --no-install-recommends software-properties-common \\",
+        " && add-apt-repository -y ppa:deadsnakes/ppa \\",
+        " && apt-get update \\",
+        f" && apt-get install -y --no-install-recommends {py} {py}-venv \\",
+        " && rm -rf /var/lib/apt/lists/* \\",
+        f" && {py} -m venv {VENV}",
+        f"ENV PATH={VENV}/bin:$PATH",
+    ]
+
+
+def _install(plan: Plan, lock: Optional[str]) -> list[str]:
+    if lock is not None:
+        what = "TensorFlow and its CUDA wheels included, " if plan.pip else ""
+        return [
+            "",
+            f"# the project's lock ({what}{lock}), installed with hash checking",
+            f"COPY {lock} /tmp/{lock}",
+            "RUN python -m pip install --no-cache-dir --require-hashes --no-deps "
+            f"-r /tmp/{lock} && rm /tmp/{lock}",
+        ]
+    if not plan.pip:
+        return []
+    return [
+        "",
+        "# TensorFlow and its CUDA wheels, NOT hash-checked: lock them for a container target",
+        "# ('tfenv lock') and pass the lock with --requirements for a --require-hashes install",
+        # the specs are tfenv's own (never user text), quoted as the install commands quote them
+        "RUN python -m pip install --no-cache-dir " + " ".join(f"'{p}'" for p in plan.pip),
+    ]

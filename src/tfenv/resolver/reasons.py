@@ -53,14 +53,16 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         floor, rule = driver_floor(f.kb, cuda, os) if cuda else (None, "unknown")
         if got.says_build:
             reasons += _cuda_reasons(f, opt, cuda, cudnn, floor, rule)
-        jit, jit_why, code = _jit(f, opt)
-        reasons.append(_gpu_reason(f, code))
-        if jit is not None and (floor is None or jit > floor):
-            floor = jit
-            reasons.append(
-                f"Driver >= {jit}: this GPU runs some kernels by PTX JIT, and {jit_why}"
-                " (minor-version compatibility does not cover PTX JIT)."
-            )
+        # an image with its own TensorFlow build (NGC) says itself how it runs on the GPU
+        if got.says_build:
+            jit, jit_why, code = _jit(f, opt)
+            reasons.append(_gpu_reason(f, code))
+            if jit is not None and (floor is None or jit > floor):
+                floor = jit
+                reasons.append(
+                    f"Driver >= {jit}: this GPU runs some kernels by PTX JIT, and {jit_why}"
+                    " (minor-version compatibility does not cover PTX JIT)."
+                )
         warnings += _cuda_warnings(f, cuda, floor, code)
     reasons.append(f"Route {route.name}: {route.why}.")
     if accel == "cuda":

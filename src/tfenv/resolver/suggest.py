@@ -31,6 +31,12 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[st
     arm = _arm_container(kb, target, request)
     if arm:
         out.append(arm)
+    image = _image_driver(kb, plan_of, target, request)
+    if image:
+        out.append(image)
+    ngc = _ngc_gpu(kb, plan_of, target, request)
+    if ngc:
+        out.append(ngc)
     if not out:
         out.append(
             f"Run 'tfenv matrix' to see which TensorFlow releases support "
@@ -55,8 +61,8 @@ def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[str]:
 
 
 def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[str]:
-    if t.driver is None or not t.has_nvidia_gpu or r.no_gpu:
-        return None
+    if t.driver is None or not t.has_nvidia_gpu or r.no_gpu or r.manager == "container":
+        return None  # a container image may admit only some drivers: see _image_driver
     plan = solve(replace(t, driver=None), r)
     if plan is None or plan.min_driver is None:
         return None
@@ -110,6 +116,52 @@ def _manager(solve: Solve, t: Target, r: Request) -> Optional[str]:
     if plan is None:
         return None
     return f"Use --manager auto: route {plan.route} gives TensorFlow {plan.tensorflow}."
+
+
+def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[str]:
+    """The lowest newer driver branch with which the container plan works: the image's
+    NVIDIA_REQUIRE_CUDA admits some branches and not others, so each is tried."""
+    from tfenv.models.driver import DriverVersion
+
+    if r.manager != "container" or t.driver is None or not t.has_nvidia_gpu or r.no_gpu:
+        return None
+    if solve(replace(t, driver=None), r) is None:
+        return None  # the driver is not what stands in the way
+    for branch in sorted({b.branch for b in kb.cuda.driver_branches if b.branch > t.driver.branch}):
+        plan = solve(replace(t, driver=DriverVersion(f"{branch}.999.99")), r)
+        if plan is None:
+            continue
+        floor = DriverVersion(plan.min_driver) if plan.min_driver else None
+        within = f" (>= {floor})" if floor is not None and floor.branch == branch else ""
+        return (
+            f"Install an NVIDIA driver of branch {branch}{within} (this machine has {t.driver}; "
+            f"the lowest newer branch that TensorFlow {plan.tensorflow} and {plan.image} "
+            "accept: the image's NVIDIA_REQUIRE_CUDA lists only some branches)."
+        )
+    return None
+
+
+def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[str]:
+    """An NGC image whose own TensorFlow build has code for a GPU the wheels lack."""
+    from tfenv.routes.container import container_view, ngc_gpu_way_outs
+
+    if not t.has_nvidia_gpu or r.no_gpu:
+        return None
+    view = container_view(t)
+    for rel, how in ngc_gpu_way_outs(kb, view, r.tf):
+        wanted = f"=={rel.tensorflow}"
+        plan = solve(t, replace(r, tf=SpecifierSet(wanted), tf_text=wanted, manager="container"))
+        if plan is None or plan.image != rel.image:
+            continue
+        last = kb.containers.ngc_last_release == rel.release
+        return (
+            f"Use NVIDIA's NGC container {rel.image}"
+            f"{' (the last NGC TensorFlow release)' if last else ''}: its build of TensorFlow "
+            f"{rel.tensorflow} supports this GPU, which the official wheels have no code for "
+            f"(what it carries: {rel.status}; its GPU support: {how}): "
+            f"tfenv resolve --tf {rel.tensorflow} --manager container."
+        )
+    return None
 
 
 def _arm_container(kb: KnowledgeBase, t: Target, r: Request) -> Optional[str]:

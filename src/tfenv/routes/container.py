@@ -1,24 +1,41 @@
 """``container``: TensorFlow in an image that carries CUDA and cuDNN (only on request).
 
-The host needs only the NVIDIA driver and the NVIDIA Container Toolkit. The official
-``tensorflow/tensorflow:<v>-gpu`` image comes first; NVIDIA's NGC image is taken when
-the host driver is below the official image's floor but a data-center GPU reaches
-the NGC image through CUDA forward compatibility.
+The host needs only the NVIDIA driver and the NVIDIA Container Toolkit. Which image a
+release gets is decided in :mod:`tfenv.routes.container_images`: the official
+``tensorflow/tensorflow:<v>-gpu`` image where its CUDA/cuDNN match the release, else
+NVIDIA's CUDA base image with Python and ``tensorflow[and-cuda]`` installed by the
+Dockerfile, and NVIDIA's NGC image where it is the host's way out. Whether the host can
+start the image is decided by its ``NVIDIA_REQUIRE_CUDA`` (the ``image-driver`` rule);
+the plan quotes the term that decides.
+
+A container plan with ``pip`` packages runs on a bare CUDA base image: the Dockerfile
+installs its Python (the plan's) and those packages (or the hashed lock).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
-from packaging.version import Version
-
-from tfenv.models.driver import DriverVersion
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
+from tfenv.routes.container_images import (
+    ContainerImage,
+    choose,
+    is_datacenter,
+    ngc_gpu_support,
+    ngc_image,
+    verdict,
+    wheels_run_on,
+)
 
 if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
     from tfenv.kb import KnowledgeBase
+    from tfenv.kb.containers import NgcRelease
     from tfenv.kb.releases import TfOption
+    from tfenv.models.require_cuda import Verdict
     from tfenv.models.target import Target
 
 __all__ = [
@@ -30,6 +47,8 @@ __all__ = [
     "container_view",
     "docker_run",
     "is_datacenter",
+    "ngc_gpu_way_outs",
+    "require_text",
 ]
 
 # exits non-zero unless TensorFlow sees a GPU (the container route's health check)
@@ -52,78 +71,45 @@ def container_view(target: Target) -> Target:
     return replace(target, os=os_name, python=None, glibc=None)
 
 
-@dataclass(frozen=True)
-class ContainerImage:
-    """The image a container plan runs, and what the host needs for it."""
-
-    image: str  # "tensorflow/tensorflow:2.15.0-gpu"
-    family: str  # "official" or "ngc"
-    cuda: Optional[Version]  # CUDA inside the image (None: not recorded)
-    cudnn: Optional[Version]
-    python: Optional[Version]
-    min_driver: Optional[DriverVersion]  # the image's own driver requirement, if recorded
-    source: str
-
-
 def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
-    """The image for ``opt`` on a Linux x86_64 (or WSL2) host: official first, then NGC."""
-    if target.platform.key != "linux_x86_64":
-        return None
-    ngc = container_ngc(kb, opt, target)
-    if ngc is not None:
-        return ngc
-    official = kb.containers.official
-    if opt.package not in ("tensorflow", "tensorflow-gpu"):
-        return None
-    rel = official.release(opt.version)
-    tag = official.gpu_tags(opt.version)[0]
-    return ContainerImage(
-        image=f"{official.repository}:{tag}",
-        family="official",
-        cuda=rel.cuda if rel else None,
-        cudnn=rel.cudnn if rel else None,
-        python=rel.python if rel else None,
-        min_driver=None,
-        source=(rel.provenance if rel else official.provenance).sources[0],
-    )
+    """The image for ``opt`` on this host (see :mod:`tfenv.routes.container_images`)."""
+    key = ("container-image", opt.package, str(opt.version), target)
+    return kb.memo(key, lambda: choose(kb, opt, target))
 
 
 def container_ngc(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
-    """An NGC image for ``opt`` that this host runs only through forward compatibility.
-
-    Only when the official image does not run on the host's driver: forward
-    compatibility is a way out, never a preference.
-    """
-    if target.driver is None or target.driver_os != "linux" or not is_datacenter(kb, target):
+    """NVIDIA's NGC image of ``opt`` where it is this host's way out (GPU code the
+    official wheels lack, or CUDA forward compatibility on a data-center GPU)."""
+    if target.platform.key != "linux_x86_64":
         return None
-    cuda = opt.build.linux.cuda if opt.build and opt.build.linux else None
-    floor = kb.cuda.driver_floor(cuda, "linux")[0] if cuda else None
-    if floor is not None and target.driver >= floor:
-        return None
-    for rel in kb.containers.ngc_for(opt.version):
-        if not rel.driver_ok(target.driver) and rel.forward_compatible(target.driver):
-            return ContainerImage(
-                image=rel.image,
-                family="ngc",
-                cuda=rel.cuda,
-                cudnn=rel.cudnn,
-                python=rel.python,
-                min_driver=rel.min_driver,
-                source=rel.provenance.sources[0],
-            )
-    return None
+    return ngc_image(kb, opt, target)
 
 
-def is_datacenter(kb: KnowledgeBase, target: Target) -> bool:
-    """Whether the target GPU is a data-center model (forward compatibility needs one)."""
-    if target.gpu_name is None:
-        return False
-    from tfenv.errors import TfenvError
+def ngc_gpu_way_outs(
+    kb: KnowledgeBase, target: Target, wanted: SpecifierSet
+) -> tuple[tuple[NgcRelease, str], ...]:
+    """NGC releases (and how their GPU support is known) that run TensorFlow on this GPU
+    where the official wheels cannot, when some release in ``wanted`` lacks code for it too."""
+    from tfenv.kb.releases import tf_options
 
-    try:
-        return kb.gpus.lookup(target.gpu_name).segment == "datacenter"
-    except TfenvError:
-        return False
+    if target.cc is None or target.platform.key != "linux_x86_64":
+        return ()
+    options = tf_options(kb, "tensorflow", target.platform.key)
+    requested = [o for o in options if wanted.contains(o.version) and o.build is not None]
+    if all(wheels_run_on(kb, o, target) for o in requested):
+        return ()
+    out = []
+    for rel in kb.containers.ngc:
+        opt = next((o for o in options if o.version == rel.tensorflow), None)
+        image = container_ngc(kb, opt, target) if opt is not None else None
+        if image is not None and image.way_out == "gpu-code":
+            out.append((rel, ngc_gpu_support(kb, rel, target.cc)[1]))
+    return tuple(out)
+
+
+def require_text(image: ContainerImage) -> str:
+    """ "tensorflow/tensorflow:2.17.0-gpu's NVIDIA_REQUIRE_CUDA (inferred)"."""
+    return f"{image.image}'s NVIDIA_REQUIRE_CUDA ({image.require_status})"
 
 
 class ContainerRoute(Route):
@@ -143,33 +129,30 @@ class ContainerRoute(Route):
         return None
 
     def waives(self, where: Where, option: TfOption) -> frozenset[str]:
-        """The NGC image's forward-compatibility package runs it on an older driver."""
-        if container_ngc(where.kb, option, where.target) is not None:
-            return frozenset({"driver"})
-        return frozenset()
+        """What an NGC image makes moot: the wheels' GPU code (its own build has code for
+        the GPU) or the driver floor (its forward-compatibility package)."""
+        image = container_image(where.kb, option, where.target)
+        if image is None or image.family != "ngc":
+            return frozenset()
+        return frozenset({"gpu-code"} if image.way_out == "gpu-code" else {"driver"})
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         kb, target, opt = where.kb, where.target, choice.option
         image = container_image(kb, opt, target)
         if image is None:  # problem() said so before the solver picked this route
             return Delivery(None, choice.cuda, choice.cudnn, Packages())
-        cuda, cudnn = choice.cuda, choice.cudnn
-        if image.cuda is not None:
-            cuda, cudnn = image.cuda, image.cudnn
-        packages = Packages(
-            commands=(
-                f"docker pull {image.image}",
-                docker_run(image.image, f'python -c "{SMOKE_TEST}"'),
-            )
-        )
+        python = image.python if image.family != "cuda-base" else choice.python
+        cuda, cudnn = (image.cuda, image.cudnn) if image.cuda else (choice.cuda, choice.cudnn)
+        clause_reasons, clause_warnings = _clause(kb, image, target)
         return Delivery(
-            image.python,
+            python,
             cuda,
             cudnn,
-            packages,
-            reasons=_reasons(opt, image, choice.cuda),
-            warnings=_warnings(target, image),
+            _packages(image, python),
+            reasons=(*_reasons(kb, opt, image, python), *clause_reasons),
+            warnings=(*_warnings(kb, target, image), *clause_warnings, *_pip_issues(opt, image)),
             image=image.image,
+            says_build=image.family != "ngc",
             python_reason=False,
         )
 
@@ -183,29 +166,88 @@ class ContainerRoute(Route):
         return tuple(needs)
 
 
-def _reasons(opt: TfOption, image: ContainerImage, cuda: Optional[Version]) -> tuple[str, ...]:
-    which = "NVIDIA's NGC TensorFlow container" if image.family == "ngc" else "the official image"
-    out = [f"Image {image.image}: {which} for TensorFlow {opt.version} (source: {image.source})."]
-    if image.cuda is None:
-        out.append(
-            f"CUDA inside the image: not recorded; the host driver floor is taken from CUDA "
-            f"{cuda or 'unknown'}, which TensorFlow {opt.version} is built with."
+def _packages(image: ContainerImage, python: Optional[Version]) -> Packages:
+    from tfenv.routes.base import pip_install
+
+    smoke = f'python -c "{SMOKE_TEST}"'
+    if image.family != "cuda-base":
+        return Packages(commands=(f"docker pull {image.image}", docker_run(image.image, smoke)))
+    return Packages(
+        pip=image.pip,
+        commands=(
+            f"docker pull {image.image}",
+            f"docker build -t tfenv-app .  # the Dockerfile --emit writes: Python {python}, "
+            f"then {pip_install(*image.pip)} (or the hashed lock)",
+            docker_run("tfenv-app", smoke),
+        ),
+    )
+
+
+def _reasons(
+    kb: KnowledgeBase, opt: TfOption, image: ContainerImage, python: Optional[Version]
+) -> tuple[str, ...]:
+    if image.family == "cuda-base":
+        return (
+            *image.why,
+            f"Python {python or 'unknown'}: installed in the image; the newest Python "
+            f"TensorFlow {opt.version} has wheels for (the host's Python does not matter).",
         )
+    which = "NVIDIA's NGC TensorFlow container" if image.family == "ngc" else "the official image"
+    out = [
+        f"Image {image.image}: {which} for TensorFlow {opt.version} "
+        f"({image.status}; source: {image.source}).",
+        *image.why,
+    ]
+    if image.cuda is None:
+        out.append(f"CUDA inside the image: not recorded ({image.status}).")
     else:
         out.append(f"CUDA {image.cuda} and cuDNN {image.cudnn or 'unknown'} inside the image.")
     py = f"Python {image.python}" if image.python else "its Python (version not recorded)"
     out.append(f"Python: the image's own, {py}; the host's Python does not matter.")
+    if image.family == "ngc":
+        out += _ngc_notes(kb, image)
     return tuple(out)
 
 
-def _warnings(target: Target, image: ContainerImage) -> tuple[str, ...]:
+def _ngc_notes(kb: KnowledgeBase, image: ContainerImage) -> list[str]:
+    last = kb.containers.ngc_last
+    if last.release is None:
+        return []
+    notice = f' ("{last.notice.strip()}")' if last.notice else ""
+    return [
+        f"NGC {last.release} is the last NVIDIA TensorFlow container{notice} ({last.status}; "
+        f"{last.provenance.sources[0]}): no newer NGC TensorFlow will follow."
+    ]
+
+
+def _pip_issues(opt: TfOption, image: ContainerImage) -> tuple[str, ...]:
+    """On a CUDA base image TensorFlow is installed with pip: the pip route's traps apply,
+    except the and-cuda extra's when the image installs its pins without the extra."""
+    if image.family != "cuda-base":
+        return ()
+    without_extra = not any("[and-cuda]" in p for p in image.pip)
+    return tuple(
+        f"{i.summary} ({i.provenance.sources[0]})"
+        for i in opt.issues
+        if i.concerns("pip")
+        and not i.concerns("container")
+        and not (without_extra and i.id.startswith("and-cuda"))
+    )
+
+
+def _warnings(kb: KnowledgeBase, target: Target, image: ContainerImage) -> tuple[str, ...]:
     out = []
-    if image.family == "ngc" and target.driver is not None and image.min_driver is not None:
+    if image.way_out == "forward-compat" and target.driver is not None and image.min_driver:
         out.append(
             f"Driver {target.driver} is below what {image.image} requires "
             f"({image.min_driver}): it runs only through CUDA forward "
             "compatibility, which NVIDIA supports on data-center GPUs under Linux; "
             "upgrade the driver for any other GPU."
+        )
+    if image.family == "ngc" and image.min_driver is None:
+        out.append(
+            f"The driver {image.image} requires is not known from NVIDIA's release notes "
+            f"({image.status}): check them before relying on an older driver."
         )
     if target.os == "wsl2":
         out.append(
@@ -214,3 +256,52 @@ def _warnings(target: Target, image: ContainerImage) -> tuple[str, ...]:
             "distribution); the Windows NVIDIA driver serves the GPU."
         )
     return tuple(out)
+
+
+def _clause(
+    kb: KnowledgeBase, image: ContainerImage, target: Target
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(reasons, warnings) about whether nvidia-container-cli starts the image here."""
+    if image.require is None:
+        return (
+            f"{image.image}'s NVIDIA_REQUIRE_CUDA: not recorded ({image.require_status}); "
+            "the host driver floor comes from the CUDA inside.",
+        ), ()
+    found = verdict(kb, image.require, target, target.driver)
+    if found.admits is True:
+        return (_admits(kb, image, target, found),), ()
+    return (), (_undecided(image, target, found),)
+
+
+def _admits(kb: KnowledgeBase, image: ContainerImage, target: Target, found: Verdict) -> str:
+    cuda = kb.cuda.max_cuda_for_driver(target.driver) if target.driver else None
+    reports = f", which reports CUDA {cuda}" if cuda else ""
+    term = f"`{found.term}`" if found.term else "an empty clause"
+    text = f"nvidia-container-cli starts it: {require_text(image)} admits driver {target.driver}"
+    text += f"{reports}, through {term}"
+    if found.term is not None and found.term.branch is not None:
+        floor = image.require.cuda_floor if image.require else None
+        below = f" (below cuda>={floor})" if floor else ""
+        text += f"{below}: a listed driver branch"
+        if found.admitted:
+            gpu = target.gpu_name or "the GPU"
+            text += f", for every brand {gpu} may report ({', '.join(found.admitted)})"
+    return text + "."
+
+
+def _undecided(image: ContainerImage, target: Target, found: Verdict) -> str:
+    head = f"Whether nvidia-container-cli starts {image.image} is not known"
+    clause = f"{require_text(image)}: {found.clause.describe()}"
+    if target.driver is None:
+        return f"{head}: the driver is not known; {clause}."
+    if found.admits is False:
+        return f"nvidia-container-cli refuses to start {image.image}: {found.refusal}; {clause}."
+    unnamed = " the GPU's brand is not known (name the GPU with --gpu);"
+    brands = "" if target.gpu_name else unnamed
+    if found.admitted or found.refused:
+        brands = (
+            f" it admits driver {target.driver} if the GPU reports brand "
+            f"{' or '.join(found.admitted) or '(none)'}, not if it reports "
+            f"{' or '.join(found.refused) or '(none)'};"
+        )
+    return f"{head} (it depends on the GPU's brand):{brands} {clause}."

@@ -21,6 +21,7 @@ from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import CUDA, CUDNN, GPU_PLATFORM
 from tfenv.rules.driver import DRIVER
 from tfenv.rules.gpu_code import GPU_CODE, JIT_DRIVER
+from tfenv.rules.image_driver import IMAGE_DRIVER
 from tfenv.rules.metal import METAL
 from tfenv.rules.model import Candidate, Requirement, VersionCandidate, fact_candidates
 from tfenv.rules.toolkit import CUDA_GPU_RANGE, CUDNN_CUDA, CUDNN_GPU
@@ -45,6 +46,7 @@ __all__ = [
 RULES: tuple[Rule, ...] = (
     DRIVER,
     JIT_DRIVER,
+    IMAGE_DRIVER,
     PYTHON,
     GPU_CODE,
     CUDA_GPU_RANGE,

@@ -1,0 +1,371 @@
+"""Which image the container route runs for a release, and why (``containers.yaml``).
+
+In order of preference:
+
+1. ``ngc``: NVIDIA's NGC image of the same TensorFlow release, where it is the way out:
+   the official wheels have no code this GPU can load (asked of the GPU-code rule) but
+   the NGC build does, or the host driver is below the build's floor and a data-center
+   GPU reaches the NGC image through CUDA forward compatibility;
+2. ``official``: ``tensorflow/tensorflow:<version>-gpu``, where an image of that release
+   is recorded and the CUDA and cuDNN inside it match what TensorFlow was built with
+   (the same major, and at least the build's minor). An image that does not match is
+   never proposed;
+3. ``cuda-base``: NVIDIA's CUDA base image of the build's CUDA (``nvidia/cuda:<X.Y.Z>-
+   base-ubuntu22.04``, only the CUDA runtime), in which the Dockerfile installs a Python
+   and ``tensorflow[and-cuda]``, whose wheels bring CUDA and cuDNN: the images that work
+   for releases whose official image does not (2.15.0, 2.18 and later).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Optional
+
+from packaging.version import Version
+
+from tfenv import rules
+from tfenv.models.require_cuda import HostFacts, RequireCuda, Verdict, evaluate
+from tfenv.rules.model import TfCandidate
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.containers import NgcRelease, OfficialRelease
+    from tfenv.kb.releases import TfOption
+    from tfenv.kb.tensorflow import CudaBuild
+    from tfenv.models.driver import DriverVersion
+    from tfenv.models.target import Target
+
+__all__ = [
+    "ContainerImage",
+    "choose",
+    "gpu_brands",
+    "host_facts",
+    "is_datacenter",
+    "mismatch",
+    "ngc_gpu_support",
+    "ngc_image",
+    "verdict",
+    "wheels_run_on",
+]
+
+Family = Literal["official", "cuda-base", "ngc"]
+
+
+@dataclass(frozen=True)
+class ContainerImage:
+    """The image a container plan runs, and what the host needs for it."""
+
+    image: str  # "tensorflow/tensorflow:2.17.0-gpu"
+    family: Family
+    cuda: Optional[Version]  # CUDA inside the image (None: not recorded / the wheels')
+    cudnn: Optional[Version]
+    python: Optional[Version]  # None: the solver's choice (cuda-base) or not recorded
+    min_driver: Optional[DriverVersion]  # the image's own driver requirement, if recorded
+    source: str
+    status: str  # of the facts about what is inside (established, inferred, ...)
+    require: Optional[RequireCuda] = None  # its NVIDIA_REQUIRE_CUDA, if known
+    require_status: str = "unknown"
+    why: tuple[str, ...] = ()  # why this image (and not the official one)
+    pip: tuple[str, ...] = ()  # what the Dockerfile installs with pip (cuda-base)
+    way_out: Optional[str] = None  # NGC: "gpu-code" or "forward-compat"
+
+
+def choose(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
+    """The image for ``opt`` on a Linux x86_64 (or WSL2) host, or None."""
+    if target.platform.key != "linux_x86_64":
+        return None
+    return ngc_image(kb, opt, target) or _official(kb, opt) or _cuda_base(kb, opt)
+
+
+# -- the official images --------------------------------------------------------------
+
+
+def mismatch(
+    cuda: Optional[Version],
+    cudnn: Optional[Version],
+    build: Optional[CudaBuild],
+    version: Version,
+) -> Optional[str]:
+    """Why an image's CUDA/cuDNN do not fit a build (None: they fit).
+
+    TensorFlow loads the CUDA libraries of its build's major version and checks that the
+    loaded cuDNN has the same major and at least the minor it was compiled with.
+    """
+    if build is None or build.cuda is None or build.cudnn is None:
+        return f"what TensorFlow {version} is built with is not recorded"
+    if cuda is None or cudnn is None:
+        return "the CUDA and cuDNN inside it are not recorded"
+    out = []
+    for name, have, need in (("CUDA", cuda, build.cuda), ("cuDNN", cudnn, build.cudnn)):
+        if have.major != need.major:
+            out.append(f"{name} {have} where TensorFlow {version} is built with {name} {need}")
+        elif have.minor < need.minor:
+            out.append(f"{name} {have}, older than the {name} {need} TensorFlow {version} needs")
+    if not out:
+        return None
+    why = (
+        " (TensorFlow loads the libraries of its build's CUDA major and needs a cuDNN of the "
+        "same major and at least the minor it was compiled with)"
+    )
+    return "it carries " + ", and ".join(out) + why
+
+
+def _official(kb: KnowledgeBase, opt: TfOption) -> Optional[ContainerImage]:
+    if opt.package not in ("tensorflow", "tensorflow-gpu"):
+        return None
+    official = kb.containers.official
+    rec = official.release(opt.version)
+    if rec is None or rec.status == "unknown":
+        return None
+    build = opt.build.linux if opt.build else None
+    if mismatch(rec.cuda, rec.cudnn, build, opt.version) is not None:
+        return None
+    return ContainerImage(
+        image=official.image(opt.version),
+        family="official",
+        cuda=rec.cuda,
+        cudnn=rec.cudnn,
+        python=rec.python,
+        min_driver=None,
+        source=rec.provenance.sources[0],
+        status=rec.status,
+        require=rec.require_cuda,
+        require_status=rec.require_cuda_status,
+    )
+
+
+def _not_official(kb: KnowledgeBase, opt: TfOption) -> str:
+    """Why the official image of ``opt`` is not used (the route takes a CUDA base instead)."""
+    official = kb.containers.official
+    build = opt.build.linux if opt.build else None
+    rec = official.release(opt.version)
+    if rec is not None:
+        return _refusal(official.image(opt.version), rec, build, opt.version) + "."
+    text = f"No official image of TensorFlow {opt.version} is recorded"
+    for other in kb.containers.official.series(opt.version):
+        spec = next(iter(other.versions))
+        if spec.operator != "==" or "*" in spec.version:
+            continue
+        image = official.image(Version(spec.version))
+        fits = mismatch(other.cuda, other.cudnn, build, Version(spec.version))
+        if other.status == "unknown":
+            text += f"; {image} exists, its contents are not known"
+        elif fits is None:
+            text += (
+                f"; {image} carries TensorFlow {spec.version} (tfenv resolve --tf "
+                f"{spec.version} --manager container uses it)"
+            )
+        else:
+            text += f"; the series' image {image} is not used either: {fits}"
+    return text + "."
+
+
+def _refusal(image: str, rec: OfficialRelease, build: Optional[CudaBuild], version: Version) -> str:
+    if rec.status == "unknown":
+        return f"The official image {image} is not used: what it carries is not known ({rec.note})"
+    why = mismatch(rec.cuda, rec.cudnn, build, version)
+    return (
+        f"The official image {image} does not work: {why} ({rec.status}; "
+        f"{'; '.join(rec.provenance.sources)})"
+    )
+
+
+# -- NVIDIA's CUDA base images, with Python and tensorflow[and-cuda] ------------------
+
+
+def _cuda_base(kb: KnowledgeBase, opt: TfOption) -> Optional[ContainerImage]:
+    if opt.package != "tensorflow":
+        return None
+    build = opt.build.linux if opt.build else None
+    if build is None or build.cuda is None:
+        return None
+    base = kb.containers.cuda_base(build.cuda)
+    specs = _pip_specs(kb, opt)
+    if base is None or specs is None:
+        return None
+    what = specs[0] if len(specs) == 1 else f"{specs[0]} with its and-cuda extra's CUDA wheels"
+    instead = (
+        f"Instead: {base.image}, NVIDIA's CUDA {build.cuda} base image (only the CUDA runtime; "
+        f"{base.provenance.sources[0]}), with a Python from the deadsnakes PPA (as "
+        f"tensorflow/build's Dockerfiles install it) and {what}, which bring CUDA "
+        f"{build.cuda} and cuDNN {build.cudnn or 'of the build'}; the Dockerfile that --emit "
+        "writes installs the project's hashed lock with --require-hashes when there is one."
+    )
+    if len(specs) > 1:
+        instead += (
+            f" Not tensorflow[and-cuda]=={opt.version} itself: its extra also pins TensorRT "
+            "(unresolvable or without wheels for every Python), which TensorFlow loads only "
+            "for its optional TF-TRT integration; the other pins are installed as listed."
+        )
+    return ContainerImage(
+        image=base.image,
+        family="cuda-base",
+        cuda=build.cuda,
+        cudnn=build.cudnn,
+        python=None,
+        min_driver=None,
+        source=base.provenance.sources[0],
+        status=base.status,
+        require=base.require_cuda,
+        require_status=base.status,
+        why=(_not_official(kb, opt), instead),
+        pip=specs,
+    )
+
+
+def _pip_specs(kb: KnowledgeBase, opt: TfOption) -> Optional[tuple[str, ...]]:
+    """What pip installs: ``tensorflow[and-cuda]==V``; where the extra pins TensorRT (2.14,
+    2.15.0), ``tensorflow==V`` and the extra's other pins. None where those do not install."""
+    extra = opt.wheels.and_cuda if opt.wheels else None
+    if extra is None:
+        return None
+    names = [_name(line) for line in extra]
+    if not any(n.startswith("tensorrt") for n in names):
+        return None if opt.and_cuda_problem else (f"tensorflow[and-cuda]=={opt.version}",)
+    kept = tuple(line for line, n in zip(extra, names) if not n.startswith("tensorrt"))
+    if any(not _installable(kb, line) for line in kept):
+        return None
+    return (f"tensorflow=={opt.version}", *kept)
+
+
+def _name(line: str) -> str:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return Requirement(line).name.lower()
+    except InvalidRequirement:
+        return line
+
+
+def _installable(kb: KnowledgeBase, line: str) -> bool:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(line)
+    except InvalidRequirement:
+        return False
+    known = kb.index.cuda_versions(req.name)
+    return not known or any(
+        "linux_x86_64" in w.platforms and not w.yanked and req.specifier.contains(w.version, True)
+        for w in known
+    )
+
+
+# -- NGC ----------------------------------------------------------------------------
+
+
+def wheels_run_on(kb: KnowledgeBase, opt: TfOption, target: Target) -> bool:
+    """Whether the official wheels of ``opt`` have code the target GPU can load.
+
+    Asked of the GPU-code rule, so this follows whatever that rule decides.
+    """
+    candidate = TfCandidate("tensorflow", f"{opt.package}=={opt.version}/cuda", "", 0, opt, "cuda")
+    ctx = rules.Context(kb, target)
+    return not rules.failures(ctx, candidate, kinds=("gpu-code",), pinned=False)
+
+
+def ngc_gpu_support(kb: KnowledgeBase, rel: NgcRelease, cc: Version) -> tuple[Optional[bool], str]:
+    """Whether an NGC release supports a GPU of capability ``cc``, and how that is known.
+
+    The release notes' range where they state it; else the range of the CUDA inside
+    (what that toolkit can target): inferred.
+    """
+    lo, hi, how = rel.cc_min, rel.cc_max, "stated in the release notes"
+    if lo is None or hi is None:
+        toolkit = kb.cuda.toolkit(rel.cuda) if rel.cuda else None
+        lo = lo if lo is not None else (toolkit.cc_min if toolkit else None)
+        hi = hi if hi is not None else (toolkit.cc_max if toolkit else None)
+        how = (
+            f"inferred: the release notes' GPU range was not read; CUDA {rel.cuda} inside "
+            f"targets compute capability {lo} to {hi}"
+        )
+    if lo is None or hi is None:
+        return None, "not known"
+    return lo <= cc <= hi, how
+
+
+def ngc_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
+    """An NGC image of ``opt`` that is this host's way out, or None."""
+    gpu_ok = target.cc is None or target.driver_os is None or wheels_run_on(kb, opt, target)
+    if not gpu_ok and target.cc is not None:
+        for rel in kb.containers.ngc_for(opt.version):
+            ok, how = ngc_gpu_support(kb, rel, target.cc)
+            if ok:
+                why = (
+                    f"TensorFlow {opt.version}'s official wheels have no code this GPU "
+                    f"(compute capability {target.cc}) can load; NVIDIA's NGC build of it in "
+                    f"{rel.image} supports it ({how})."
+                )
+                return _ngc(rel, "gpu-code", why)
+    return _forward_compat(kb, opt, target)
+
+
+def _forward_compat(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
+    """Only when the official image does not run on the host's driver: forward
+    compatibility is a way out, never a preference."""
+    if target.driver is None or target.driver_os != "linux" or not is_datacenter(kb, target):
+        return None
+    cuda = opt.build.linux.cuda if opt.build and opt.build.linux else None
+    floor = kb.cuda.driver_floor(cuda, "linux")[0] if cuda else None
+    if floor is not None and target.driver >= floor:
+        return None
+    for rel in kb.containers.ngc_for(opt.version):
+        supported = ngc_gpu_support(kb, rel, target.cc)[0] if target.cc else None
+        if supported is False:
+            continue
+        if not rel.driver_ok(target.driver) and rel.forward_compatible(target.driver):
+            return _ngc(rel, "forward-compat", "")
+    return None
+
+
+def _ngc(rel: NgcRelease, way_out: str, why: str) -> ContainerImage:
+    return ContainerImage(
+        image=rel.image,
+        family="ngc",
+        cuda=rel.cuda,
+        cudnn=rel.cudnn,
+        python=rel.python,
+        min_driver=rel.min_driver,
+        source=rel.provenance.sources[0],
+        status=rel.status,
+        why=(why,) if why else (),
+        way_out=way_out,
+    )
+
+
+def is_datacenter(kb: KnowledgeBase, target: Target) -> bool:
+    """Whether the target GPU is a data-center model (forward compatibility needs one)."""
+    return _segment(kb, target) == "datacenter"
+
+
+def _segment(kb: KnowledgeBase, target: Target) -> Optional[str]:
+    if target.gpu_name is None:
+        return None
+    found = kb.gpus.find(target.gpu_name)
+    return found.segment if found is not None else None
+
+
+# -- NVIDIA_REQUIRE_CUDA against the host ---------------------------------------------
+
+
+def gpu_brands(kb: KnowledgeBase, target: Target) -> Optional[frozenset[str]]:
+    """The brand names nvidia-container-cli may report for the target GPU (None: unknown)."""
+    segment = _segment(kb, target)
+    return kb.containers.gpu_brands.for_segment(segment) if segment else None
+
+
+def host_facts(kb: KnowledgeBase, target: Target, driver: Optional[Version]) -> HostFacts:
+    """What nvidia-container-cli reads on this host, from the target's facts."""
+    return HostFacts(
+        driver=driver,
+        cuda=kb.cuda.max_cuda_for_driver(driver) if driver is not None else None,
+        brands=gpu_brands(kb, target),
+        arch=target.cc,
+    )
+
+
+def verdict(
+    kb: KnowledgeBase, clause: RequireCuda, target: Target, driver: Optional[Version]
+) -> Verdict:
+    """Whether nvidia-container-cli starts an image with ``clause`` on this host."""
+    return evaluate(clause, host_facts(kb, target, driver))
