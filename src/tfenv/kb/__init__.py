@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tfenv.kb.cudnn import CudnnFacts
     from tfenv.kb.gpus import GpuCatalog
     from tfenv.kb.index import IndexFacts
+    from tfenv.kb.jetson import JetsonFacts
     from tfenv.kb.platforms import Platforms
     from tfenv.kb.tensorflow import Change, KnownIssue, TfBuilds
 
@@ -91,6 +92,12 @@ class KnowledgeBase:
         return self._load("gpus.load", lambda: gpus.load(self.root))
 
     @cached_property
+    def jetson(self) -> JetsonFacts:
+        from tfenv.kb import jetson
+
+        return self._load("jetson.load", lambda: jetson.load(self.root))
+
+    @cached_property
     def platforms(self) -> Platforms:
         from tfenv.kb import platforms
 
@@ -129,6 +136,7 @@ class KnowledgeBase:
             "cuda",
             "cudnn",
             "gpus",
+            "jetson",
             "platforms",
             "conda",
             "containers",
