@@ -56,7 +56,6 @@ def test_platform_facts() -> None:
     assert p.native_windows.last_gpu_release == V("2.10")
     assert p.macos.cuda is False
     assert p.macos.last_x86_64_release == V("2.16.2")
-    assert p.macos.metal.tensorflow_pairs is None  # not established
     assert p.linux_aarch64.cuda_wheels is False
 
 

@@ -75,6 +75,8 @@ def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
         return
     assert res.plan is not None, res.conflicts
     got = res.plan.to_dict()
+    for text in expect.pop("not_in_warnings", []):
+        assert not any(text in w for w in got["warnings"]), got["warnings"]
     for key, want in expect.items():
         if key in ("warnings", "reasons"):
             for text in want:

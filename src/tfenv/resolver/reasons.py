@@ -63,6 +63,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         f"{i.summary} ({i.provenance.sources[0]})" for i in opt.issues if i.concerns(route.name)
     ]
     warnings += got.warnings
+    warnings += _apple_gpu_unused(f, opt, accel, got.python)
     host: tuple[str, ...] = ()
     if isinstance(route, ContainerRoute) and got.image is not None:
         host = route.host_needs(f.where, floor)
@@ -90,6 +91,18 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         image=got.image,
         host=host,
     )
+
+
+def _apple_gpu_unused(
+    f: Factory, opt: TfOption, accel: str, python: Optional[Version]
+) -> list[str]:
+    """A CPU plan on Apple silicon that was not asked for: say why the GPU is not used."""
+    if accel != "cpu" or f.target.platform.key != "macos_arm64" or f.request.no_gpu:
+        return []
+    from tfenv.kb.metal import no_metal_reason
+
+    why = no_metal_reason(f.kb, opt.version, python)
+    return [f"This plan does not use the Apple GPU: {why}."] if why else []
 
 
 def _version(mapping: Mapping[str, Candidate], identifier: str) -> Optional[Version]:
