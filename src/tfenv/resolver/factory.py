@@ -178,11 +178,26 @@ class Factory:
             allowed(
                 "route",
                 tuple(x.name for x in choices),
-                "an install route for it",
+                self._route_text(c, choices),
                 "route",
                 ordered=True,
             ),
         )
+
+    def _route_text(self, c: TfCandidate, choices: tuple[routes.Route, ...]) -> str:
+        """ "an install route for it (conda: why not; conda+pip: why not)": with --manager
+        other than auto, why the routes it asks for cannot install this release."""
+        text = "an install route for it"
+        if self.request.manager == "auto":
+            return text
+        why = []
+        for r in routes.for_manager(self.request.manager):
+            if r in choices or c.accel not in r.accelerators:
+                continue
+            problem = r.problem(self.where, c.option, c.accel)
+            if problem:
+                why.append(f"{r.name}: {problem}")
+        return text + (f" ({'; '.join(why)})" if why else "")
 
 
 def _accel_text(accels: tuple[str, ...]) -> str:

@@ -68,7 +68,13 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     if isinstance(route, ContainerRoute) and got.image is not None:
         host = route.host_needs(f.where, floor)
         reasons.append("The host needs: " + "; ".join(host) + ".")
-    elif f.target.glibc is None and opt.wheels and opt.wheels.glibc and f.target.platform.is_linux:
+    elif (
+        f.target.glibc is None
+        and opt.wheels
+        and opt.wheels.glibc
+        and f.target.platform.is_linux
+        and route.name != "conda"  # conda-forge's TensorFlow is not the wheel
+    ):
         warnings.append(f"glibc not known: the wheels need glibc >= {opt.wheels.glibc}.")
     pk = got.packages
     return Plan(
