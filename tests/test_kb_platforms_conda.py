@@ -123,6 +123,37 @@ def test_conda_facts() -> None:
     assert d241.cudatoolkit == V("10.1")  # unlike upstream 2.4 (CUDA 11.0)
 
 
+def test_conda_forge_tensorflow_follows_the_feedstock() -> None:
+    c = load_conda()
+    assert c.tf_newest == V("2.19.1")
+    assert c.conda_forge_build("2.21.0") is None  # never on conda-forge
+    assert c.conda_forge_build("2.20.0") is None
+    b1191 = c.conda_forge_build("2.19.1")
+    assert b1191 is not None
+    assert b1191.cuda == (V("12.8"),)  # the CUDA 12.9 builds are called broken (#469)
+    assert any(v.broken and v.cuda == V("12.9") for v in b1191.variants)
+    newest = b1191.variant(V("12.8"))
+    assert newest is not None
+    assert (newest.builds, newest.python) == ((3,), (V("3.10"), V("3.11"), V("3.12")))
+    assert "linux-aarch64" in b1191.cpu_subdirs
+    b218 = c.conda_forge_build("2.18.0")
+    assert b218 is not None
+    cuda126 = b218.variant(V("12.6"))
+    assert cuda126 is not None
+    assert cuda126.python is not None
+    assert V("3.9") in cuda126.python  # only the CUDA 12.8 builds dropped 3.9
+    b190 = c.conda_forge_build("2.19.0")
+    assert b190 is not None
+    assert b190.upload == "unknown"
+    assert str(b190.variants[0].cudnn) == "9.10"
+    b1131 = c.conda_forge_build("2.13.1")
+    assert b1131 is not None
+    assert b1131.cuda == (V("11.2"), V("11.8"))
+    for build in c.conda_forge_tensorflow:
+        for variant in build.variants:
+            assert variant.python, (build.version, variant.cuda)
+
+
 def test_broken_platforms_file(tmp_path: Path) -> None:
     text = resources.files("tfenv.data").joinpath(PLATFORMS_FILE).read_text("utf-8")
     text = text.replace("targets: [linux_x86_64, wsl2]", "targets: [linux_x86_64, wsl3]", 1)
