@@ -11,6 +11,7 @@ from tfenv.errors import UsageError
 from tfenv.host.profile import HostProfile
 from tfenv.kb import KnowledgeBase
 from tfenv.kb.jetson import is_jetson
+from tfenv.models.driver import DriverVersion
 from tfenv.models.target import MachineArgs
 
 
@@ -64,7 +65,7 @@ def test_an_unknown_gpu_names_the_nearest_and_cc(kb: KnowledgeBase) -> None:
     with pytest.raises(UsageError) as info:
         build_target(kb, MachineArgs(os="linux", gpu="RTX 4000 Ada Laptop"))
     text = str(info.value)
-    assert "Did you mean" in text
+    assert "Did you mean 'NVIDIA RTX 4000 Ada Generation Laptop GPU'" in text
     assert "--cc" in text
 
 
@@ -81,7 +82,7 @@ def test_jetson_is_known_by_name_or_by_a_jetson_only_compute_capability(
 
 def test_jetpack_ways_out(kb: KnowledgeBase) -> None:
     facts = kb.jetson
-    orin = facts.way_out(Version("8.7"), "540.4.0")
+    orin = facts.way_out(Version("8.7"), DriverVersion("540.4.0"))
     assert orin is not None
     assert orin.wheel is not None
     assert (orin.jetpack.jetpack, orin.wheel.version) == ("6.1", "2.16.1+nv24.08")
@@ -91,7 +92,11 @@ def test_jetpack_ways_out(kb: KnowledgeBase) -> None:
     assert xavier is not None
     assert xavier.wheel is not None
     assert (xavier.jetpack.jetpack, xavier.wheel.python) == ("5.1", Version("3.8"))
-    thor = facts.way_out(Version("11.0"), "580.00")
+    assert [j.jetpack for j in facts.for_module(Version("8.7"), DriverVersion("540.4.0"))] == [
+        "6.1",
+        "6.0",
+    ]
+    thor = facts.way_out(Version("11.0"), DriverVersion("580.00"))
     assert thor is not None
     assert thor.wheel is None
     assert facts.way_out(Version("8.6")) is None

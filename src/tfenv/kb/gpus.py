@@ -169,11 +169,13 @@ class GpuCatalog:
             for alias in model.aliases:
                 spelled.setdefault(normalize_name(alias), alias)
         key = normalize_name(name)
-        close: list[str] = []
-        for cutoff in (0.6, 0.3):  # near misses first; otherwise anything vaguely similar
-            close = difflib.get_close_matches(key, list(spelled), n=limit, cutoff=cutoff)
+        words = set(key.split())
+        # names holding every word typed ("RTX 4000 Ada Laptop"), shortest first
+        close = sorted((k for k in spelled if words <= set(k.split())), key=len)[:limit]
+        for cutoff in (0.6, 0.3):  # near misses next; otherwise anything vaguely similar
             if close:
                 break
+            close = difflib.get_close_matches(key, list(spelled), n=limit, cutoff=cutoff)
         return tuple(spelled[k] for k in close)
 
     def by_compute_capability(self, cc: Version | str) -> tuple[GpuModel, ...]:

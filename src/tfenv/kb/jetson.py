@@ -16,6 +16,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.models.driver import DriverVersion
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -57,7 +58,7 @@ class JetPack:
     tensorrt: Optional[Version]
     compute_capabilities: tuple[Version, ...]
     modules: tuple[str, ...]
-    nvidia_smi_driver: Optional[str]
+    nvidia_smi_driver: Optional[DriverVersion]
     tensorflow: tuple[JetsonTf, ...]
     note: Optional[str]
     provenance: Provenance
@@ -83,7 +84,9 @@ class JetsonFacts:
     containers_note: str
     containers_provenance: Provenance
 
-    def for_module(self, cc: Version, driver: Optional[str] = None) -> tuple[JetPack, ...]:
+    def for_module(
+        self, cc: Version, driver: Optional[DriverVersion] = None
+    ) -> tuple[JetPack, ...]:
         """JetPack lines that support a module of compute capability ``cc``, newest first;
         with the driver nvidia-smi reports, only the lines that ship it."""
         found = tuple(j for j in self.jetpacks if cc in j.compute_capabilities)
@@ -92,7 +95,7 @@ class JetsonFacts:
             return same or found
         return found
 
-    def way_out(self, cc: Version, driver: Optional[str] = None) -> Optional[WayOut]:
+    def way_out(self, cc: Version, driver: Optional[DriverVersion] = None) -> Optional[WayOut]:
         """The newest JetPack for the module with an NVIDIA TensorFlow wheel (not a
         doubtful one); the newest JetPack when none has one; None for no Jetson module."""
         lines = self.for_module(cc, driver)
@@ -106,7 +109,9 @@ class JetsonFacts:
                 return WayOut(jp, wheel, cmd)
         return WayOut(lines[0], None, None)
 
-    def ways_out(self, cc: Version, driver: Optional[str], name: Optional[str]) -> list[str]:
+    def ways_out(
+        self, cc: Version, driver: Optional[DriverVersion], name: Optional[str]
+    ) -> list[str]:
         """What a Jetson of compute capability ``cc`` can do instead of the index's wheels:
         NVIDIA's JetPack wheel (the newest known) and the l4t containers, as sentences."""
         found = self.way_out(cc, driver)
@@ -190,7 +195,7 @@ def _jetpack(node: Node) -> JetPack:
         tensorrt=node.get("tensorrt").opt_version(),
         compute_capabilities=node.get("compute_capabilities").versions(),
         modules=node.get("modules").texts(),
-        nvidia_smi_driver=node.get("nvidia_smi_driver").opt_text(),
+        nvidia_smi_driver=node.get("nvidia_smi_driver").opt_driver(),
         tensorflow=tuple(_wheel(n) for n in node.get("tensorflow").items()),
         note=node.opt("note").opt_text(),
         provenance=node.provenance(),

@@ -118,8 +118,7 @@ def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[str]:
     from tfenv.kb.jetson import is_jetson
 
     if is_jetson(kb, t.gpu_name, t.cc):
-        driver = str(t.driver) if t.driver else None
-        return kb.jetson.ways_out(t.cc, driver, t.gpu_name)
+        return kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)
     arm = _arm_container(kb)
     return [arm] if arm else []
 

@@ -34,5 +34,5 @@ def _unused_gpu(where: Where) -> tuple[str, ...]:
         "Linux aarch64."
     ]
     if is_jetson(where.kb, t.gpu_name, t.cc):
-        out += where.kb.jetson.ways_out(t.cc, str(t.driver) if t.driver else None, t.gpu_name)
+        out += where.kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)
     return tuple(out)
