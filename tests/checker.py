@@ -43,7 +43,9 @@ def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
     ws = release.wheelset(t.platform.key)
     if ws is None:
         return [*problems, f"no {t.platform} wheel for {v}"]
-    if plan.python is not None and not ws.serves(plan.python):
+    if plan.route == "conda":
+        problems += _check_conda_python(kb, res, v)
+    elif plan.python is not None and not ws.serves(plan.python):
         problems.append(f"no Python {plan.python} wheel")
     if t.python is not None and plan.python != str(t.python):
         problems.append(f"plan Python {plan.python} is not the target's {t.python}")
@@ -116,6 +118,23 @@ def _check_image_stack(
         if got.major != want.major or got.minor < want.minor:
             problems.append(f"image {name} {have} does not serve the build's {want}")
     return problems
+
+
+def _check_conda_python(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
+    """A conda plan's Python is one conda-forge built that variant for (never the wheels')."""
+    plan = res.plan
+    assert plan is not None
+    record = kb.conda.conda_forge_build(v)
+    if record is None or plan.cuda is None:
+        return [f"conda plan for {v} without a conda-forge record"]
+    variant = record.variant(Version(plan.cuda))
+    if variant is None:
+        return [f"conda CUDA {plan.cuda} is not a usable variant of {v}"]
+    if variant.python is None:
+        return [] if plan.python is None else [f"Python {plan.python} is not recorded"]
+    if plan.python is None or Version(plan.python) not in variant.python:
+        return [f"Python {plan.python} is not one conda-forge built {v} CUDA {plan.cuda} for"]
+    return []
 
 
 def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:

@@ -61,6 +61,7 @@ WHEELS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     ("tensorflow", "2.16.1", "cp311-cp311-manylinux_2_17_x86_64", ("absl-py>=1.0.0",)),
     ("tensorflow-intel", "2.15.1", "cp311-cp311-win_amd64", ("absl-py>=1.0.0", "numpy>=1.23.5")),
     ("tensorflow-macos", "2.15.1", "cp311-cp311-macosx_12_0_arm64", ("absl-py>=1.0.0",)),
+    ("tensorflow-metal", "1.1.0", "py3-none-macosx_12_0_arm64", ("six>=1.15.0",)),
     ("tensorflow-metal", "1.2.0", "py3-none-macosx_12_0_arm64", ("six>=1.15.0",)),
     ("absl-py", "2.1.0", "py3-none-any", ("six>=1.10",)),
     ("six", "1.16.0", "py2.py3-none-any", ()),

@@ -200,6 +200,18 @@ def test_kmd_header() -> None:
     assert [g.memory_mib for g in p.gpus] == [183359, 183359]
 
 
+def test_jetson_orin_is_known_by_the_name_nvidia_smi_prints() -> None:
+    # JetPack 6: no Bus-Id, memory "Not Supported"; the query is not answered here
+    p = detect(probes=smi_probes("smi-540.4.0-jetson-orin.txt", None, machine="aarch64"))
+    assert (p.arch, p.driver, p.driver_cuda) == ("aarch64", "540.4.0", Version("12.6"))
+    (gpu,) = p.gpus
+    assert (gpu.name, gpu.compute_capability, gpu.cc_source) == (
+        "Orin (nvgpu)",
+        Version("8.7"),
+        "kb",
+    )
+
+
 def test_old_driver_without_compute_cap_uses_the_kb() -> None:
     probes = smi_probes("smi-450.57-titan-xp.txt", None)
     probes.commands[(SMI, QUERY)] = CommandOutput(2, rec("query-invalid-compute-cap.txt"), "")

@@ -40,7 +40,7 @@ def data_copy(tmp_path: Path) -> Path:
     [
         (
             "nvidia/gpus.yaml",
-            "compute_capability: '8.6'",
+            "compute_capability: '6.1'",
             "compute_capability: 'eight'",
             "nvidia/gpus.yaml: at gpus[",
         ),

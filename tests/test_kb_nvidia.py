@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -68,8 +69,13 @@ def test_gpu_catalog_is_large_and_sourced(catalog: gpus.GpuCatalog) -> None:
 
 
 def test_gpu_names_are_unique(catalog: gpus.GpuCatalog) -> None:
-    keys = [gpus.normalize_name(m.name) for m in catalog.models]
-    assert len(keys) == len(set(keys))
+    names = [m.name for m in catalog.models]
+    assert len(names) == len(set(names))
+    by_key: dict[str, set[Version]] = {}
+    for m in catalog.models:
+        by_key.setdefault(gpus.normalize_name(m.name), set()).add(m.compute_capability)
+    # names that differ only in case (desktop "SUPER", laptop "Super") share a compute capability
+    assert all(len(ccs) == 1 for ccs in by_key.values())
 
 
 def test_gpu_catalog_spans_kepler_to_blackwell(catalog: gpus.GpuCatalog) -> None:
@@ -338,6 +344,16 @@ def _write_gpus(tmp_path: Path, records: list[dict[str, object]], **extra: objec
     target = tmp_path / "nvidia" / "gpus.yaml"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(yaml.safe_dump({"gpus": records, **extra}), "utf-8")
+    generated: dict[str, object] = {
+        "generated_by": "tfenv refresh --gpus",
+        "source": "NVIDIA/open-gpu-kernel-modules README.md @ test",
+        "driver": None,
+        "rules": "nvidia/gpu-families.yaml",
+        "retrieved": "2026-12-01",
+        "rows": 0,
+        "gpus": [],
+    }
+    (tmp_path / "nvidia" / "gpus-readme.json").write_text(json.dumps(generated), "utf-8")
     return tmp_path
 
 

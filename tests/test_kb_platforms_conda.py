@@ -56,7 +56,6 @@ def test_platform_facts() -> None:
     assert p.native_windows.last_gpu_release == V("2.10")
     assert p.macos.cuda is False
     assert p.macos.last_x86_64_release == V("2.16.2")
-    assert p.macos.metal.tensorflow_pairs is None  # not established
     assert p.linux_aarch64.cuda_wheels is False
 
 
@@ -122,6 +121,37 @@ def test_conda_facts() -> None:
     d241 = c.defaults_build("2.4.1")
     assert d241 is not None
     assert d241.cudatoolkit == V("10.1")  # unlike upstream 2.4 (CUDA 11.0)
+
+
+def test_conda_forge_tensorflow_follows_the_feedstock() -> None:
+    c = load_conda()
+    assert c.tf_newest == V("2.19.1")
+    assert c.conda_forge_build("2.21.0") is None  # never on conda-forge
+    assert c.conda_forge_build("2.20.0") is None
+    b1191 = c.conda_forge_build("2.19.1")
+    assert b1191 is not None
+    assert b1191.cuda == (V("12.8"),)  # the CUDA 12.9 builds are called broken (#469)
+    assert any(v.broken and v.cuda == V("12.9") for v in b1191.variants)
+    newest = b1191.variant(V("12.8"))
+    assert newest is not None
+    assert (newest.builds, newest.python) == ((3,), (V("3.10"), V("3.11"), V("3.12")))
+    assert "linux-aarch64" in b1191.cpu_subdirs
+    b218 = c.conda_forge_build("2.18.0")
+    assert b218 is not None
+    cuda126 = b218.variant(V("12.6"))
+    assert cuda126 is not None
+    assert cuda126.python is not None
+    assert V("3.9") in cuda126.python  # only the CUDA 12.8 builds dropped 3.9
+    b190 = c.conda_forge_build("2.19.0")
+    assert b190 is not None
+    assert b190.upload == "unknown"
+    assert str(b190.variants[0].cudnn) == "9.10"
+    b1131 = c.conda_forge_build("2.13.1")
+    assert b1131 is not None
+    assert b1131.cuda == (V("11.2"), V("11.8"))
+    for build in c.conda_forge_tensorflow:
+        for variant in build.variants:
+            assert variant.python, (build.version, variant.cuda)
 
 
 def test_broken_platforms_file(tmp_path: Path) -> None:

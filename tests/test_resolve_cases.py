@@ -44,19 +44,25 @@ def run_case(kb: KnowledgeBase, args: dict[str, Any]) -> Resolution:
     return resolve(kb, build_target(kb, machine), request)
 
 
+def check_target(res: Resolution, want: dict[str, Any]) -> None:
+    """``expect.target``: facts of the machine as tfenv took them (arch, cc, gpu name, notes)."""
+    t = res.target
+    got = {"arch": t.arch, "os": t.os, "cc": str(t.cc) if t.cc else None, "gpu": t.gpu_name}
+    for key, value in want.items():
+        if key == "notes":
+            for text in value:
+                assert any(text in n for n in t.notes), t.notes
+        else:
+            assert got[key] == value, (key, got)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
     res = run_case(kb, case["args"])
     expect = dict(case["expect"])
+    check_target(res, expect.pop("target", {}))
     if expect.pop("status", "ok") == "unsatisfiable":
-        assert res.plan is None, f"expected no plan, got {res.plan}"
-        conflicts, suggestions = " ".join(res.conflicts), " ".join(res.suggestions)
-        for text in expect.get("conflicts", []):
-            assert text in conflicts, res.conflicts
-        for text in expect.get("suggestions", []):
-            assert text in suggestions, res.suggestions
-        for text in expect.get("not_in_conflicts", []):
-            assert text not in conflicts, res.conflicts
+        _check_unsatisfiable(res, expect)
         return
     assert res.plan is not None, res.conflicts
     got = res.plan.to_dict()
@@ -70,3 +76,13 @@ def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
         else:
             assert got[key] == want, (key, got)
     assert check_plan(kb, res) == []
+
+
+def _check_unsatisfiable(res: Resolution, expect: dict[str, Any]) -> None:
+    assert res.plan is None, f"expected no plan, got {res.plan}"
+    said = {"conflicts": " ".join(res.conflicts), "suggestions": " ".join(res.suggestions)}
+    for key in ("conflicts", "suggestions"):
+        for text in expect.get(key, []):
+            assert text in said[key], said[key]
+        for text in expect.get(f"not_in_{key}", []):
+            assert text not in said[key], said[key]

@@ -186,7 +186,7 @@ BAD_INPUT: list[tuple[tuple[str, ...], str]] = [
     (("--os", "beos"), "beos"),
     (("--os", "linux", "--arch", "sparc"), "sparc"),
     (("--os", "linux", "--manager", "brew"), "brew"),
-    (("--os", "linux", "--cc", "8.6", "--no-gpu"), "not allowed"),
+    (("--os", "linux", "--cc", "8.6", "--no-gpu"), "does not go with --no-gpu"),
     (("--host", "/nonexistent.json"), "/nonexistent.json"),
 ]
 

@@ -78,8 +78,14 @@ def build_target(
         if facts.get("cc") is not None:
             detected.add("gpu")
     changes = _flag_facts(kb, m)
+    note = changes.pop("note", None)
     facts.update(changes)
+    if note:
+        facts["notes"] = (*facts.get("notes", ()), note)
     detected -= {"gpu" if k in ("cc", "gpu_name") else k for k in changes}
+    implied = _implied_machine(kb, m, facts)
+    facts.update(implied)
+    detected -= set(implied)
     try:
         return Target(**facts, detected=frozenset(detected))
     except UnsupportedPlatform as exc:
@@ -121,8 +127,59 @@ def _flag_facts(kb: KnowledgeBase, m: MachineArgs) -> dict[str, Any]:
     if m.no_gpu:
         changes.update(cc=None, gpu_name=None)
     elif m.gpu is not None:
-        model = kb.gpus.lookup(m.gpu)
-        changes.update(cc=model.compute_capability, gpu_name=model.name)
+        changes.update(_gpu_facts(kb, m.gpu, m.cc))
     elif m.cc is not None:
         changes.update(cc=specs.parse_cc(m.cc), gpu_name=None)
     return changes
+
+
+def _gpu_facts(kb: KnowledgeBase, name: str, cc_text: Optional[str]) -> dict[str, Any]:
+    """--gpu, checked against --cc when both are given. A GPU tfenv does not know (or a
+    name shared by cards of different compute capability) is fine with --cc."""
+    if cc_text is None:
+        model = kb.gpus.lookup(name)
+        return {"cc": model.compute_capability, "gpu_name": model.name}
+    cc = specs.parse_cc(cc_text)
+    found = kb.gpus.matches(name)
+    same = [g for g in found if g.compute_capability == cc]
+    if same:
+        return {"cc": cc, "gpu_name": same[0].name}
+    if found:
+        known = ", ".join(sorted({str(g.compute_capability) for g in found}))
+        raise UsageError(
+            f"--gpu {name!r} ({found[0].name}) has compute capability {known}, but --cc says {cc}.",
+            hint="Give the exact name nvidia-smi prints, or only --cc.",
+        )
+    name = " ".join(name.split())
+    note = f"{name!r} is not in tfenv's GPU list; its compute capability {cc} is from --cc."
+    return {"cc": cc, "gpu_name": name, "note": note}
+
+
+def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -> dict[str, Any]:
+    """A GPU that only comes in Arm machines (Jetson, Grace superchips, GB10) makes the
+    target Linux aarch64: said in the target's notes, refused against a conflicting --arch."""
+    name = facts.get("gpu_name")
+    model = kb.gpus.find(name) if name else None
+    if model is None or model.arch is None or facts.get("cc") != model.compute_capability:
+        return {}
+    what = "a Jetson module" if model.is_jetson else "only made for Arm (aarch64) machines"
+    given = []
+    if m.arch is not None and specs.parse_arch(m.arch) not in (model.arch, "arm64"):
+        given.append(f"--arch {m.arch}")
+    if m.os is not None and specs.parse_os(m.os) != "linux":
+        given.append(f"--os {m.os}")
+    if given:
+        raise UsageError(
+            f"{model.name} is {what}, but {' and '.join(given)} was given.",
+            hint=f"Plan for it with --os linux --arch {model.arch}, or give the GPU "
+            "this machine really has.",
+        )
+    out: dict[str, Any] = {}
+    if facts.get("arch") != model.arch:
+        out["arch"] = model.arch
+    if facts.get("os") != "linux":
+        out["os"] = "linux"
+    if out:
+        note = f"Linux {model.arch} assumed: {model.name} is {what} (give --arch to say so)."
+        out["notes"] = (*facts.get("notes", ()), note)
+    return out

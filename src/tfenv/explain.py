@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.errors import ErrorEntry
+    from tfenv.kb.metal import MetalPair
     from tfenv.kb.tensorflow import TfBuild
 
 __all__ = ["Explanation", "Match", "explain"]
@@ -296,6 +297,57 @@ def _from_glibc(groups: Mapping[str, str], ctx: _Context) -> list[str]:
     return facts
 
 
+def _from_metal(groups: Mapping[str, str], ctx: _Context) -> list[str]:
+    """Which tensorflow-metal goes with which TensorFlow (and with the one installed here)."""
+    from tfenv.kb.metal import metal_plugin, newest_paired
+
+    kb, host = ctx.kb, ctx.host
+    facts: list[str] = []
+    tf = host.package_version("tensorflow") if host else None
+    if host is not None and tf is not None:
+        metal = host.package_version("tensorflow-metal")
+        have = f"This environment has tensorflow {tf}" + (
+            f" with tensorflow-metal {metal}" if metal else ""
+        )
+        try:
+            plugin = metal_plugin(kb, Version(tf))
+        except InvalidVersion:
+            plugin = None
+        if plugin is not None:
+            facts.append(
+                f"{have}; TensorFlow {tf} pairs with tensorflow-metal {plugin.version} "
+                f"({plugin.pair.status}): pip install 'tensorflow-metal=={plugin.version}'."
+            )
+        else:
+            facts.append(f"{have}; no tensorflow-metal release is paired with TensorFlow {tf}.")
+    newest = newest_paired(kb)
+    if newest is not None:
+        version, best = newest
+        pythons = ", ".join(str(p) for p in best.pythons)
+        facts.append(
+            f"Newest pair: pip install 'tensorflow=={version}' 'tensorflow-metal=={best.version}' "
+            f"(Python {pythons}; {best.pair.status})."
+        )
+    facts.append("Pairs (Apple's table, checked against the plug-ins): " + _pairs(kb) + ".")
+    return facts
+
+
+def _pairs(kb: KnowledgeBase) -> str:
+    """One plug-in per TensorFlow range: Apple's own pairing first, then the newest."""
+    best: dict[str, MetalPair] = {}
+    for pair in kb.metal.pairs:
+        have = best.get(pair.tensorflow_text)
+        rank = (pair.status == "established", pair.metal)
+        if have is None or rank > (have.status == "established", have.metal):
+            best[pair.tensorflow_text] = pair
+    out = []
+    for pair in sorted(best.values(), key=lambda p: p.metal, reverse=True):
+        extra = "" if pair.package == "tensorflow" else f", {pair.package}"
+        extra += "" if pair.status == "established" else f", {pair.status}"
+        out.append(f"TensorFlow {pair.tensorflow_text}: {pair.metal}{extra}")
+    return "; ".join(out)
+
+
 _DERIVERS: dict[str, Callable[[Mapping[str, str], _Context], list[str]]] = {
     "dll": _from_dll,
     "soname": _from_soname,
@@ -303,4 +355,5 @@ _DERIVERS: dict[str, Callable[[Mapping[str, str], _Context], list[str]]] = {
     "loaded": _from_cudnn_pair,
     "ptxas": _from_ptxas,
     "glibc": _from_glibc,
+    "metal": _from_metal,
 }

@@ -4,6 +4,10 @@ Reads the configured package index (``--index-url``, else ``TFENV_INDEX_URL``,
 ``UV_DEFAULT_INDEX``, ``UV_INDEX_URL``, ``PIP_INDEX_URL``, else pip's
 configuration, else pip's default) and rewrites ``data/index/*.json``. With
 ``--check`` it writes nothing, prints what changed and exits 1 on drift.
+
+``--gpus README.md`` (a path or URL) instead regenerates ``data/nvidia/gpus-readme.json``
+from the "Compatible GPUs" table of NVIDIA's open-kernel-module README; the package
+index is not read then.
 """
 
 from __future__ import annotations
@@ -49,6 +53,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print a JSON summary on stdout (drift, files written)"
     )
+    parser.add_argument(
+        "--gpus",
+        metavar="README",
+        default=None,
+        help="regenerate the GPU table from NVIDIA/open-gpu-kernel-modules' README.md "
+        "(a file path or URL) instead of reading the package index",
+    )
+    parser.add_argument(
+        "--gpus-commit",
+        metavar="SHA",
+        default=None,
+        help="the commit (or release tag) that README was read at, recorded as its source "
+        "(taken from a GitHub raw/blob URL when not given)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +77,10 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
     data_dir: Path = args.data_dir or _default_data_dir()
+    if args.gpus is not None:
+        return _run_gpus(args, data_dir)
+    if args.gpus_commit is not None:
+        raise UsageError("--gpus-commit goes with --gpus README.")
     index_url, origin = configured_index_url(args.index_url)
     say = _silent if args.quiet or args.json else _to_stderr
     shown_url = re.sub(r"//[^/@]+@", "//***@", index_url)  # never print credentials
@@ -111,3 +133,27 @@ def _to_stderr(message: str) -> None:
 
 def _silent(message: str) -> None:
     return
+
+
+def _run_gpus(args: argparse.Namespace, data_dir: Path) -> int:
+    from tfenv.kb.refresh import make_client, refresh_gpus
+
+    with make_client(args.timeout) as client:
+        outcome = refresh_gpus(
+            args.gpus, data_dir, commit=args.gpus_commit, check=args.check, client=client
+        )
+    doc = outcome.document
+    summary = f"{len(doc['gpus'])} GPUs from {doc['rows']} rows of {doc['source']}"
+    if args.check:
+        if outcome.drift:
+            print(f"drift from the README ({len(outcome.drift)} difference(s)):")
+            for line in outcome.drift:
+                print(f"  {line}")
+            print(f"({summary}) run 'tfenv refresh --gpus' to update the file.")
+            return 1
+        print(f"no drift: the shipped GPU table matches the README ({summary}).")
+        return 0
+    for path in outcome.written:
+        print(f"wrote {path}")
+    print(f"done ({summary}).")
+    return 0

@@ -66,8 +66,12 @@ def add_machine_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arch", help="x86_64, aarch64 or arm64")
     gpu = parser.add_mutually_exclusive_group()
     gpu.add_argument("--gpu", metavar="NAME", help="GPU model, e.g. 'RTX 3060' or 'A100 80GB'")
-    gpu.add_argument("--cc", metavar="X.Y", help="GPU compute capability, e.g. 8.6")
     gpu.add_argument("--no-gpu", action="store_true", help="plan for the CPU")
+    parser.add_argument(
+        "--cc",
+        metavar="X.Y",
+        help="GPU compute capability, e.g. 8.6 (with --gpu: for a GPU tfenv does not know)",
+    )
     parser.add_argument("--gpu-index", type=int, metavar="N", help="plan for GPU N of the host")
     parser.add_argument(
         "--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 535.104.05"
@@ -77,8 +81,11 @@ def add_machine_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def machine_args(args: argparse.Namespace) -> MachineArgs:
+    from tfenv.errors import UsageError
     from tfenv.models.target import MachineArgs
 
+    if args.no_gpu and args.cc is not None:
+        raise UsageError("--cc describes a GPU; it does not go with --no-gpu.")
     return MachineArgs(
         host_file=args.host,
         os=args.os,

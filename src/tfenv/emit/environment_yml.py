@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tfenv.emit._header import header_lines
+from tfenv.routes.conda import conda_env_name
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -14,9 +15,10 @@ if TYPE_CHECKING:
 __all__ = ["render_environment"]
 
 
-def render_environment(res: Resolution, name: str = "tfenv") -> str:
+def render_environment(res: Resolution, name: str = "") -> str:
     plan = res.plan
     assert plan is not None
+    name = name or conda_env_name(plan.tensorflow)
     deps: list[Any] = list(plan.conda)
     if plan.pip:
         deps += ["pip", {"pip": list(plan.pip)}]
@@ -25,5 +27,10 @@ def render_environment(res: Resolution, name: str = "tfenv") -> str:
         "channels": [*plan.channels, "nodefaults"],
         "dependencies": deps,
     }
-    head = "".join(f"# {line}\n" for line in header_lines(res))
+    lines = [
+        *header_lines(res),
+        "Create the environment: conda env create -f environment.yml; "
+        f"update it: conda env update -n {name} -f environment.yml --prune",
+    ]
+    head = "".join(f"# {line}\n" for line in lines)
     return head + yaml.safe_dump(body, sort_keys=False, default_flow_style=False)

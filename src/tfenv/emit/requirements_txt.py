@@ -26,7 +26,10 @@ def _why(spec: str, res: Resolution) -> str:
     plan = res.plan
     assert plan is not None
     if spec.startswith("tensorflow-metal"):
-        return "Apple's Metal plug-in matching this TensorFlow release"
+        pairing = next((r for r in plan.reasons if r.startswith("tensorflow-metal ")), None)
+        if pairing is None:
+            return "Apple's Metal plug-in"
+        return "Apple's Metal plug-in: " + pairing.split(": ", 1)[1].rstrip(".")
     if "[and-cuda]" in spec:
         return (
             f"TensorFlow {plan.tensorflow} with its CUDA {plan.cuda} / cuDNN {plan.cudnn} "

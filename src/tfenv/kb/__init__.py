@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from tfenv.kb.cudnn import CudnnFacts
     from tfenv.kb.gpus import GpuCatalog
     from tfenv.kb.index import IndexFacts
+    from tfenv.kb.jetson import JetsonFacts
+    from tfenv.kb.metal import MetalFacts
     from tfenv.kb.platforms import Platforms
     from tfenv.kb.tensorflow import Change, KnownIssue, TfBuilds
 
@@ -98,6 +100,18 @@ class KnowledgeBase:
         return self._load("gpus.load", lambda: gpus.load(self.root))
 
     @cached_property
+    def jetson(self) -> JetsonFacts:
+        from tfenv.kb import jetson
+
+        return self._load("jetson.load", lambda: jetson.load(self.root))
+
+    @cached_property
+    def metal(self) -> MetalFacts:
+        from tfenv.kb import metal
+
+        return self._load("metal.load", lambda: metal.load(self.root))
+
+    @cached_property
     def platforms(self) -> Platforms:
         from tfenv.kb import platforms
 
@@ -137,6 +151,8 @@ class KnowledgeBase:
             "cuda",
             "cudnn",
             "gpus",
+            "jetson",
+            "metal",
             "platforms",
             "conda",
             "containers",

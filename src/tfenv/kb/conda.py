@@ -20,6 +20,7 @@ __all__ = [
     "CONDA_FILE",
     "CondaFacts",
     "CondaTfBuild",
+    "CondaTfVariant",
     "CudaVersionFacts",
     "CudatoolkitFacts",
     "CudnnFacts",
@@ -70,15 +71,49 @@ class CudnnFacts:
 
 
 @dataclass(frozen=True)
-class CondaTfBuild:
-    """conda-forge tensorflow CUDA variants for a group of versions (None: not established)."""
+class CondaTfVariant:
+    """One CUDA variant of a conda-forge TensorFlow version (None: not established)."""
 
-    versions: tuple[Version, ...]
-    cuda: tuple[Version, ...]
-    cudnn_major: Optional[tuple[int, ...]]
-    python: Optional[tuple[Version, ...]]
+    cuda: Version
+    cudnn: Optional[Version]  # the recipe's pin: a major (9) or a minor (9.10)
+    python: Optional[tuple[Version, ...]]  # of the linux-64 CUDA builds
+    builds: tuple[int, ...]
+    broken: Optional[str]  # why the maintainers call these builds broken
+
+    @property
+    def build_glob(self) -> str:
+        """The build-string glob selecting this CUDA variant, e.g. ``cuda120*``."""
+        return f"cuda{self.cuda.major}{self.cuda.minor}*"
+
+
+@dataclass(frozen=True)
+class CondaTfBuild:
+    """conda-forge's TensorFlow builds of one version: its CUDA variants and CPU subdirs."""
+
+    version: Version
+    variants: tuple[CondaTfVariant, ...]
+    cpu_subdirs: tuple[str, ...]
+    upload: str  # "recipe" (a release state on the feedstock's main) or "unknown"
     notes: tuple[str, ...]
     provenance: Provenance
+
+    @property
+    def versions(self) -> tuple[Version, ...]:
+        return (self.version,)
+
+    @property
+    def usable(self) -> tuple[CondaTfVariant, ...]:
+        return tuple(v for v in self.variants if v.broken is None)
+
+    @property
+    def cuda(self) -> tuple[Version, ...]:
+        """The CUDA versions of the variants not called broken, ascending."""
+        return tuple(sorted({v.cuda for v in self.usable}))
+
+    def variant(self, cuda: Version) -> Optional[CondaTfVariant]:
+        """The usable variant of ``cuda`` with the newest builds (what conda installs)."""
+        found = [v for v in self.usable if v.cuda == cuda]
+        return max(found, key=lambda v: max(v.builds)) if found else None
 
     def build_globs(self) -> tuple[str, ...]:
         """Build-string globs selecting each CUDA variant, e.g. ``cuda120*``."""
@@ -104,6 +139,7 @@ class CondaFacts:
     tf_build_string: str
     tf_cpu_build_string: str
     tf_windows_builds: bool
+    tf_newest: Version  # the newest version conda-forge has
     tf_notes: tuple[str, ...]
     tf_provenance: Provenance
     conda_forge_tensorflow: tuple[CondaTfBuild, ...]
@@ -114,7 +150,7 @@ class CondaFacts:
     def conda_forge_build(self, version: Union[Version, str]) -> Optional[CondaTfBuild]:
         """The conda-forge CUDA variants of tensorflow ``version`` (None: no record)."""
         v = version if isinstance(version, Version) else Version(version)
-        return next((b for b in self.conda_forge_tensorflow if v in b.versions), None)
+        return next((b for b in self.conda_forge_tensorflow if b.version == v), None)
 
     def defaults_build(self, version: Union[Version, str]) -> Optional[DefaultsTfBuild]:
         v = version if isinstance(version, Version) else Version(version)
@@ -173,14 +209,27 @@ def _cudnn(node: Node) -> CudnnFacts:
     )
 
 
-def _tf_build(node: Node) -> CondaTfBuild:
-    node.only("versions", "cuda", "cudnn_major", "python", "notes", "source", "retrieved")
-    majors = node.get("cudnn_major")
-    return CondaTfBuild(
-        versions=node.get("versions").versions(),
-        cuda=node.get("cuda").versions(),
-        cudnn_major=None if majors.is_null else tuple(n.integer() for n in majors.items()),
+def _variant(node: Node) -> CondaTfVariant:
+    node.only("cuda", "cudnn", "python", "builds", "broken")
+    return CondaTfVariant(
+        cuda=node.get("cuda").version(),
+        cudnn=node.get("cudnn").opt_version(),
         python=_opt_versions(node.get("python")),
+        builds=tuple(n.integer(0) for n in node.get("builds").items()),
+        broken=node.opt("broken").opt_text(),
+    )
+
+
+def _tf_build(node: Node) -> CondaTfBuild:
+    node.only("version", "upload", "variants", "cpu_subdirs", "notes", "source", "retrieved")
+    variants = tuple(_variant(n) for n in node.get("variants").items())
+    if not variants:
+        raise node.get("variants").fail("expected at least one CUDA variant")
+    return CondaTfBuild(
+        version=node.get("version").version(),
+        variants=variants,
+        cpu_subdirs=node.get("cpu_subdirs").texts(),
+        upload=node.get("upload").choice("recipe", "unknown"),
         notes=_notes(node.opt("notes")),
         provenance=node.provenance(),
     )
@@ -211,19 +260,19 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         "build_string",
         "cpu_build_string",
         "windows_builds",
+        "newest",
         "notes",
         "source",
         "retrieved",
-        "builds",
+        "releases",
     )
     builds: list[CondaTfBuild] = []
     seen: set[Version] = set()
-    for item in cf.get("builds").items():
+    for item in cf.get("releases").items():
         build = _tf_build(item)
-        dup = seen.intersection(build.versions)
-        if dup:
-            raise item.get("versions").fail(f"version {min(dup)} is listed twice")
-        seen.update(build.versions)
+        if build.version in seen:
+            raise item.get("version").fail(f"version {build.version} is listed twice")
+        seen.add(build.version)
         builds.append(build)
     cf_builds = tuple(builds)
     ad = doc.get("anaconda_defaults_tensorflow").only("notes", "source", "retrieved", "builds")
@@ -235,6 +284,7 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         tf_build_string=cf.get("build_string").text(),
         tf_cpu_build_string=cf.get("cpu_build_string").text(),
         tf_windows_builds=cf.get("windows_builds").boolean(),
+        tf_newest=cf.get("newest").version(),
         tf_notes=_notes(cf.opt("notes")),
         tf_provenance=cf.provenance(),
         conda_forge_tensorflow=cf_builds,

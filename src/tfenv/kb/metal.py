@@ -1,45 +1,191 @@
-"""Which tensorflow-metal plug-in goes with a TensorFlow release on Apple silicon."""
+"""Which tensorflow-metal plug-in goes with a TensorFlow release on Apple silicon.
+
+The pairing is Apple's table (``data/metal.yaml``), corrected where the plug-ins'
+own libraries contradict it; the plug-in's Pythons are its wheels' tags on the
+index. :func:`metal_plugin` answers for one release; :func:`newest_paired` says
+which TensorFlow is the newest with a known pairing (the default Metal plan);
+:func:`no_metal_reason` says why a release or Python gets no Metal plan.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
 
-__all__ = ["MetalPlugin", "metal_plugin"]
+__all__ = [
+    "METAL_FILE",
+    "MetalFacts",
+    "MetalPair",
+    "MetalPlugin",
+    "load",
+    "metal_plugin",
+    "newest_paired",
+    "no_metal_reason",
+]
+
+METAL_FILE = "metal.yaml"
+PLATFORM = "macos_arm64"
+
+
+@dataclass(frozen=True)
+class MetalPair:
+    """One plug-in release and the TensorFlow releases it is paired with."""
+
+    metal: Version
+    tensorflow: SpecifierSet
+    tensorflow_text: str  # as written: ">=2.18,<2.20"
+    package: str  # what provides TensorFlow there: tensorflow or tensorflow-macos
+    status: str  # established (Apple's table) or inferred
+    loads_with: Optional[SpecifierSet]  # releases whose libraries export what it imports
+    basis: str
+    provenance: Provenance
+
+    def describe(self) -> str:
+        """ "tensorflow-metal 1.2.0 for TensorFlow >=2.18,<2.20 (inferred)"."""
+        return (
+            f"tensorflow-metal {self.metal} for TensorFlow {self.tensorflow_text} ({self.status})"
+        )
+
+
+@dataclass(frozen=True)
+class MetalFacts:
+    pairs: tuple[MetalPair, ...]
+    table: tuple[str, ...]  # Apple's table rows, verbatim
+    table_provenance: Provenance
+
+    def paired(self, version: Version, package: str = "tensorflow") -> Optional[MetalPair]:
+        """The plug-in paired with TensorFlow ``version``: Apple's own pairing before an
+        inferred one, then the newest plug-in."""
+        found = [
+            p for p in self.pairs if p.package == package and p.tensorflow.contains(version, True)
+        ]
+        if not found:
+            return None
+        return max(found, key=lambda p: (p.status == "established", p.metal))
 
 
 @dataclass(frozen=True)
 class MetalPlugin:
+    """The plug-in to install with a release, and the Pythons its wheels serve."""
+
     version: Version
     pythons: tuple[Version, ...]
+    pair: MetalPair
+
+
+def _pair(node: Node) -> MetalPair:
+    node.only(
+        "metal", "tensorflow", "package", "status", "loads_with", "basis", "source", "retrieved"
+    )
+    return MetalPair(
+        metal=node.get("metal").version(),
+        tensorflow=_spec(node.get("tensorflow")),
+        tensorflow_text=node.get("tensorflow").text(),
+        package=node.get("package").choice("tensorflow", "tensorflow-macos"),
+        status=node.get("status").choice("established", "inferred"),
+        loads_with=None if node.get("loads_with").is_null else _spec(node.get("loads_with")),
+        basis=node.get("basis").text(),
+        provenance=node.provenance(),
+    )
+
+
+def _spec(node: Node) -> SpecifierSet:
+    try:
+        return SpecifierSet(node.text())
+    except InvalidSpecifier:
+        raise node.fail(f"{node.value!r} is not a version specifier") from None
+
+
+def parse(root: Node) -> MetalFacts:
+    root.only("table", "pairs")
+    table = root.get("table").only("header", "rows", "source", "retrieved")
+    return MetalFacts(
+        pairs=tuple(_pair(n) for n in root.get("pairs").items()),
+        table=(table.get("header").text(), *table.get("rows").texts()),
+        table_provenance=table.provenance(),
+    )
+
+
+def load(root: Optional[Path] = None) -> MetalFacts:
+    """Load ``metal.yaml`` from ``root`` (default: the shipped data)."""
+    return parse(load_node(METAL_FILE, root))
 
 
 def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
-    """The tensorflow-metal release to pair with TensorFlow ``version`` on Apple silicon.
+    """The tensorflow-metal release to pair with TensorFlow ``version`` on Apple silicon
+    (None: the docs name no Metal route for it, or no plug-in is paired with it)."""
+    return kb.memo(("metal-plugin", version), lambda: _plugin(kb, version))
 
-    Where the docs name a release with ``route: metal`` the newest plug-in on the
-    index is used; its wheel tags give the Pythons.
-    """
-    if "metal" not in (r.route for r in kb.platforms.routes_for(version, "macos_arm64")):
+
+def _plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
+    if "metal" not in (r.route for r in kb.platforms.routes_for(version, PLATFORM)):
         return None
-    return kb.derived("metal-plugin", lambda: _newest(kb))
-
-
-def _newest(kb: KnowledgeBase) -> Optional[MetalPlugin]:
-    releases = [
-        r
-        for r in kb.index.releases("tensorflow-metal")
-        if not r.yanked and not r.version.is_prerelease and r.wheelset("macos_arm64")
-    ]
-    if not releases:
+    pair = kb.metal.paired(version)
+    if pair is None:
         return None
-    newest = releases[-1]
-    ws = newest.wheelset("macos_arm64")
-    assert ws is not None
-    pythons = tuple(Version(p) for p in ws.pythons if p.replace(".", "").isdigit())
-    return MetalPlugin(newest.version, pythons)
+    release = kb.index.release("tensorflow-metal", pair.metal)
+    wheels = release.wheelset(PLATFORM) if release else None
+    tags = wheels.pythons if wheels else ()
+    pythons = tuple(Version(p) for p in tags if p.replace(".", "").isdigit())
+    return MetalPlugin(pair.metal, pythons, pair)
+
+
+def newest_paired(kb: KnowledgeBase) -> Optional[tuple[Version, MetalPlugin]]:
+    """The newest final TensorFlow release on the index with a paired plug-in."""
+
+    def compute() -> Optional[tuple[Version, MetalPlugin]]:
+        for release in reversed(kb.index.releases("tensorflow")):
+            v = release.version
+            if release.yanked or v.is_prerelease or release.wheelset(PLATFORM) is None:
+                continue
+            plugin = metal_plugin(kb, v)
+            if plugin is not None:
+                return v, plugin
+        return None
+
+    return kb.memo("metal-newest-paired", compute)
+
+
+def no_metal_reason(
+    kb: KnowledgeBase, version: Version, python: Optional[Version]
+) -> Optional[str]:
+    """Why TensorFlow ``version`` with ``python`` gets no Metal plug-in (None: it does)."""
+    plugin = metal_plugin(kb, version)
+    if plugin is not None:
+        if python is None or python in plugin.pythons:
+            return None
+        tags = ", ".join(str(p) for p in plugin.pythons) or "none"
+        return (
+            f"tensorflow-metal {plugin.version} has no wheel for Python {python} "
+            f"(only {tags}): for the Apple GPU, use one of those Pythons"
+        )
+    newest = newest_paired(kb)
+    if newest is None:
+        return f"no tensorflow-metal release is paired with TensorFlow {version}"
+    tf, best = newest
+    hint = f"tfenv resolve --tf {tf}"
+    if python is not None and python not in best.pythons and best.pythons:
+        hint += f" --python {max(best.pythons)}"
+        text = f"tensorflow-metal has no wheel for Python {python}; "
+    else:
+        text = ""
+    text += (
+        f"no tensorflow-metal release is paired with TensorFlow {version}; the newest pairing "
+        f"is {best.pair.describe()}"
+    )
+    if best.pair.loads_with is not None and not best.pair.loads_with.contains(version, True):
+        text += (
+            f", and tensorflow-metal {best.version} does not load into {version} (import "
+            "fails with 'Symbol not found' or 'Library not loaded' in libmetal_plugin.dylib)"
+        )
+    return text + f". For the Apple GPU: {hint}"

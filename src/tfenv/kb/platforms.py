@@ -61,13 +61,12 @@ class NativeWindowsFacts:
 
 @dataclass(frozen=True)
 class MetalFacts:
-    """Apple's tensorflow-metal plugin; ``tensorflow_pairs`` is None where not established."""
+    """Apple's tensorflow-metal plugin (its pairing with TensorFlow releases: kb/metal.py)."""
 
     package: str
     latest: Version
     platforms: frozenset[str]
     python: tuple[Version, ...]
-    tensorflow_pairs: Optional[tuple[tuple[Version, Version], ...]]
     notes: tuple[str, ...]
     provenance: Provenance
 
@@ -165,23 +164,12 @@ def _windows(node: Node) -> NativeWindowsFacts:
     )
 
 
-def _pairs(node: Node) -> Optional[tuple[tuple[Version, Version], ...]]:
-    if node.is_null:
-        return None
-    pairs = []
-    for item in node.items():
-        item.only("tensorflow", "metal")
-        pairs.append((item.get("tensorflow").version(), item.get("metal").version()))
-    return tuple(pairs)
-
-
 def _metal(node: Node) -> MetalFacts:
     node.only(
         "package",
         "latest",
         "platforms",
         "python",
-        "tensorflow_pairs",
         "notes",
         "source",
         "retrieved",
@@ -191,7 +179,6 @@ def _metal(node: Node) -> MetalFacts:
         latest=node.get("latest").version(),
         platforms=_names(node.get("platforms"), frozenset(PLATFORM_KEYS)),
         python=node.get("python").versions(),
-        tensorflow_pairs=_pairs(node.get("tensorflow_pairs")),
         notes=_notes(node.opt("notes")),
         provenance=node.provenance(),
     )

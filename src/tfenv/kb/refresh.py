@@ -44,10 +44,12 @@ __all__ = [
     "CUDA_WHEELS",
     "GENERATED_BY",
     "PACKAGES",
+    "GpuRefreshOutcome",
     "RefreshOutcome",
     "dumps",
     "make_client",
     "refresh",
+    "refresh_gpus",
 ]
 
 GENERATED_BY = "tfenv refresh"
@@ -122,6 +124,70 @@ def refresh(
     else:
         outcome.written = _write_all(data_dir / INDEX_DIR, docs)
     return outcome
+
+
+@dataclass
+class GpuRefreshOutcome:
+    """What ``refresh --gpus`` produced: the document, drift lines (``check``), the file."""
+
+    document: dict[str, Any]
+    drift: list[str] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+
+
+def refresh_gpus(
+    location: str,
+    data_dir: Path,
+    *,
+    commit: Optional[str] = None,
+    check: bool = False,
+    today: Optional[datetime.date] = None,
+    client: Optional[httpx.Client] = None,
+) -> GpuRefreshOutcome:
+    """Regenerate (or, with ``check``, compare) ``nvidia/gpus-readme.json`` from NVIDIA's
+    open-kernel-module README at ``location`` (a file path, or an http(s) URL read with
+    ``client``). The new document is checked against the hand-written GPU file before
+    anything is written."""
+    from tfenv.kb import gpu_families, gpus
+    from tfenv.kb._fields import Node
+    from tfenv.kb._files import load_node
+    from tfenv.kb.gpu_table import README_FILE, generate, gpu_drift, parse_readme, readme_source
+
+    source = readme_source(location, commit)
+    table = parse_readme(_read_text(location, client))
+    families = gpu_families.load(data_dir)
+    doc = generate(table, families, source, (today or _today()).isoformat())
+    gpus.parse(load_node(gpus.GPUS_FILE, data_dir), Node(doc, README_FILE))
+    outcome = GpuRefreshOutcome(doc)
+    target = data_dir / README_FILE
+    if check:
+        old = None
+        if target.exists():
+            old = json.loads(target.read_text("utf-8"))
+        outcome.drift = gpu_drift(old, doc)
+    else:
+        name = target.name[: -len(".json")]
+        outcome.written = _write_all(target.parent, {name: doc})
+    return outcome
+
+
+def _read_text(location: str, client: Optional[httpx.Client]) -> str:
+    if location.startswith(("http://", "https://")):
+        own = client is None
+        http = client or make_client()
+        try:
+            response = http.get(location)
+            response.raise_for_status()
+            return response.text
+        except httpx.HTTPError as exc:
+            raise IndexUnreachable(f"{location} could not be read: {exc}.") from None
+        finally:
+            if own:
+                http.close()
+    try:
+        return Path(location).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"The README {location!r} cannot be read ({exc}).") from None
 
 
 def _today() -> datetime.date:

@@ -113,15 +113,18 @@ class Factory:
         raise KeyError(identifier)
 
     def _tf_candidates(self) -> tuple[Candidate, ...]:
-        out: list[tuple[tuple[int, int], Candidate]] = []
+        out: list[tuple[tuple[int, int, int], Candidate]] = []
         for accel in self.accelerators():
             for pos, opt in enumerate(self._options_for(accel)):
                 label = f"TensorFlow {opt.version} ({ACCEL_LABEL[accel]})"
                 if opt.package != "tensorflow":
                     label = f"{opt.package} {opt.version} ({ACCEL_LABEL[accel]})"
                 key = f"{opt.package}=={opt.version}/{accel}"
-                # known-broken releases go last, so they are used only when asked for
-                rank = (1 if opt.broken else 0, pos)
+                # known-broken releases go last, so they are used only when asked for; on
+                # Apple silicon every release with a paired Metal plug-in comes before the
+                # CPU-only ones (the default plan is the newest with a known pairing)
+                first = 0 if accel == "metal" else 1
+                rank = (1 if opt.broken else 0, first, pos)
                 out.append((rank, TfCandidate("tensorflow", key, label, 0, opt, accel)))
         out.sort(key=lambda item: item[0])
         return tuple(c for _, c in out)
@@ -175,11 +178,26 @@ class Factory:
             allowed(
                 "route",
                 tuple(x.name for x in choices),
-                "an install route for it",
+                self._route_text(c, choices),
                 "route",
                 ordered=True,
             ),
         )
+
+    def _route_text(self, c: TfCandidate, choices: tuple[routes.Route, ...]) -> str:
+        """ "an install route for it (conda: why not; conda+pip: why not)": with --manager
+        other than auto, why the routes it asks for cannot install this release."""
+        text = "an install route for it"
+        if self.request.manager == "auto":
+            return text
+        why = []
+        for r in routes.for_manager(self.request.manager):
+            if r in choices or c.accel not in r.accelerators:
+                continue
+            problem = r.problem(self.where, c.option, c.accel)
+            if problem:
+                why.append(f"{r.name}: {problem}")
+        return text + (f" ({'; '.join(why)})" if why else "")
 
 
 def _accel_text(accels: tuple[str, ...]) -> str:

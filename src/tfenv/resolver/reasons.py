@@ -75,11 +75,18 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         and (i.remedy is None or i.remedy not in got.remedies)
     ]
     warnings += got.warnings
+    warnings += _apple_gpu_unused(f, opt, accel, got.python)
     host: tuple[str, ...] = ()
     if isinstance(route, ContainerRoute) and got.image is not None:
         host = route.host_needs(f.where, floor)
         reasons.append("The host needs: " + "; ".join(host) + ".")
-    elif f.target.glibc is None and opt.wheels and opt.wheels.glibc and f.target.platform.is_linux:
+    elif (
+        f.target.glibc is None
+        and opt.wheels
+        and opt.wheels.glibc
+        and f.target.platform.is_linux
+        and route.name != "conda"  # conda-forge's TensorFlow is not the wheel
+    ):
         warnings.append(f"glibc not known: the wheels need glibc >= {opt.wheels.glibc}.")
     pk = got.packages
     return Plan(
@@ -103,6 +110,18 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         host=host,
         remedies=tuple(sorted(got.remedies)),
     )
+
+
+def _apple_gpu_unused(
+    f: Factory, opt: TfOption, accel: str, python: Optional[Version]
+) -> list[str]:
+    """A CPU plan on Apple silicon that was not asked for: say why the GPU is not used."""
+    if accel != "cpu" or f.target.platform.key != "macos_arm64" or f.request.no_gpu:
+        return []
+    from tfenv.kb.metal import no_metal_reason
+
+    why = no_metal_reason(f.kb, opt.version, python)
+    return [f"This plan does not use the Apple GPU: {why}."] if why else []
 
 
 def _version(mapping: Mapping[str, Candidate], identifier: str) -> Optional[Version]:

@@ -28,9 +28,7 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[st
         text = rule(plan_of, target, request)
         if text:
             out.append(text)
-    arm = _arm_container(kb, target, request)
-    if arm:
-        out.append(arm)
+    out += _arm_gpu(kb, target, request)
     image = _image_driver(kb, plan_of, target, request)
     if image:
         out.append(image)
@@ -164,10 +162,21 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
     return None
 
 
-def _arm_container(kb: KnowledgeBase, t: Target, r: Request) -> Optional[str]:
-    """No PyPI wheel carries CUDA for Linux aarch64; NGC publishes arm64 TensorFlow images."""
-    if t.platform.key != "linux_aarch64" or not t.has_nvidia_gpu or r.no_gpu:
-        return None
+def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[str]:
+    """No wheel on the index carries CUDA for Linux aarch64: a Jetson gets NVIDIA's JetPack
+    builds, an Arm server NVIDIA's NGC images (which do not run on a Jetson)."""
+    if t.platform.key != "linux_aarch64" or t.cc is None or r.no_gpu:
+        return []
+    from tfenv.kb.jetson import is_jetson
+
+    if is_jetson(kb, t.gpu_name, t.cc):
+        return kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)
+    arm = _arm_container(kb)
+    return [arm] if arm else []
+
+
+def _arm_container(kb: KnowledgeBase) -> Optional[str]:
+    """NGC publishes arm64 (SBSA) TensorFlow images for Arm servers."""
     found: tuple[NgcRelease, ...] = kb.containers.ngc_for_arch("aarch64")
     if not found:
         return None

@@ -1,4 +1,11 @@
-"""``conda``: a conda-forge TensorFlow CUDA build, pinned by build string and cuda-version."""
+"""``conda``: a conda-forge TensorFlow CUDA build, pinned by build string and cuda-version.
+
+Everything about the build comes from the conda facts (``data/conda.yaml``: the
+feedstock's recipe per version): which versions conda-forge has, their CUDA variants and
+cuDNN pins, and the Pythons the CUDA builds were made for. Where a fact is not recorded
+the plan says it is unknown; the Pythons of TensorFlow's own wheels are never used here.
+The commands create a named environment instead of installing into the active one.
+"""
 
 from __future__ import annotations
 
@@ -10,34 +17,43 @@ from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
-    from tfenv.kb.conda import CondaTfBuild
+    from tfenv.kb.conda import CondaTfBuild, CondaTfVariant
     from tfenv.kb.releases import TfOption
     from tfenv.models.target import Target
 
-__all__ = ["CondaRoute", "conda_forge_build", "conda_install", "conda_match", "conda_variant"]
+__all__ = [
+    "CondaRoute",
+    "conda_create",
+    "conda_env_name",
+    "conda_forge_build",
+    "conda_match",
+    "conda_variant",
+]
+
+#: cuDNN 9.11 and later have no code for GPUs below compute capability 7.5 (cuDNN support
+#: matrix, 9.10 vs 9.11); conda-forge's cudnn 9 pin would otherwise take the newest.
+_CUDNN_PRE_TURING = (Version("7.5"), Version("9.11"))
 
 
 def conda_forge_build(
     kb: KnowledgeBase, version: Version, target: Target
 ) -> Optional[CondaTfBuild]:
-    """The conda-forge TensorFlow CUDA build record for ``version`` on linux-64, if any."""
+    """The conda-forge TensorFlow CUDA builds of ``version`` for the target (linux-64 only)."""
     if target.platform.conda_subdir != "linux-64":
         return None
     return kb.conda.conda_forge_build(version)
 
 
-def conda_variant(kb: KnowledgeBase, version: Version, target: Target) -> Optional[Version]:
-    """The conda-forge CUDA variant to pin: the newest whose major the driver supports.
-
-    conda-forge's ``cuda-version X.Y`` needs ``__cuda >= X`` (the driver's CUDA);
-    with the driver unknown, the newest variant is taken (and the plan says so).
-    """
+def conda_variant(kb: KnowledgeBase, version: Version, target: Target) -> Optional[CondaTfVariant]:
+    """The conda-forge CUDA variant to pin: the newest, not called broken, whose major the
+    driver supports (conda-forge's ``cuda-version X.Y`` needs ``__cuda >= X``); with the
+    driver unknown, the newest variant (and the plan says the driver is unknown)."""
     build = conda_forge_build(kb, version, target)
     if build is None or not build.cuda:
         return None
     top = kb.cuda.max_cuda_for_driver(target.driver) if target.driver else None
     usable = [v for v in build.cuda if top is None or v.major <= top.major]
-    return max(usable) if usable else None
+    return build.variant(max(usable)) if usable else None
 
 
 def conda_match(available: tuple[Version, ...], want: Version) -> Optional[Version]:
@@ -46,8 +62,23 @@ def conda_match(available: tuple[Version, ...], want: Version) -> Optional[Versi
     return max(same) if same else None
 
 
-def conda_install(specs: tuple[str, ...]) -> str:
-    return f"conda install -c conda-forge {' '.join(repr(c) for c in specs)}"
+def conda_env_name(version: object) -> str:
+    """The environment a conda plan creates: ``tf-2.19.1``."""
+    return f"tf-{version}"
+
+
+def conda_create(name: str, specs: tuple[str, ...]) -> tuple[str, str]:
+    """Create the named environment from conda-forge only, then activate it."""
+    quoted = " ".join(f"'{s}'" for s in specs)
+    return (
+        f"conda create -n {name} -c conda-forge --override-channels {quoted}",
+        f"conda activate {name}",
+    )
+
+
+def _span(versions: tuple[Version, ...]) -> str:
+    lo, hi = min(versions), max(versions)
+    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 class CondaRoute(Route):
@@ -59,34 +90,106 @@ class CondaRoute(Route):
     emits = ("environment", "activation")
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
-        if conda_variant(where.kb, option.version, where.target) is None:
+        kb, target, v = where.kb, where.target, option.version
+        if target.platform.conda_subdir != "linux-64":
+            return "conda-forge builds TensorFlow with CUDA for linux-64 only"
+        build = conda_forge_build(kb, v, target)
+        if build is None:
+            newest = kb.conda.tf_newest
+            if v > newest:
+                return f"conda-forge has no TensorFlow {v} (its newest is {newest})"
+            return f"conda-forge has no TensorFlow {v} CUDA build"
+        variant = conda_variant(kb, v, target)
+        if variant is None:
+            cudas = ", ".join(str(c) for c in build.cuda) or "none usable"
             return (
-                f"conda-forge has no TensorFlow {option.version} CUDA build that this "
-                "machine's driver runs"
+                f"conda-forge's TensorFlow {v} CUDA builds ({cudas}) need a newer driver "
+                "than this machine's"
+            )
+        py = target.python
+        if py is not None and variant.python is not None and py not in variant.python:
+            return (
+                f"conda-forge built TensorFlow {v} with CUDA {variant.cuda} for Python "
+                f"{_span(variant.python)}, not {py}"
             )
         return None
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
-        # conda-forge builds its own CUDA variants; the plan pins one the driver supports
-        opt = choice.option
-        variant = conda_variant(where.kb, opt.version, where.target)
-        py = f"python={choice.python}" if choice.python else "python"
-        specs = [py]
-        reasons: tuple[str, ...] = ()
-        if variant is not None:
-            # pin the CUDA variant explicitly: never leave GPU vs CPU to solver preference
-            specs += [
-                f"tensorflow={opt.version}=cuda{variant.major}{variant.minor}*",
-                f"cuda-version={variant.major}.{variant.minor}",
-            ]
-            reasons = (
-                f"conda-forge's TensorFlow {opt.version} CUDA {variant} variant: the newest "
-                "variant this driver supports; conda-forge picks the matching cuDNN.",
+        kb, target, opt = where.kb, where.target, choice.option
+        build = conda_forge_build(kb, opt.version, target)
+        variant = conda_variant(kb, opt.version, target)
+        if build is None or variant is None:  # problem() said so before the solver picked it
+            return Delivery(None, None, None, Packages(), python_reason=False)
+        python, python_why = _python(target, choice.python, variant, opt.version)
+        specs = [f"python={python}" if python else "python"]
+        specs += [
+            f"tensorflow={opt.version}={variant.build_glob}",
+            f"cuda-version={variant.cuda.major}.{variant.cuda.minor}",
+        ]
+        warnings = list(_warnings(build, variant))
+        cc_floor, cudnn_cap = _CUDNN_PRE_TURING
+        if target.cc is not None and target.cc < cc_floor and _cudnn_major(variant) == 9:
+            specs.append(f"cudnn<{cudnn_cap}")
+            warnings.append(
+                f"cudnn<{cudnn_cap} is pinned: cuDNN {cudnn_cap} and later have no code for "
+                f"compute capability {target.cc} (below {cc_floor})."
             )
-        else:
-            specs.append(f"tensorflow={opt.version}")
+        name = conda_env_name(opt.version)
+        reasons = (
+            f"conda-forge's TensorFlow {opt.version} CUDA {variant.cuda} build "
+            f"(cuDNN {variant.cudnn or 'unknown'} pinned by the recipe; builds "
+            f"{', '.join(map(str, variant.builds))}): the newest variant this driver supports "
+            f"(source: {build.provenance.sources[0]}).",
+            python_why,
+            f"A new conda environment '{name}' with conda-forge only; the active environment "
+            "is left alone.",
+        )
         conda = tuple(specs)
         packages = Packages(
-            conda=conda, channels=("conda-forge",), commands=(conda_install(conda),)
+            conda=conda, channels=("conda-forge",), commands=conda_create(name, conda)
         )
-        return Delivery(choice.python, variant, None, packages, reasons, says_build=False)
+        return Delivery(
+            python,
+            variant.cuda,
+            variant.cudnn,
+            packages,
+            reasons,
+            tuple(warnings),
+            says_build=False,
+            python_reason=False,
+        )
+
+
+def _python(
+    target: Target, chosen: Optional[Version], variant: CondaTfVariant, version: Version
+) -> tuple[Optional[Version], str]:
+    """The Python of a conda plan, from the conda facts only, and why."""
+    builds = f"conda-forge built TensorFlow {version} with CUDA {variant.cuda} for"
+    if variant.python is None:
+        return None, (f"Python: which Pythons {builds} is not recorded (unknown); conda picks one.")
+    span = _span(variant.python)
+    if target.python is not None:
+        how = "detected" if "python" in target.detected else "given"
+        return target.python, f"Python {target.python}: {how}; {builds} Python {span}."
+    python = chosen if chosen in variant.python else max(variant.python)
+    return python, f"Python {python}: the newest Python {builds} ({span})."
+
+
+def _cudnn_major(variant: CondaTfVariant) -> Optional[int]:
+    return variant.cudnn.major if variant.cudnn is not None else None
+
+
+def _warnings(build: CondaTfBuild, variant: CondaTfVariant) -> tuple[str, ...]:
+    out = []
+    if build.upload == "unknown":
+        out.append(
+            f"Whether conda-forge published TensorFlow {build.version} is not established "
+            f"(its recipe had these builds); 'conda search -c conda-forge "
+            f"tensorflow={build.version}' shows it."
+        )
+    broken = [v for v in build.variants if v.broken]
+    for v in broken:
+        out.append(
+            f"conda-forge's CUDA {v.cuda} builds of {build.version} are not used: {v.broken}."
+        )
+    return tuple(out)

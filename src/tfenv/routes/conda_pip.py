@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, library_env, pip_install
-from tfenv.routes.conda import conda_match
+from tfenv.routes.conda import conda_create, conda_env_name, conda_match
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -55,7 +55,10 @@ class CondaPipRoute(Route):
             conda=tuple(conda),
             channels=("conda-forge",),
             env=env,
-            commands=(f"conda install -c conda-forge {' '.join(conda[1:])}", pip_install(*pip)),
+            commands=(
+                *conda_create(conda_env_name(choice.option.version), tuple(conda)),
+                pip_install(*pip),
+            ),
         )
         return Delivery(choice.python, cuda, cudnn, packages)
 

@@ -29,14 +29,21 @@ class MetalRoute(Route):
         opt = choice.option
         pin = f"{opt.package}=={opt.version}"
         plugin = metal_plugin(where.kb, opt.version)
-        metal = f"tensorflow-metal=={plugin.version}" if plugin else "tensorflow-metal"
+        if plugin is None:  # problem() said so before the solver picked this route
+            return Delivery(choice.python, None, None, Packages(pip=(pin,)))
+        metal = f"tensorflow-metal=={plugin.version}"
+        pair = plugin.pair
+        basis = "Apple's table" if pair.status == "established" else "inferred"
+        reasons = (
+            f"tensorflow-metal {plugin.version}: the plug-in paired with TensorFlow "
+            f"{pair.tensorflow_text} ({basis}; source: {pair.provenance.sources[0]}).",
+        )
         warnings: tuple[str, ...] = ()
-        if where.kb.platforms.macos.metal.tensorflow_pairs is None:
+        if pair.status != "established":
             warnings = (
-                "Which tensorflow-metal release Apple pairs with each TensorFlow release is "
-                "not recorded (unknown): the newest plug-in on the index is used, and it pins "
-                "no TensorFlow version; check Apple's tensorflow-metal page before relying on "
-                "the GPU.",
+                f"The pairing of tensorflow-metal {plugin.version} with TensorFlow "
+                f"{pair.tensorflow_text} is inferred: {pair.basis}. If `import tensorflow` "
+                "fails in libmetal_plugin.dylib, 'tfenv explain' reads the message.",
             )
         packages = Packages(pip=(pin, metal), commands=(pip_install(pin, metal),))
-        return Delivery(choice.python, None, None, packages, warnings=warnings)
+        return Delivery(choice.python, None, None, packages, reasons, warnings)

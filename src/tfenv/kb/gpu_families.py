@@ -1,0 +1,204 @@
+"""How NVIDIA's GPU product table becomes GPU records (``data/nvidia/gpu-families.yaml``).
+
+The PCI device ID decides the chip, and the chip decides the compute capability
+(:class:`ChipRange`); the driver's self-hosted ranges and a few named products
+say which GPUs only come in Arm machines (:class:`ArmGpus`); ordered name rules
+give tfenv's market segment (:class:`SegmentRule`). ``tfenv refresh --gpus``
+reads this file; resolving never does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+
+__all__ = [
+    "FAMILIES_FILE",
+    "SEGMENTS",
+    "ArmGpus",
+    "ChipRange",
+    "GpuFamilies",
+    "SegmentRule",
+    "device_id",
+    "load",
+    "parse",
+]
+
+FAMILIES_FILE = "nvidia/gpu-families.yaml"
+
+#: tfenv's market segments; only ``datacenter`` and ``jetson`` change a plan.
+SEGMENTS = frozenset(
+    {
+        "datacenter",
+        "embedded",
+        "geforce-desktop",
+        "geforce-laptop",
+        "jetson",
+        "titan",
+        "workstation",
+        "workstation-laptop",
+    }
+)
+_HEX4 = re.compile(r"^[0-9A-F]{4}$")
+
+
+def device_id(text: str) -> int:
+    """``'1E02'`` -> 0x1E02 (four upper-case hex digits, as NVIDIA and pci.ids write them)."""
+    if not _HEX4.match(text):
+        raise ValueError(f"{text!r} is not a PCI device ID (four upper-case hex digits)")
+    return int(text, 16)
+
+
+@dataclass(frozen=True)
+class ChipRange:
+    """One chip's block of PCI device IDs and its compute capability (None: unknown)."""
+
+    low: int
+    high: int
+    chip: str
+    architecture: str
+    compute_capability: Optional[Version]
+    cc_basis: str  # listed, inferred, unknown
+    anchors: tuple[str, ...]
+    note: Optional[str]
+    provenance: Provenance
+
+    def holds(self, dev: int) -> bool:
+        return self.low <= dev <= self.high
+
+
+@dataclass(frozen=True)
+class ArmGpus:
+    """GPUs that only come in Arm (aarch64) machines: a device-ID range or product names."""
+
+    low: Optional[int]
+    high: Optional[int]
+    names: tuple[str, ...]
+    what: str
+    provenance: Provenance
+
+    def holds(self, name: str, dev: int) -> bool:
+        if name in self.names:
+            return True
+        return self.low is not None and self.high is not None and self.low <= dev <= self.high
+
+
+@dataclass(frozen=True)
+class SegmentRule:
+    pattern: re.Pattern[str]
+    segment: str
+    note: Optional[str]
+
+
+@dataclass(frozen=True)
+class GpuFamilies:
+    chips: tuple[ChipRange, ...]
+    aarch64: tuple[ArmGpus, ...]
+    segments: tuple[SegmentRule, ...]
+    segments_provenance: Provenance
+
+    def chip_of(self, dev: int) -> Optional[ChipRange]:
+        """The chip whose block holds device ID ``dev`` (None: outside every block)."""
+        return next((c for c in self.chips if c.holds(dev)), None)
+
+    def arm_reason(self, name: str, devs: tuple[int, ...]) -> Optional[ArmGpus]:
+        """Why a GPU only comes in Arm machines (None: a card for any host)."""
+        return next((a for a in self.aarch64 if any(a.holds(name, d) for d in devs)), None)
+
+    def segment(self, name: str) -> Optional[SegmentRule]:
+        """The first segment rule that matches ``name`` (None: no rule does)."""
+        return next((r for r in self.segments if r.pattern.search(name)), None)
+
+
+def _range(node: Node) -> tuple[int, int]:
+    ids = node.texts()
+    if len(ids) != 2:
+        raise node.fail("expected [first, last] device IDs")
+    try:
+        low, high = device_id(ids[0]), device_id(ids[1])
+    except ValueError as exc:
+        raise node.fail(str(exc)) from None
+    if low > high:
+        raise node.fail(f"{ids[0]} is above {ids[1]}")
+    return low, high
+
+
+def _chip(node: Node) -> ChipRange:
+    node.only(
+        "device_ids",
+        "chip",
+        "architecture",
+        "compute_capability",
+        "cc_basis",
+        "anchors",
+        "note",
+        "source",
+        "retrieved",
+    )
+    low, high = _range(node.get("device_ids"))
+    cc = node.get("compute_capability").opt_version()
+    basis = node.get("cc_basis").choice("listed", "inferred", "unknown")
+    if (cc is None) != (basis == "unknown"):
+        raise node.get("cc_basis").fail("is 'unknown' exactly when compute_capability is null")
+    return ChipRange(
+        low=low,
+        high=high,
+        chip=node.get("chip").text(),
+        architecture=node.get("architecture").text(),
+        compute_capability=cc,
+        cc_basis=basis,
+        anchors=() if node.opt("anchors").is_null else node.get("anchors").texts(),
+        note=node.opt("note").opt_text(),
+        provenance=node.provenance(),
+    )
+
+
+def _arm(node: Node) -> ArmGpus:
+    node.only("device_ids", "names", "what", "source", "retrieved")
+    low = high = None
+    if not node.opt("device_ids").is_null:
+        low, high = _range(node.get("device_ids"))
+    names = () if node.opt("names").is_null else node.get("names").texts()
+    if low is None and not names:
+        raise node.fail("give device_ids or names")
+    return ArmGpus(low, high, names, node.get("what").text(), node.provenance())
+
+
+def _rule(node: Node) -> SegmentRule:
+    node.only("pattern", "segment", "note")
+    text = node.get("pattern").text()
+    try:
+        pattern = re.compile(text)
+    except re.error as exc:
+        raise node.get("pattern").fail(f"is not a regular expression ({exc})") from None
+    return SegmentRule(
+        pattern, node.get("segment").choice(*sorted(SEGMENTS)), node.opt("note").opt_text()
+    )
+
+
+def parse(root: Node) -> GpuFamilies:
+    """Build the families from the parsed file (exposed for tests on hand-made data)."""
+    root.only("chips", "aarch64", "segments")
+    chips = tuple(sorted((_chip(n) for n in root.get("chips").items()), key=lambda c: c.low))
+    for a, b in zip(chips, chips[1:]):
+        if a.high >= b.low:
+            raise root.get("chips").fail(f"the ranges of {a.chip} and {b.chip} overlap")
+    seg = root.get("segments").only("rules", "source", "retrieved")
+    return GpuFamilies(
+        chips=chips,
+        aarch64=tuple(_arm(n) for n in root.get("aarch64").items()),
+        segments=tuple(_rule(n) for n in seg.get("rules").items()),
+        segments_provenance=seg.provenance(),
+    )
+
+
+def load(root: Optional[Path] = None) -> GpuFamilies:
+    """Load ``nvidia/gpu-families.yaml`` from ``root`` (default: the shipped data)."""
+    return parse(load_node(FAMILIES_FILE, root))
