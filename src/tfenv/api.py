@@ -86,6 +86,9 @@ def build_target(
     implied = _implied_machine(kb, m, facts)
     facts.update(implied)
     detected -= set(implied)
+    missing = _no_gpu_given(m, facts)
+    if missing:
+        facts["notes"] = (*facts.get("notes", ()), missing)
     try:
         return Target(**facts, detected=frozenset(detected))
     except UnsupportedPlatform as exc:
@@ -93,6 +96,24 @@ def build_target(
 
 
 _FACTS = ("os", "arch", "glibc", "python", "driver")
+
+
+def _no_gpu_given(m: MachineArgs, facts: dict[str, Any]) -> Optional[str]:
+    """Say so when a machine described by flags or a host file has no GPU: the plan is a
+    CPU plan because nothing named a GPU, not because the machine has none."""
+    if facts.get("cc") is not None or m.no_gpu or facts.get("os") == "macos":
+        return None
+    if m.host_file is not None:
+        return (
+            "The host file lists no NVIDIA GPU, so this is a CPU plan; for a GPU plan give "
+            "--gpu NAME (or --cc X.Y) and --driver."
+        )
+    if m.describes_another_machine:
+        return (
+            "No GPU was given (--os, --arch and --host turn detection off), so this is a CPU "
+            "plan; for a GPU plan give --gpu NAME (or --cc X.Y) and --driver."
+        )
+    return None
 
 
 def _base_profile(
