@@ -48,6 +48,7 @@ class IndexServer(FaultLog):
     requests: list[str] = field(default_factory=list)
     page_edits: dict[str, Any] = field(default_factory=dict)  # name -> callable(page)
     metadata_edits: dict[str, bytes] = field(default_factory=dict)  # filename -> METADATA
+    members: dict[str, dict[str, bytes]] = field(default_factory=dict)  # filename -> extra files
     url: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -72,12 +73,15 @@ class IndexServer(FaultLog):
         return json.dumps(page).encode()
 
 
-def wheel_zip(filename: str, metadata: bytes) -> bytes:
-    """A minimal zip with the wheel's METADATA member (and a filler member first)."""
+def wheel_zip(filename: str, metadata: bytes, members: Optional[dict[str, bytes]] = None) -> bytes:
+    """A minimal zip with the wheel's METADATA member (a filler member and ``members``
+    first, as real wheels put their package files before the .dist-info)."""
     dist = "-".join(filename.split("-")[:2])
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("pkg/__init__.py", b"# filler\n" * 200)
+        for name, body in (members or {}).items():
+            zf.writestr(name, body)
         zf.writestr(f"{dist}.dist-info/METADATA", metadata)
         zf.writestr(f"{dist}.dist-info/WHEEL", b"Wheel-Version: 1.0\n")
     return buf.getvalue()
@@ -98,14 +102,7 @@ def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:
                 page = state.page(m.group(1))
                 return None if page is None else (page, SIMPLE_JSON)
             m = re.match(r"^/files/([^/]+)$", path)
-            if not m:
-                return None
-            name = m.group(1)
-            if name.endswith(".metadata"):
-                meta = state.metadata(name[: -len(".metadata")])
-                return None if meta is None else (meta, "application/octet-stream")
-            meta = state.metadata(name)
-            return None if meta is None else (wheel_zip(name, meta), "application/zip")
+            return _file(state, m.group(1)) if m else None
 
         def _send_range(self, body: bytes, rng: str) -> None:
             m = _RANGE.match(rng.strip())
@@ -123,6 +120,16 @@ def _handler(state: IndexServer) -> type[BaseHTTPRequestHandler]:
 
     Handler.state = state
     return Handler
+
+
+def _file(state: IndexServer, name: str) -> Optional[tuple[bytes, str]]:
+    if name.endswith(".metadata"):
+        meta = state.metadata(name[: -len(".metadata")])
+        return None if meta is None else (meta, "application/octet-stream")
+    meta = state.metadata(name)
+    if meta is None:
+        return None
+    return wheel_zip(name, meta, state.members.get(name)), "application/zip"
 
 
 def serve(state: IndexServer) -> Iterator[IndexServer]:

@@ -264,3 +264,74 @@ def test_cli_json_summary_and_quiet(server: IndexServer, tmp_path: Path, capsys:
     captured = capsys.readouterr()
     assert "no drift" in captured.out
     assert captured.err == ""
+
+
+# -- build headers: CUDA/cuDNN from the wheel where TensorFlow's table has no row ----------------
+
+_CUDA_CONFIG = b'#ifndef CUDA_CONFIG_H_\n#define TF_CUDA_VERSION "12.5.1"\n#endif\n'
+_CUDNN_VERSION = b"#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 10\n#define CUDNN_PATCHLEVEL 0\n"
+
+
+def _without_row(tmp_path: Path, series: str) -> Path:
+    """A data folder whose builds.yaml has no Linux CUDA for ``series`` (as 2.22 today)."""
+    import yaml
+
+    from tfenv.kb.tensorflow import BUILDS_FILE
+
+    shipped = Path(kb_index.__file__).parent.parent / "data" / BUILDS_FILE
+    doc = yaml.safe_load(shipped.read_text("utf-8"))
+    for build in doc["builds"]:
+        if build["series"] == series:
+            build["linux"]["cuda"] = build["linux"]["cudnn"] = None
+    target = tmp_path / BUILDS_FILE
+    target.parent.mkdir(parents=True)
+    target.write_text(yaml.safe_dump(doc), "utf-8")
+    return tmp_path
+
+
+def test_headers_give_the_build_where_the_table_has_no_row(
+    server: IndexServer, tmp_path: Path
+) -> None:
+    from tfenv.kb._wheel_facts import BUILD_HEADERS
+
+    page = json.loads((server.root / "simple" / "tensorflow.json").read_text("utf-8"))
+    wheels = sorted(
+        f["filename"]
+        for f in page["files"]
+        if "-2.21.0-" in f["filename"] and f["filename"].endswith("manylinux_2_27_x86_64.whl")
+    )
+    server.members[wheels[0]] = dict(zip(BUILD_HEADERS, (_CUDA_CONFIG, _CUDNN_VERSION)))
+    out = _without_row(tmp_path, "2.21")
+    _run(server, out)
+    facts = kb_index.load(out)
+    r221 = facts.release("tensorflow", "2.21.0")
+    assert r221 is not None
+    assert r221.build is not None
+    assert (str(r221.build.cuda), str(r221.build.cudnn)) == ("12.5.1", "9.10.0")
+    assert r221.build.provenance.sources == (
+        f"simple:/tensorflow/ {wheels[0]}: {', '.join(sorted(BUILD_HEADERS))}",
+    )
+    # releases whose series has a row are not read: no other wheel body was fetched
+    fetched = {p for p in server.requests if p.endswith(".whl")}
+    assert fetched <= {f"/files/{w}" for w in wheels}, fetched
+    r215 = facts.release("tensorflow", "2.15.0")
+    assert r215 is not None
+    assert r215.build is None
+
+
+def test_headers_missing_from_the_wheel_record_nothing(server: IndexServer, tmp_path: Path) -> None:
+    out = _without_row(tmp_path, "2.21")
+    _run(server, out)
+    r221 = kb_index.load(out).release("tensorflow", "2.21.0")
+    assert r221 is not None
+    assert r221.build is None
+
+
+def test_parse_build_headers() -> None:
+    from tfenv.kb._wheel_facts import BUILD_HEADERS, parse_build_headers
+
+    both = dict(zip(BUILD_HEADERS, (_CUDA_CONFIG, _CUDNN_VERSION)))
+    assert parse_build_headers(both) == {"cuda": "12.5.1", "cudnn": "9.10.0"}
+    assert parse_build_headers({BUILD_HEADERS[0]: _CUDA_CONFIG}) == {"cuda": "12.5.1"}
+    assert parse_build_headers({BUILD_HEADERS[1]: b"#define CUDNN_MAJOR 9\n"}) == {}
+    assert parse_build_headers({}) == {}

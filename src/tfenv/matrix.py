@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from packaging.version import Version
 
+from tfenv.kb.releases import build_of
+
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.tensorflow import TfBuild
@@ -100,6 +102,8 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
     ]
     stable = [r for r in releases if not r.version.is_prerelease] or releases
     latest = stable[-1] if stable else None
+    if latest is not None and latest.package == "tensorflow":
+        build = build_of(kb, latest.version) or build  # headers where the table has no row
     pythons: set[Version] = set()
     if latest is not None:
         for ws in latest.wheels.values():

@@ -14,6 +14,7 @@ from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.xla import CUDA_HOME, check_xla
+from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
 from tfenv.rules.driver import driver_floor
 from tfenv.rules.gpu_code import describe_caps, gpu_code
@@ -88,7 +89,7 @@ def diagnose(inp: Inputs) -> list[Finding]:
             )
         )
         return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ)]
-    build = inp.kb.builds.for_version(tf.version)
+    build = build_of(inp.kb, tf.version)
     found = platform_of(inp.host.os, inp.host.arch)
     platform = found.key if found else None
     gpu_build = (

@@ -125,7 +125,20 @@ class SimpleIndex:
 
         return self._get(url, {}, check, "the wheel's core metadata (PEP 658)")
 
-    def _from_wheel(self, file: IndexFile) -> bytes:
+    def files(self, file: IndexFile, names: tuple[str, ...]) -> dict[str, bytes]:
+        """The members ``names`` of one wheel (absent ones left out), by range requests."""
+        fetch, tail = self._ranges(file)
+        try:
+            return _wheel_zip.read_files(tail, fetch, names)
+        except (_NotFound, _wheel_zip.ZipProblem) as exc:
+            why = "HTTP 404" if isinstance(exc, _NotFound) else str(exc)
+            raise IndexUnreachable(
+                f"Reading files of the wheel {file.url} with HTTP range requests failed: {why}."
+            ) from None
+
+    def _ranges(
+        self, file: IndexFile
+    ) -> tuple[Callable[[int, int], bytes], Callable[[int], tuple[int, bytes]]]:
         def fetch(start: int, length: int) -> bytes:
             end = start + length - 1
             return self._get(
@@ -143,6 +156,10 @@ class SimpleIndex:
                 f"the last {length} bytes of the wheel",
             )
 
+        return fetch, tail
+
+    def _from_wheel(self, file: IndexFile) -> bytes:
+        fetch, tail = self._ranges(file)
         try:
             return _wheel_zip.read_metadata(tail, fetch)
         except _NotFound:

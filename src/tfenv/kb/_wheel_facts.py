@@ -35,8 +35,10 @@ from packaging.version import InvalidVersion, Version
 from tfenv.models.platform import PLATFORMS, Platform, platform
 
 __all__ = [
+    "BUILD_HEADERS",
     "WheelMeta",
     "normalize_requirement",
+    "parse_build_headers",
     "parse_metadata",
     "python_key",
     "tag_targets",
@@ -260,3 +262,29 @@ def _is_redirect(req: Requirement, own: str, release: Version) -> bool:
 
 def sorted_pythons(pys: Iterable[str]) -> list[str]:
     return sorted(set(pys), key=python_key)
+
+
+#: The headers a TensorFlow wheel ships that name the CUDA and cuDNN it was built with.
+BUILD_HEADERS = (
+    "tensorflow/include/third_party/gpus/cuda/cuda_config.h",
+    "tensorflow/include/third_party/gpus/cudnn/include/cudnn_version.h",
+)
+_TF_CUDA = re.compile(rb'#define\s+TF_CUDA_VERSION\s+"(\d+(?:\.\d+){0,2})"')
+_CUDNN = {
+    k: re.compile(rb"#define\s+CUDNN_" + k.encode() + rb"\s+(\d{1,3})\b")
+    for k in ("MAJOR", "MINOR", "PATCHLEVEL")
+}
+
+
+def parse_build_headers(files: dict[str, bytes]) -> dict[str, str]:
+    """{"cuda": "12.5.1", "cudnn": "9.10.0"} from a wheel's cuda_config.h / cudnn_version.h
+    (a key is left out when its header is absent or does not say)."""
+    out: dict[str, str] = {}
+    cuda = _TF_CUDA.search(files.get(BUILD_HEADERS[0], b""))
+    if cuda:
+        out["cuda"] = cuda.group(1).decode()
+    text = files.get(BUILD_HEADERS[1], b"")
+    parts = [_CUDNN[k].search(text) for k in ("MAJOR", "MINOR", "PATCHLEVEL")]
+    if all(parts):
+        out["cudnn"] = ".".join(m.group(1).decode() for m in parts if m)
+    return out

@@ -20,7 +20,7 @@ import struct
 import zlib
 from typing import Callable
 
-__all__ = ["ZipProblem", "read_metadata"]
+__all__ = ["ZipProblem", "read_files", "read_metadata"]
 
 TAIL = 65536
 _EOCD = b"PK\x05\x06"
@@ -70,6 +70,53 @@ def read_metadata(tail: Tail, fetch: Fetch) -> bytes:
     body = _inflate(method, raw)
     if zlib.crc32(body) & 0xFFFFFFFF != crc:
         raise ZipProblem("the METADATA member fails its CRC-32 check")
+    return body
+
+
+def read_files(tail: Tail, fetch: Fetch, names: tuple[str, ...]) -> dict[str, bytes]:
+    """The members ``names`` (exact paths) of a remote wheel; absent ones are left out.
+
+    Reads the whole central directory (members like a wheel's shipped headers sit
+    anywhere in it), then each member found, each checked against its CRC-32.
+    """
+    base, data = tail(TAIL)
+    pos = data.rfind(_EOCD)
+    if pos < 0 or len(data) - pos < 22:
+        raise ZipProblem("no end-of-central-directory record in the last 64 KiB")
+    _sig, _d, _cd, _n1, _n2, cd_size, cd_offset, _clen = struct.unpack(
+        "<4sHHHHIIH", data[pos : pos + 22]
+    )
+    if cd_offset == 0xFFFFFFFF or cd_size == 0xFFFFFFFF:
+        raise ZipProblem("the wheel is a zip64 file, which is not supported")
+    if cd_size > 8 * _MAX_MEMBER:
+        raise ZipProblem(f"the central directory is implausibly large ({cd_size} bytes)")
+    rel = cd_offset - base
+    directory = data[rel : rel + cd_size] if rel >= 0 else fetch(cd_offset, cd_size)
+    wanted = {n.encode() for n in names}
+    out: dict[str, bytes] = {}
+    for p in _walk(directory):
+        fields = struct.unpack("<4sHHHHHHIIIHHHHHII", directory[p : p + 46])
+        name = directory[p + 46 : p + 46 + fields[10]]
+        if name in wanted:
+            entry = (fields[4], fields[7], fields[8], fields[16])
+            out[name.decode()] = _member(fetch, entry, name.decode())
+    return out
+
+
+def _member(fetch: Fetch, entry: tuple[int, int, int, int], what: str) -> bytes:
+    method, crc, csize, offset = entry
+    if offset == 0xFFFFFFFF or csize == 0xFFFFFFFF:
+        raise ZipProblem("the wheel is a zip64 file, which is not supported")
+    if csize > _MAX_MEMBER:
+        raise ZipProblem(f"the member {what} is implausibly large ({csize} bytes)")
+    head = fetch(offset, 30)
+    if head[:4] != _LFH:
+        raise ZipProblem("no local file header where the directory points")
+    name_len, extra_len = struct.unpack("<HH", head[26:30])
+    raw = fetch(offset + 30 + name_len + extra_len, csize) if csize else b""
+    body = _inflate(method, raw)
+    if zlib.crc32(body) & 0xFFFFFFFF != crc:
+        raise ZipProblem(f"the member {what} fails its CRC-32 check")
     return body
 
 

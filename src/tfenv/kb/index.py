@@ -27,6 +27,7 @@ __all__ = [
     "CUDA_WHEELS",
     "INDEX_PACKAGES",
     "CudaWheel",
+    "HeaderBuild",
     "IndexFacts",
     "Release",
     "WheelSet",
@@ -58,7 +59,16 @@ _WHEEL_KEYS = (
     "variants",
 )
 _VARIANT_KEYS = ("and_cuda", "glibc", "macos", "requires", "requires_python", "stub_for")
-_RELEASE_KEYS = ("prerelease", "sdist", "uploaded", "version", "wheels", "yanked", "yanked_reason")
+_RELEASE_KEYS = (
+    "build",
+    "prerelease",
+    "sdist",
+    "uploaded",
+    "version",
+    "wheels",
+    "yanked",
+    "yanked_reason",
+)
 
 
 def python_matches(tag: str, python: str) -> bool:
@@ -118,6 +128,15 @@ class WheelSet:
 
 
 @dataclass(frozen=True)
+class HeaderBuild:
+    """The CUDA and cuDNN a release's Linux x86_64 wheel ships in its headers."""
+
+    cuda: Optional[Version]
+    cudnn: Optional[Version]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
 class Release:
     """One version of one package on the index."""
 
@@ -130,6 +149,7 @@ class Release:
     sdist: bool
     wheels: Mapping[str, WheelSet]
     provenance: Provenance
+    build: Optional[HeaderBuild] = None  # read from the Linux wheel's headers (refresh)
 
     @property
     def platforms(self) -> frozenset[str]:
@@ -227,7 +247,9 @@ def _release(package: str, node: Node, prov: Provenance) -> Release:
             raise wnode.fail(f"unknown platform {platform!r}")
         wheels[platform] = _wheelset(platform, wnode)
     uploaded = node.get("uploaded")
+    build = node.opt("build")
     return Release(
+        build=None if build.is_null else _header_build(build, prov),
         package=package,
         version=node.get("version").version(),
         prerelease=node.get("prerelease").boolean(),
@@ -237,6 +259,15 @@ def _release(package: str, node: Node, prov: Provenance) -> Release:
         sdist=node.get("sdist").boolean(),
         wheels=MappingProxyType(wheels),
         provenance=prov,
+    )
+
+
+def _header_build(node: Node, prov: Provenance) -> HeaderBuild:
+    node.only("cuda", "cudnn", "source")
+    return HeaderBuild(
+        cuda=node.opt("cuda").opt_version(),
+        cudnn=node.opt("cudnn").opt_version(),
+        provenance=Provenance((node.get("source").text(),), prov.retrieved),
     )
 
 

@@ -37,7 +37,7 @@ from tfenv.errors import IndexUnreachable, UsageError
 from tfenv.kb._drift import drift
 from tfenv.kb._records import ParsedFile, cuda_record, parse_files, release_record
 from tfenv.kb._simple_api import IndexFile, SimpleIndex
-from tfenv.kb._wheel_facts import WheelMeta, parse_metadata
+from tfenv.kb._wheel_facts import BUILD_HEADERS, WheelMeta, parse_build_headers, parse_metadata
 from tfenv.kb.index import CUDA_WHEELS, INDEX_PACKAGES
 
 __all__ = [
@@ -109,7 +109,7 @@ def refresh(
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for name in (p for p in PACKAGES if p in wanted):
             say(f"reading {name}")
-            doc, n_wheels = _package_doc(index, name, versions, pool)
+            doc, n_wheels = _package_doc(index, name, versions, pool, data_dir)
             docs[name] = {**stamp, **doc}
             outcome.releases += len(doc["releases"])
             outcome.wheels += n_wheels
@@ -219,7 +219,11 @@ def _page(index: SimpleIndex, name: str) -> list[IndexFile]:
 
 
 def _package_doc(
-    index: SimpleIndex, name: str, versions: Optional[SpecifierSet], pool: ThreadPoolExecutor
+    index: SimpleIndex,
+    name: str,
+    versions: Optional[SpecifierSet],
+    pool: ThreadPoolExecutor,
+    data_dir: Path,
 ) -> tuple[dict[str, Any], int]:
     by_version = _group(parse_files(_page(index, name)))
     floor = _MIN_VERSION.get(name)
@@ -231,7 +235,44 @@ def _package_doc(
     wheels = [p for files in chosen.values() for p in files if p.is_wheel and p.serves]
     metas = _fetch_metadata(index, wheels, pool)
     releases = [release_record(v, chosen[v], metas) for v in sorted(chosen)]
+    if name == "tensorflow":
+        _add_build_headers(index, releases, chosen, data_dir)
     return {"package": name, "source": f"simple:/{name}/", "releases": releases}, len(wheels)
+
+
+def _add_build_headers(
+    index: SimpleIndex,
+    releases: list[dict[str, Any]],
+    files: Mapping[Version, list[ParsedFile]],
+    data_dir: Path,
+) -> None:
+    """For releases whose series has no CUDA build in TensorFlow's table (builds.yaml: the
+    tested-configuration row is missing), the CUDA and cuDNN versions the Linux x86_64 wheel
+    ships in its headers, with the wheel and the member paths as the source."""
+    from tfenv.kb.tensorflow import BUILDS_FILE, load_builds
+
+    builds = load_builds(data_dir if (data_dir / BUILDS_FILE).is_file() else None)
+    for record in releases:
+        version = Version(record["version"])
+        build = builds.for_version(version)
+        if build is None or (build.linux is not None and build.linux.cuda is not None):
+            continue
+        wheel = next(
+            (
+                p
+                for p in sorted(files[version], key=lambda p: p.file.filename)
+                if p.is_wheel and any(s[1] == "linux_x86_64" for s in p.serves)
+            ),
+            None,
+        )
+        if wheel is None:
+            continue
+        found = index.files(wheel.file, BUILD_HEADERS)
+        headers = parse_build_headers(found)
+        if headers:
+            paths = ", ".join(sorted(found))
+            headers["source"] = f"simple:/tensorflow/ {wheel.file.filename}: {paths}"
+            record["build"] = headers
 
 
 def _group(files: Iterable[ParsedFile]) -> dict[Version, list[ParsedFile]]:

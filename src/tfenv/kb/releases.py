@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from tfenv.kb.index import Release, WheelSet
     from tfenv.kb.tensorflow import KnownIssue, TfBuild
 
-__all__ = ["TfOption", "known_versions", "tf_options"]
+__all__ = ["TfOption", "build_of", "known_versions", "tf_options"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,14 @@ def tf_options(kb: KnowledgeBase, package: str, platform: str) -> tuple[TfOption
     return kb.derived(f"options-{package}-{platform}", lambda: _tf_options(kb, package, platform))
 
 
+def build_of(kb: KnowledgeBase, version: Version) -> Optional[TfBuild]:
+    """The build facts of one TensorFlow release: its series' row, or what its own wheel's
+    headers say where the table has none (see :func:`_with_headers`)."""
+    build = kb.builds.for_version(version)
+    release = kb.index.release("tensorflow", version)
+    return build if release is None else _with_headers(build, release)
+
+
 def known_versions(kb: KnowledgeBase) -> tuple[Version, ...]:
     """Every version of tensorflow and tensorflow-gpu on the index, ascending."""
 
@@ -76,7 +84,7 @@ def _option(kb: KnowledgeBase, package: str, release: Release, platform: str) ->
         if wheels.stub_for:
             pythons, stub_problem = _through_stub(kb, release, wheels.stub_for, platform, pythons)
     issues = tuple(i for i in kb.known_issues if i.matches(release.version, platform, package))
-    build = kb.builds.for_version(release.version)
+    build = _with_headers(kb.builds.for_version(release.version), release)
     return TfOption(
         package=package,
         version=release.version,
@@ -88,6 +96,26 @@ def _option(kb: KnowledgeBase, package: str, release: Release, platform: str) ->
         issues=issues,
         and_cuda_problem=_and_cuda_problem(kb, wheels, release.version, platform),
     )
+
+
+def _with_headers(build: Optional[TfBuild], release: Release) -> Optional[TfBuild]:
+    """The series' build facts, or, where TensorFlow's table has no row for it (its Linux
+    CUDA is not established), the CUDA and cuDNN the release's own wheel ships in its
+    headers (``tfenv refresh`` reads them), as major.minor."""
+    headers = release.build
+    if build is None or headers is None or headers.cuda is None:
+        return build
+    if build.linux is not None and build.linux.cuda is not None:
+        return build
+    from dataclasses import replace
+
+    from tfenv.kb.tensorflow import CudaBuild
+
+    cuda = Version(f"{headers.cuda.major}.{headers.cuda.minor}")
+    cudnn = headers.cudnn
+    if cudnn is not None:
+        cudnn = Version(f"{cudnn.major}.{cudnn.minor}")
+    return replace(build, linux=CudaBuild(cuda, cudnn, headers.provenance))
 
 
 def _and_cuda_problem(

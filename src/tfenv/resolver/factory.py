@@ -154,7 +154,8 @@ class Factory:
 
     def _version_candidates(self, identifier: str) -> tuple[Candidate, ...]:
         versions: set[Version] = set()
-        for build in self.kb.builds.all:
+        builds = [o.build for o in self._options_for("cuda") if o.build is not None]
+        for build in (*self.kb.builds.all, *builds):
             for cb in (build.linux, build.windows):
                 value = None if cb is None else getattr(cb, identifier)
                 if value is not None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
+from tfenv.kb.releases import build_of
 from tfenv.rules.gpu_code import gpu_code
 from tfenv.upgrade.changes import boundary, crossed, sources_of, window
 from tfenv.upgrade.model import Severity, UpgradeFinding
@@ -50,7 +51,7 @@ def _finding(
 ) -> UpgradeFinding:
     prev, first = _edge(f, value)
     changes = window(f.kb, (kind,), prev, first)
-    build = f.kb.builds.for_version(first)
+    build = build_of(f.kb, first)
     sources = sources_of(changes) or (build.provenance.sources[:1] if build else ())
     ref = changes[0].id if len(changes) == 1 else None
     if f.up and len(changes) == 1 and not fix:
@@ -64,7 +65,7 @@ def _finding(
 
 
 def _keras_major(f: Facts, v: Version) -> Optional[int]:
-    build = f.kb.builds.for_version(v)
+    build = build_of(f.kb, v)
     return build.keras_major if build else None
 
 
@@ -92,7 +93,7 @@ def _value(f: Facts, fn: Callable[[Facts, Version], Hashable]) -> Callable[[Vers
 
 
 def _cuda_of(f: Facts, v: Version, what: str) -> Optional[Version]:
-    build = f.kb.builds.for_version(v)
+    build = build_of(f.kb, v)
     cb = build.for_machine(f.target.os) if build else None
     value: Optional[Version] = getattr(cb, what) if cb is not None else None
     return value
@@ -118,7 +119,7 @@ def _major(f: Facts, what: str) -> Optional[UpgradeFinding]:
 
 
 def _mode(f: Facts, v: Version) -> Optional[str]:
-    build = f.kb.builds.for_version(v)
+    build = build_of(f.kb, v)
     caps = build.compute if build else None
     if caps is None or f.target.cc is None:
         return None
