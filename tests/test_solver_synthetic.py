@@ -10,6 +10,7 @@ finds for a release on a case's machine.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,11 @@ import yaml
 from packaging.version import Version
 
 from tests.checker import check_plan
-from tests.test_resolve_cases import run_case
+from tests.test_resolve_cases import check_target, run_case
 from tfenv import rules
-from tfenv.kb import KnowledgeBase
+from tfenv.kb import KnowledgeBase, gpu_families
 from tfenv.kb.errors import load as load_errors
+from tfenv.kb.gpu_table import README_FILE, generate, parse_readme
 from tfenv.kb.releases import tf_options
 from tfenv.models.plan import Resolution
 from tfenv.routes.container import container_view
@@ -138,11 +140,32 @@ def _sources(value: object) -> list[str]:
 
 def test_every_synthetic_fact_says_it_is_invented() -> None:
     files = sorted(p for p in ROOT.rglob("*") if p.suffix in (".yaml", ".json"))
-    assert len(files) == 18
+    assert len(files) == 22
     for path in files:
         sources = _sources(yaml.safe_load(path.read_text("utf-8")))
         assert sources, path
         assert all(s.startswith("synthetic: ") for s in sources), path
+
+
+# the invented README table that nvidia/gpus-readme.json is generated from
+README = """## Compatible GPUs
+
+| Product Name          | PCI ID |
+| --------------------- | ------ |
+| NVIDIA Synthetic S86  | 5002   |
+| NVIDIA Synthetic S100 | 5101   |
+"""
+
+
+def test_generated_gpu_table_follows_the_synthetic_chip_rules() -> None:
+    """``gpus-readme.json`` is what ``tfenv refresh --gpus`` makes of the invented README
+    with ``nvidia/gpu-families.yaml`` (which only the refresh reads)."""
+    shipped = json.loads((ROOT / README_FILE).read_text("utf-8"))
+    source, retrieved = shipped["source"], shipped["retrieved"]
+    assert generate(parse_readme(README), gpu_families.load(ROOT), source, retrieved) == shipped
+    assert [(m.name, m.generated) for m in KB.gpus.matches("S86")] == [
+        ("NVIDIA Synthetic S86", True)
+    ]
 
 
 # -- the cases ---------------------------------------------------------------------------------
@@ -156,6 +179,7 @@ def test_case_ids_are_unique() -> None:
 def test_case(case: dict[str, Any]) -> None:
     res = outcome(case["id"])
     expect = dict(case["expect"])
+    check_target(res, expect.pop("target", {}))
     if expect.pop("status", "ok") == "unsatisfiable":
         _check_conflict(res, expect)
     else:

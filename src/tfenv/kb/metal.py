@@ -141,19 +141,28 @@ def _plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
 
 
 def newest_paired(kb: KnowledgeBase) -> Optional[tuple[Version, MetalPlugin]]:
-    """The newest final TensorFlow release on the index with a paired plug-in."""
+    """The newest final TensorFlow release on the index with a paired plug-in; a release
+    known to be broken on Apple silicon only when no other is paired (as the solver does)."""
 
     def compute() -> Optional[tuple[Version, MetalPlugin]]:
+        broken: Optional[tuple[Version, MetalPlugin]] = None
         for release in reversed(kb.index.releases("tensorflow")):
             v = release.version
             if release.yanked or v.is_prerelease or release.wheelset(PLATFORM) is None:
                 continue
             plugin = metal_plugin(kb, v)
-            if plugin is not None:
+            if plugin is None:
+                continue
+            if not _broken(kb, v):
                 return v, plugin
-        return None
+            broken = broken or (v, plugin)
+        return broken
 
     return kb.memo("metal-newest-paired", compute)
+
+
+def _broken(kb: KnowledgeBase, version: Version) -> bool:
+    return any(i.severity == "broken" and i.matches(version, PLATFORM) for i in kb.known_issues)
 
 
 def no_metal_reason(
