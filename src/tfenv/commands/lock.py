@@ -34,11 +34,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--out", metavar="DIR", type=Path, help="where lockfiles go (default: the config's folder)"
     )
     parser.add_argument("--offline", action="store_true", help="lock from caches only")
-    parser.add_argument("--index-url", metavar="URL", help="the package index to lock from")
-    parser.add_argument("--cache-dir", metavar="DIR", type=Path, help="uv's cache directory")
-    parser.add_argument("--jobs", type=int, default=4, metavar="N", help="targets locked at once")
     parser.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="network timeout in seconds"
+        "--index-url", metavar="URL", type=_index_url, help="the package index to lock from"
+    )
+    parser.add_argument("--cache-dir", metavar="DIR", type=Path, help="uv's cache directory")
+    parser.add_argument("--jobs", type=_jobs, default=4, metavar="N", help="targets locked at once")
+    parser.add_argument(
+        "--timeout", type=_seconds, default=30.0, metavar="S", help="network timeout in seconds"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress display")
 
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         index_url=args.index_url,
         cache_dir=args.cache_dir,
         offline=args.offline,
-        jobs=max(1, args.jobs),
+        jobs=args.jobs,
         timeout_s=args.timeout,
     )
     if args.check:
@@ -84,3 +86,24 @@ def run(args: argparse.Namespace) -> int:
 def _write_err(text: str) -> None:
     sys.stderr.write(text)
     sys.stderr.flush()
+
+
+# -- flag values: checked by tfenv.specs (exit 2 with one paragraph) -------------------
+
+
+def _jobs(text: str) -> int:
+    from tfenv.specs import parse_count
+
+    return parse_count("--jobs", text, minimum=1, maximum=64)
+
+
+def _seconds(text: str) -> float:
+    from tfenv.specs import parse_seconds
+
+    return parse_seconds("--timeout", text)
+
+
+def _index_url(text: str) -> str:
+    from tfenv.specs import parse_index_url
+
+    return parse_index_url("--index-url", text)

@@ -41,20 +41,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="refresh only this package (repeatable; 'cuda-wheels' for the and-cuda list)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=30.0, help="seconds per HTTP request (default 30)"
+        "--timeout", type=_seconds, default=30.0, help="seconds per HTTP request (default 30)"
     )
+
+
+def _seconds(text: str) -> float:
+    from tfenv.specs import parse_seconds
+
+    return parse_seconds("--timeout", text)
 
 
 def run(args: argparse.Namespace) -> int:
     from tfenv.errors import UsageError
-    from tfenv.kb._index_url import configured_index_url
+    from tfenv.kb._index_url import configured_index_url, redact
     from tfenv.kb.refresh import make_client, refresh
+    from tfenv.specs import parse_index_url
 
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
     data_dir: Path = args.data_dir or _default_data_dir()
     index_url, origin = configured_index_url(args.index_url)
-    print(f"index: {index_url} (from {origin})", file=sys.stderr)
+    if not index_url:
+        raise UsageError(
+            f"No package index to read: {origin}.",
+            hint="Pass --index-url URL, or set PIP_INDEX_URL or UV_INDEX_URL.",
+        )
+    parse_index_url("--index-url" if args.index_url else origin, index_url)
+    print(f"index: {redact(index_url)} (from {origin})", file=sys.stderr)
     started = time.monotonic()
     with make_client(args.timeout) as client:
         outcome = refresh(

@@ -61,12 +61,20 @@ def add_machine_flags(parser: argparse.ArgumentParser) -> None:
     gpu.add_argument("--gpu", metavar="NAME", help="GPU model, e.g. 'RTX 3060' or 'A100 80GB'")
     gpu.add_argument("--cc", metavar="X.Y", help="GPU compute capability, e.g. 8.6")
     gpu.add_argument("--no-gpu", action="store_true", help="plan for the CPU")
-    parser.add_argument("--gpu-index", type=int, metavar="N", help="plan for GPU N of the host")
+    parser.add_argument(
+        "--gpu-index", type=_gpu_index, metavar="N", help="plan for GPU N of the host"
+    )
     parser.add_argument(
         "--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 535.104.05"
     )
     parser.add_argument("--glibc", metavar="X.Y", help="glibc version of a Linux target")
     parser.add_argument("--python", metavar="X.Y", help="Python version the plan must use")
+
+
+def _gpu_index(text: str) -> int:
+    from tfenv.specs import parse_count
+
+    return parse_count("--gpu-index", text, minimum=0, maximum=1023)
 
 
 def machine_args(args: argparse.Namespace) -> MachineArgs:

@@ -11,12 +11,14 @@ from tfenv.emit.dockerfile import render_dockerfile
 from tfenv.emit.environment_yml import render_environment
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
-from tfenv.fsutil import atomic_write
+from tfenv.fsutil import InputFileError, atomic_write, describe_oserror, read_text
 
 if TYPE_CHECKING:
     from tfenv.resolver.plan import Resolution
 
 __all__ = ["docker_commands", "find_lock", "plan_files", "write_plan_files"]
+
+_LOCK_MAX = 16 * 1024 * 1024  # the largest requirements lock read
 
 
 def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
@@ -49,9 +51,9 @@ def find_lock(folder: Path) -> Optional[Path]:
         return None
     for path in sorted(folder.glob("requirements*.txt")):
         try:
-            if "--hash" in path.read_text("utf-8"):
+            if "--hash" in read_text(path, limit=_LOCK_MAX):
                 return path
-        except (OSError, UnicodeDecodeError):
+        except OSError:
             continue
     return None
 
@@ -72,7 +74,11 @@ def docker_commands(res: Resolution, folder: Path) -> list[str]:
 def write_plan_files(
     res: Resolution, folder: Path, requirements: Optional[Path] = None
 ) -> list[Path]:
-    if folder.exists() and not folder.is_dir():
+    try:
+        exists, is_dir = folder.exists(), folder.is_dir()
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--emit {folder}: {describe_oserror(exc)}.") from None
+    if exists and not is_dir:
         raise UsageError(f"--emit {folder}: this is a file, not a folder.")
     written = []
     lock: Optional[str] = None
@@ -84,7 +90,7 @@ def write_plan_files(
         try:
             atomic_write(path, text, 0o755 if name.endswith(".sh") else 0o644)
         except OSError as exc:
-            raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+            raise UsageError(f"Cannot write {path}: {describe_oserror(exc)}.") from None
         written.append(path)
     return written
 
@@ -95,8 +101,8 @@ def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str],
         found = find_lock(folder)
         return (found.name if found else None), []
     try:
-        text = requirements.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(requirements, limit=_LOCK_MAX)
+    except InputFileError as exc:
         raise UsageError(f"--requirements {requirements}: cannot be read ({exc}).") from None
     if "--hash" not in text:
         raise UsageError(
@@ -104,7 +110,10 @@ def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str],
             "with --require-hashes (lock it with hashes, e.g. 'uv pip compile --generate-hashes')."
         )
     target = folder / requirements.name
-    if target.resolve() == requirements.resolve():
-        return requirements.name, []
-    atomic_write(target, text)
+    try:
+        if target.resolve() == requirements.resolve():
+            return requirements.name, []
+        atomic_write(target, text)
+    except OSError as exc:
+        raise UsageError(f"Cannot write {target}: {describe_oserror(exc)}.") from None
     return requirements.name, [target]

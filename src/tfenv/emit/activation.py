@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
+from tfenv.textsafe import comment_block, shell_export
 
 if TYPE_CHECKING:
     from tfenv.resolver.plan import Resolution
@@ -31,11 +32,15 @@ def render_activation(res: Resolution) -> Optional[str]:
     plan = res.plan
     if plan is None or plan.accelerator != "cuda" or res.target.os == "windows":
         return None
-    head = "".join(f"# {line}\n" for line in header_lines(res))
-    head += "# Source this file after activating the environment: . ./activate-tfenv.sh\n"
+    head = comment_block(
+        [
+            *header_lines(res),
+            "Source this file after activating the environment: . ./activate-tfenv.sh",
+        ]
+    )
     if plan.route == "pip":
         return head + _PIP_WHEELS
     if not plan.env:
         return None
-    body = "".join(f'export {k}="{v}"\n' for k, v in plan.env)
+    body = "".join(shell_export(k, v) + "\n" for k, v in plan.env)
     return head + body

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
 from tfenv.resolver.packages import SMOKE_TEST
+from tfenv.textsafe import comment, docker_json_array
 
 if TYPE_CHECKING:
     from tfenv.resolver.plan import Resolution
 
-__all__ = ["USER", "render_dockerfile"]
+__all__ = ["LOCK_IN_IMAGE", "USER", "render_dockerfile"]
 
 USER = "tfenv"
+LOCK_IN_IMAGE = "/tmp/tfenv-requirements.txt"  # the lock's path inside the image
 
 
 def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
@@ -21,8 +22,8 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
     plan = res.plan
     assert plan is not None
     assert plan.image is not None
-    lines = [f"# {line}" for line in header_lines(res)]
-    lines += [f"# Host: {need}" for need in plan.host]
+    lines = [comment(line) for line in header_lines(res)]
+    lines += [comment(f"Host: {need}") for need in plan.host]
     lines += [
         "# Build and check: docker build -t tfenv-app . && docker run --gpus all --rm tfenv-app",
         "",
@@ -35,17 +36,17 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
     if lock is not None:
         lines += [
             "",
-            f"# the project's lock, installed with hash checking ({lock})",
-            f"COPY {lock} /tmp/{lock}",
+            comment(f"the project's lock, installed with hash checking ({lock})"),
+            f"COPY {docker_json_array([lock, LOCK_IN_IMAGE])}",
             "RUN python -m pip install --no-cache-dir --require-hashes --no-deps "
-            f"-r /tmp/{lock} && rm /tmp/{lock}",
+            f"-r {LOCK_IN_IMAGE} && rm {LOCK_IN_IMAGE}",
         ]
     lines += [
         "",
         f"USER {USER}",
         "# healthy only while TensorFlow sees a GPU (run with --gpus all)",
         "HEALTHCHECK --interval=5m --timeout=2m --start-period=1m --retries=1 "
-        f"CMD {json.dumps(['python', '-c', SMOKE_TEST])}",
-        f"CMD {json.dumps(['python', '-c', SMOKE_TEST])}",
+        f"CMD {docker_json_array(['python', '-c', SMOKE_TEST])}",
+        f"CMD {docker_json_array(['python', '-c', SMOKE_TEST])}",
     ]
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tfenv.emit._header import header_lines
+from tfenv.textsafe import comment_block
 
 if TYPE_CHECKING:
     from tfenv.resolver.plan import Resolution
@@ -25,5 +26,5 @@ def render_environment(res: Resolution, name: str = "tfenv") -> str:
         "channels": [*plan.channels, "nodefaults"],
         "dependencies": deps,
     }
-    head = "".join(f"# {line}\n" for line in header_lines(res))
+    head = comment_block(header_lines(res))
     return head + yaml.safe_dump(body, sort_keys=False, default_flow_style=False)

@@ -12,8 +12,6 @@ functions, so importing this package (for :class:`LockError`) costs nothing.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -201,23 +199,17 @@ def check_project(
 
 
 def write_all(folder: Path, files: Sequence[tuple[str, str]]) -> tuple[Path, ...]:
-    """Write every file to a temp file first, then rename them all; on any error, none."""
-    temps: list[tuple[Path, Path]] = []
+    """Write every file or none (``fsutil.replace_all``: staged, backed up, restored on error)."""
+    from tfenv.fsutil import describe_oserror, replace_all
+
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in files:
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            temps.append((Path(tmp_name), folder / name))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(text.encode("utf-8"))
-            os.chmod(tmp_name, 0o644)
-        for tmp, final in temps:
-            os.replace(tmp, final)
+        written = replace_all(folder, [(name, text.encode("utf-8")) for name, text in files])
     except OSError as exc:
-        for tmp, _final in temps:
-            tmp.unlink(missing_ok=True)
-        raise LockError(f"Cannot write the lockfiles in {folder}: {exc.strerror or exc}.") from None
-    return tuple(final for _tmp, final in temps)
+        raise LockError(
+            f"Cannot write the lockfiles in {folder}: {describe_oserror(exc)}. "
+            "No lockfile was changed."
+        ) from None
+    return tuple(written)
 
 
 def _context(
@@ -347,7 +339,9 @@ def _conda_files(
     pip_reqs = (plan.pip if plan.route == "conda+pip" else ()) + ctx.config.dependencies
     if pip_reqs:
         result = result.with_pip(_conda_pip_packages(ctx, res, result, pip_reqs))
-    header = "".join(f"# {line}\n" for line in _header(ctx, spec, res, result.notes))
+    from tfenv.textsafe import comment_block
+
+    header = comment_block(_header(ctx, spec, res, result.notes))
     return [
         (result.lock_file_name, header + result.lock_text),
         (result.env_file_name, header + result.env_text),

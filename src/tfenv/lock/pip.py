@@ -67,6 +67,7 @@ _KEEP_ENV = (
     "UV_NATIVE_TLS",
 )
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_TEMP_PREFIX = "tfenv-lock-"
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,7 @@ def uv_command(spec: PipLockSpec, req_in: Path, constraints: Path, out: Path) ->
         "--python-version",
         spec.python_version,
         "--generate-hashes",
-        "--index-url",
-        spec.index_url,
+        *(["--index-url", spec.index_url] if spec.index_url else []),
         "--no-config",
         "--format",
         "pylock.toml",
@@ -171,8 +171,15 @@ def uv_command(spec: PipLockSpec, req_in: Path, constraints: Path, out: Path) ->
 def compile_pylock(
     spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None
 ) -> dict[str, Any]:
-    """Run uv for one target and return its pylock document (parsed TOML)."""
-    with tempfile.TemporaryDirectory(prefix="tfenv-lock-") as tmp:
+    """Run uv for one target and return its pylock document (parsed TOML).
+
+    uv works in a ``tfenv-lock-*`` temp folder, removed on the way out (also when tfenv
+    is interrupted or terminated); folders left by a killed run are removed after a day.
+    """
+    from tfenv.fsutil import remove_stale
+
+    remove_stale(Path(tempfile.gettempdir()), _TEMP_PREFIX)
+    with tempfile.TemporaryDirectory(prefix=_TEMP_PREFIX) as tmp:
         folder = Path(tmp)
         req_in, cons, out = (
             folder / "requirements.in",
@@ -186,21 +193,17 @@ def compile_pylock(
 
 
 def _run(cmd: list[str], env: dict[str, str], spec: PipLockSpec, cwd: Path) -> None:
+    from tfenv import procs
+
     overall = max(120.0, spec.timeout_s * 20)
     try:
-        proc = subprocess.run(
-            cmd,
-            env=env,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=overall,
-            check=False,
-        )
+        proc = procs.run(cmd, env=env, cwd=str(cwd), timeout=overall, errors="replace")
     except subprocess.TimeoutExpired:
         raise LockError(f"uv did not finish within {overall:.0f} s.") from None
     except OSError as exc:
         raise LockError(f"Cannot run uv ({cmd[0]}): {exc.strerror or exc}.") from None
+    except procs.Stopping:
+        raise LockError("tfenv is stopping; uv was not started.") from None
     if proc.returncode != 0:
         message, hint = _explain(proc.stderr, spec)
         raise LockError(message, hint=hint or None)
@@ -227,14 +230,17 @@ def _explain(stderr: str, spec: PipLockSpec) -> tuple[str, str]:
         return (f"The index served a file whose hash does not match: {detail}", "")
     if any(w in low for w in ("timed out", "timeout", "connect", "status code", "http", "network")):
         return (
-            f"The package index {_redact(spec.index_url)} could not be read: {detail}",
+            f"The package index {_redact(spec.index_url) or '(uv default)'} could not be read: "
+            f"{detail}",
             "Check the index URL and the network, or use --offline with a warm cache.",
         )
     return (f"uv failed: {detail}", "")
 
 
 def _redact(url: str) -> str:
-    return re.sub(r"//[^/@]+@", "//***@", url)
+    from tfenv.kb._index_url import redact
+
+    return redact(url)
 
 
 def _parse(path: Path) -> dict[str, Any]:

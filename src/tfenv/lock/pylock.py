@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tfenv.lock import LockError
+from tfenv.textsafe import comment_block
 
 if TYPE_CHECKING:
     from packaging.pylock import Pylock
@@ -90,14 +91,14 @@ def restamp(lock: Pylock, target: Target, python: str, tool: Mapping[str, Any]) 
 
 def render_pylock(lock: Pylock, header: Sequence[str]) -> str:
     """The pylock TOML text with the header comments; read back and validated."""
-    text = "".join(f"# {line}\n" for line in header) + toml_dumps(lock.to_dict())
+    text = comment_block(header) + toml_dumps(lock.to_dict())
     validate(_loads(text))
     return text
 
 
 def render_requirements(lock: Pylock, header: Sequence[str]) -> str:
     """``name==version ; marker`` lines with ``--hash`` options, sorted by name."""
-    out = [f"# {line}\n" for line in header]
+    out = [comment_block(header)]
     for pkg in sorted(lock.packages, key=lambda p: p.name):
         if pkg.version is None:
             raise LockError(f"The lock has no version for {pkg.name}: cannot pin it.")

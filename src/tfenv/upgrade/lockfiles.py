@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,8 @@ __all__ = [
     "parse_locked",
     "read_locked",
 ]
+
+_FILE_MAX = 16 * 1024 * 1024  # the largest lockfile tfenv reads
 
 # file-name pattern -> format; the first match wins
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -85,12 +86,12 @@ def parse_locked(path: Path, text: Optional[str]) -> Locked:
 
 
 def _read_text(path: Path) -> str:
+    from tfenv.fsutil import InputFileError, read_text
+
     try:
-        return path.read_text("utf-8")
-    except OSError as exc:
-        raise ConfigError(f"The lockfile {path} cannot be read ({exc.strerror or exc}).") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"The lockfile {path} is not UTF-8 text.") from None
+        return read_text(path, limit=_FILE_MAX)
+    except InputFileError as exc:
+        raise ConfigError(f"The lockfile {path} cannot be read ({exc.strerror}).") from None
 
 
 def _bad(path: Path, problem: str) -> ConfigError:
@@ -111,8 +112,14 @@ def _requirements(path: Path, text: str) -> Locked:
         except InvalidRequirement as exc:
             raise _bad(path, f"line {number} ({line!r}) is not a requirement: {exc}") from None
         version = _exact(req)
-        if version is not None:
-            pins[canonicalize_name(req.name)] = version
+        if version is None:
+            continue
+        name = canonicalize_name(req.name)
+        if name in pins and pins[name] != version:
+            raise _bad(
+                path, f"line {number} pins {name} {version}, but an earlier line pins {pins[name]}"
+            )
+        pins[name] = version
     return Locked(path, "requirements", pins)
 
 
@@ -163,13 +170,11 @@ def _pylock(path: Path, text: str) -> Locked:
 
 
 def _toml(path: Path, text: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib
+    from tfenv.structured import StructureError, load_toml
+
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        return load_toml(text)
+    except StructureError as exc:
         raise _bad(path, f"not valid TOML ({exc})") from None
 
 
@@ -202,12 +207,12 @@ def _conda_lock(path: Path, text: str) -> Locked:
 
 
 def _yaml(path: Path, text: str) -> Any:
-    import yaml
+    from tfenv.structured import StructureError, load_yaml
 
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise _bad(path, f"not valid YAML ({str(exc).splitlines()[0]})") from None
+        return load_yaml(text)
+    except StructureError as exc:
+        raise _bad(path, f"not valid YAML ({exc})") from None
 
 
 def _xy(version: str) -> str:
