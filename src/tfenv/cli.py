@@ -157,10 +157,11 @@ def _bug(exc: Exception) -> int:
 
 
 def _say(text: str) -> None:
-    """One message on stderr: credentials in URLs masked, control characters escaped."""
-    from tfenv.textsafe import visible_lines
+    """One paragraph on stderr: credentials in URLs masked, control characters (newlines
+    from a value quoted in the message, terminal escapes) shown as escapes."""
+    from tfenv.textsafe import visible
 
-    print(visible_lines(_CREDENTIALS.sub("***@", text)), file=sys.stderr)
+    print(visible(_CREDENTIALS.sub("***@", text)), file=sys.stderr)
 
 
 def _safe_streams() -> None:

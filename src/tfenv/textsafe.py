@@ -11,7 +11,7 @@ chosen by the syntax of the destination:
 - :func:`comment` / :func:`comment_block`: ``# ...`` lines for shell scripts,
   requirements files, TOML, YAML and Dockerfiles; a comment can never end early.
 - :func:`shell_word`: one POSIX shell word (single-quoted where needed);
-  :func:`shell_export`: an ``export NAME="value"`` line that expands only ``$VAR``.
+  :func:`shell_export`: an ``export NAME="..."`` line that stays one line.
 - :func:`docker_json_array`: a Dockerfile exec-form (JSON array) argument list.
 - :func:`requirement_line`: a requirements-file line that must stay one line.
 
@@ -87,17 +87,16 @@ def shell_word(text: str) -> str:
 
 
 _SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DOUBLE_QUOTED_SPECIAL = re.compile(r'["\\`]|\$(?![A-Za-z_{])')
 
 
-def shell_export(name: str, value: str) -> str:
-    """``export NAME="value"``: ``$VAR`` and ``${VAR...}`` in ``value`` still expand (that
-    is the point of the line), but nothing else is special: no quote ends the string, no
-    ``$(...)`` or backquote runs a command, no newline starts another line."""
+def shell_export(name: str, expression: str) -> str:
+    """``export NAME="expression"`` for an expression tfenv composed itself (it may use
+    ``$VAR`` and ``$(...)`` on purpose, as the plans' environment variables do): the name
+    must be a shell name, and no line break or control character can end the line. Text
+    from outside goes through :func:`shell_word` instead."""
     if not _SHELL_NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a shell variable name")
-    body = _DOUBLE_QUOTED_SPECIAL.sub(lambda m: "\\" + m.group(0), visible(value))
-    return f'export {name}="{body}"'
+    return f'export {name}="{visible(expression)}"'
 
 
 def docker_json_array(args: Iterable[str]) -> str:

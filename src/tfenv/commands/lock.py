@@ -31,7 +31,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="lock only this target (repeatable)",
     )
     parser.add_argument(
-        "--out", metavar="DIR", type=Path, help="where lockfiles go (default: the config's folder)"
+        "--out",
+        metavar="DIR",
+        type=_out_dir,
+        help="where lockfiles go (default: the config's folder)",
     )
     parser.add_argument("--offline", action="store_true", help="lock from caches only")
     parser.add_argument(
@@ -107,3 +110,21 @@ def _index_url(text: str) -> str:
     from tfenv.specs import parse_index_url
 
     return parse_index_url("--index-url", text)
+
+
+def _out_dir(text: str) -> Path:
+    """A folder that exists, or can be created: not a file, a name the OS accepts."""
+    import errno
+
+    from tfenv.errors import UsageError
+    from tfenv.fsutil import describe_oserror
+
+    path = Path(text)
+    try:
+        if not path.is_dir() and path.exists():
+            raise UsageError(f"--out {text}: not a folder.")
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.ENOENT:
+            return path
+        raise UsageError(f"--out {text}: {describe_oserror(exc)}.") from None
+    return path

@@ -58,6 +58,12 @@ def run(args: argparse.Namespace) -> int:
     from tfenv.specs import parse_index_url
 
     data_dir: Path = args.data_dir or _default_data_dir()
+    try:
+        usable = data_dir.is_dir() or (not args.check and not data_dir.exists())
+    except (OSError, ValueError):
+        usable = False
+    if not usable:
+        raise UsageError(f"--data-dir {data_dir}: not a folder.")
     index_url, origin = configured_index_url(args.index_url)
     if not index_url:
         raise UsageError(

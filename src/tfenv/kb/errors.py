@@ -100,10 +100,13 @@ def required_literal(source: str) -> str:
     for kind, char in _top_level(source):
         if kind == "|":
             return ""
-        if kind in ("?", "+") and run:
-            last = run.pop()  # the quantified character may be absent ('?', '*', '{')
+        if kind == "+" and run:  # one is there, and what follows joins its last copy
             runs.append("".join(run))
-            run[:] = [last] if kind == "+" else []  # '+': one is there; what follows joins it
+            run[:] = run[-1:]
+        elif kind == "?" and run:  # the quantified character may be absent ('?', '*', '{')
+            run.pop()
+            runs.append("".join(run))
+            run.clear()
         elif kind == "literal":
             run.append(char)
         else:

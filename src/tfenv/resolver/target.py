@@ -17,6 +17,7 @@ _SUBDIRS = {
     "linux_x86_64": "linux-64",
     "linux_aarch64": "linux-aarch64",
     "windows_x86_64": "win-64",
+    "windows_aarch64": "win-arm64",
     "macos_x86_64": "osx-64",
     "macos_arm64": "osx-arm64",
 }
