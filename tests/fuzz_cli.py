@@ -444,9 +444,40 @@ def _fake_smis(ws: Workspace) -> None:
     ws.smi_dirs.append(str(folder))
 
 
+def _kb_dirs(ws: Workspace) -> None:
+    """Copies of the shipped data, each with one file broken (for TFENV_DATA_DIR)."""
+    import shutil
+
+    import tfenv.data
+
+    shipped = Path(tfenv.data.__file__).parent
+
+    def fifo(d: Path) -> None:
+        (d / "nvidia" / "gpus.yaml").unlink()
+        (d / "nvidia" / "gpus.yaml").symlink_to(ws.root / "fifo")
+
+    def huge(d: Path) -> None:
+        text = (d / "platforms.yaml").read_text()
+        _write(d / "platforms.yaml", text + "\nx: " + "9" * 5000)
+
+    breakages: dict[str, Callable[[Path], object]] = {
+        "deep": lambda d: _write(d / "errors.yaml", "errors: " + "[" * 50_000 + "]" * 50_000),
+        "fifo": fifo,
+        "hugeint": huge,
+        "nonutf8": lambda d: _write(d / "tensorflow" / "builds.yaml", b"\xff\xfe: ["),
+        "missing": lambda d: (d / "nvidia" / "cuda.yaml").unlink(),
+    }
+    for name, breaking in breakages.items():
+        folder = ws.root / "kb" / name
+        shutil.copytree(shipped, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+        breaking(folder)
+        ws.add("kbdir", folder)
+
+
 def build(root: Path) -> Workspace:
     ws = Workspace(root)
     _special_files(ws)
+    _kb_dirs(ws)
     _host_files(ws)
     _configs(ws)
     _lockfiles(ws)
@@ -510,6 +541,7 @@ class Case:
     argv: tuple[str, ...]
     stdin: Optional[bytes] = None
     smi: Optional[str] = None  # a folder holding a fake nvidia-smi, put first on PATH
+    env: tuple[tuple[str, str], ...] = ()  # variables set for this case only
 
 
 Gen = Callable[[random.Random, Workspace], Case]
@@ -726,6 +758,28 @@ GENERATORS: dict[str, Gen] = {
 WEIGHTS = {"refresh": 0.5, "lock": 0.8}  # the slow ones run a little less often
 
 
+def _environment(rng: random.Random, ws: Workspace) -> tuple[tuple[str, str], ...]:
+    """Now and then, a hostile environment variable."""
+    if not _maybe(rng, 0.15):
+        return ()
+    special = ws.pick(rng, "special")
+    pool: list[tuple[str, str]] = [
+        ("TFENV_DATA_DIR", rng.choice(ws.paths["kbdir"] + [special, ""])),
+        ("TFENV_INDEX_URL", rng.choice(URLS)),
+        ("PIP_INDEX_URL", rng.choice(URLS)),
+        ("PIP_CONFIG_FILE", special),
+        ("TFENV_CACHE_DIR", rng.choice(["", special, str(ws.root / "fifo")])),
+        ("COLUMNS", rng.choice(["abc", "-5", "9" * 5000, "0"])),
+        ("TFENV_DEBUG", "1"),
+        ("LD_LIBRARY_PATH", rng.choice(STRINGS)),
+        ("XLA_FLAGS", "--xla_gpu_cuda_data_dir=" + rng.choice(STRINGS)),
+        ("CUDA_VISIBLE_DEVICES", rng.choice(STRINGS)),
+        ("CONDA_PREFIX", rng.choice(STRINGS)),
+    ]
+    chosen = rng.sample(pool, rng.randint(1, 2))
+    return tuple((k, v) for k, v in chosen if "\x00" not in v and "\ud800" not in v)
+
+
 def cases(seed: int, ws: Workspace) -> Iterator[Case]:
     rng = random.Random(seed)
     names = list(GENERATORS)
@@ -735,7 +789,9 @@ def cases(seed: int, ws: Workspace) -> Iterator[Case]:
         # each command in turn first, so that a short budget still covers them all
         name = names[i] if i < len(names) else rng.choices(names, weights)[0]
         i += 1
-        yield GENERATORS[name](rng, ws)
+        case = GENERATORS[name](rng, ws)
+        env = _environment(rng, ws)
+        yield Case(case.command, case.argv, case.stdin, case.smi, env) if env else case
 
 
 # -- running ----------------------------------------------------------------------------
@@ -760,6 +816,7 @@ def run_case(case: Case, base_env: dict[str, str]) -> Outcome:
     env = dict(base_env)
     if case.smi is not None:
         env["PATH"] = case.smi + os.pathsep + base_env.get("PATH", "")
+    env.update(dict(case.env))
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     stdin = io.TextIOWrapper(io.BytesIO(case.stdin or b""), encoding="utf-8", errors="strict")
@@ -824,6 +881,7 @@ def fuzz(seed: int, n_cases: Optional[int], budget_s: Optional[float]) -> dict[s
                     failures.append(
                         {
                             "argv": list(case.argv)[:12],
+                            "env": [[k, v[:200]] for k, v in case.env],
                             "smi": case.smi,
                             "code": outcome.code,
                             "seconds": round(outcome.seconds, 2),

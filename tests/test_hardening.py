@@ -1060,3 +1060,37 @@ def test_an_unexpected_exception_is_reported_as_a_bug_with_exit_3() -> None:
     deep = bug("deep", "")
     assert deep.returncode == 1
     assert "solver gave up" in deep.stderr
+
+
+def test_detect_escapes_what_a_hostile_nvidia_smi_prints(
+    tmp_path: Path, fake_gpu: dict[str, str]
+) -> None:
+    folder = Path(fake_gpu["PATH"].split(os.pathsep)[0])
+    (folder / "query.txt").write_text("0, NVIDIA A100\x1b[31m\x07x, GPU-1, 81920, Disabled, 8.0\n")
+    host = tmp_path / "host.json"
+    proc = tfenv("detect", "--output", str(host), env=fake_gpu)
+    assert proc.returncode == 0, proc.stderr
+    name = json.loads(host.read_text())["gpus"][0]["name"]
+    assert textsafe.is_printable(name)
+    assert "\\x1b" in name
+    again = tfenv("resolve", "--host", str(host))  # what detect writes, resolve reads
+    assert again.returncode in (0, 1), again.stderr
+
+
+@pytest.mark.parametrize("breakage", ["deep", "fifo", "nonutf8"])
+def test_a_broken_data_dir_is_bad_input(tmp_path: Path, fifo: Path, breakage: str) -> None:
+    from tfenv import data as shipped
+
+    data = tmp_path / "data"
+    shutil.copytree(Path(shipped.__file__).parent, data)
+    target = data / "nvidia" / "gpus.yaml"
+    if breakage == "deep":
+        target.write_text("gpus: " + "[" * 50_000 + "]" * 50_000)
+    elif breakage == "fifo":
+        target.unlink()
+        target.symlink_to(fifo)
+    else:
+        target.write_bytes(b"\xff\xfe: [")
+    proc = tfenv("resolve", "--os", "linux", "--gpu", "A100", env={"TFENV_DATA_DIR": str(data)})
+    assert proc.returncode == 2, proc.stderr
+    assert b"gpus.yaml" in proc.stderr

@@ -80,7 +80,9 @@ def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
     flags |= getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
-    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+    except OSError as exc:
+        raise InputFileError(describe_oserror(exc), exc.errno or 0) from None
+    except ValueError as exc:  # a NUL byte in the path
         raise InputFileError(describe_oserror(exc)) from None
     try:
         mode = os.fstat(fd).st_mode

@@ -92,12 +92,14 @@ def run(args: argparse.Namespace) -> int:
         report = _report(args)
     except OSError as exc:  # a folder or file the OS refuses: bad input, not a crash
         raise ConfigError(f"Cannot read {exc.filename}: {exc.strerror or exc}.") from None
+    from tfenv.textsafe import visible_lines
+
     if args.json:
         sys.stdout.write(render.to_json(report, args.strict))
     elif args.markdown:
-        sys.stdout.write(render.to_markdown(report, args.strict))
+        sys.stdout.write(visible_lines(render.to_markdown(report, args.strict)))
     else:
-        sys.stdout.write(render.to_text(report, args.strict))
+        sys.stdout.write(visible_lines(render.to_text(report, args.strict)))
     return report.exit_code(args.strict)
 
 

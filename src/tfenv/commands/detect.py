@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(profile.to_json())
     elif not args.output:
-        sys.stdout.write(render(profile, target))
+        from tfenv.textsafe import visible_lines
+
+        sys.stdout.write(visible_lines(render(profile, target)))
     else:
         print(f"tfenv: wrote the host profile to {args.output}", file=sys.stderr)
     return 0

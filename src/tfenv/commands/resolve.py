@@ -113,5 +113,10 @@ def run(args: argparse.Namespace) -> int:
 
                 for line in docker_commands(res, args.emit):
                     print(line, file=sys.stderr)
-    sys.stdout.write(report.resolution_json(res) if args.json else report.resolution_text(res))
+    if args.json:
+        sys.stdout.write(report.resolution_json(res))
+    else:
+        from tfenv.textsafe import visible_lines
+
+        sys.stdout.write(visible_lines(report.resolution_text(res)))
     return 0 if res.ok else 1

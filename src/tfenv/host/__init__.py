@@ -77,6 +77,9 @@ def detect(
     sources.update(gpu.sources)
     notes += gpu.notes
     driver, driver_cuda = gpu.driver, gpu.driver_cuda
+    if driver is not None and not _driver_ok(driver):
+        notes.append(f"The driver reported its version as {_printable(driver, 40)!r}; ignored.")
+        driver = None
     if "driver" in given and given["driver"] != driver:
         if driver_cuda is not None:
             notes.append(
@@ -126,6 +129,14 @@ def write_host_file(profile: HostProfile, path: Union[str, Path]) -> None:
         raise ConfigError(
             f"Cannot write the host file {target}: {describe_oserror(exc)}."
         ) from None
+
+
+def _driver_ok(text: str) -> bool:
+    try:
+        specs.parse_driver(text)
+    except UsageError:
+        return False
+    return True
 
 
 def _printable(text: str, limit: int) -> str:

@@ -33,7 +33,7 @@ __all__ = [
     "smi_invalid_field",
 ]
 
-_DRIVER = r"[0-9]+(?:\.[0-9]+){1,3}"
+_DRIVER = r"[0-9]{1,5}(?:\.[0-9]{1,5}){1,3}(?![0-9])"  # bounded: never a huge number
 
 
 # -- nvidia-smi, the human table ---------------------------------------------

@@ -53,11 +53,13 @@ def pip_config_index_url(environ: Optional[Mapping[str, str]] = None) -> Optiona
     """``index-url`` from pip's configuration files, or None."""
     import configparser
 
+    from tfenv.fsutil import read_text
+
     found = None
     for path in pip_config_files(os.environ if environ is None else environ):
         parser = configparser.RawConfigParser()
         try:
-            parser.read(path, encoding="utf-8")
+            parser.read_string(read_text(path, limit=1 << 20), source=path)
         except (OSError, configparser.Error, UnicodeDecodeError):
             continue
         for section in ("global", "install"):  # [install] overrides [global] for pip install

@@ -258,9 +258,9 @@ def _lock_one(kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, shown: Progres
     except TfenvError as exc:
         shown.failed(spec.name, str(exc))
         raise
-    except Exception as exc:  # a bug or an unexpected tool failure: still one target's failure
+    except Exception as exc:  # a bug: shown here, then reported by the CLI's last resort
         shown.failed(spec.name, str(exc))
-        raise LockError(f"{type(exc).__name__}: {exc}") from exc
+        raise
     shown.done(spec.name, ", ".join(n for n, _ in files))
     return TargetFiles(spec.name, plan.route, plan.tensorflow, tuple(files))
 

@@ -18,6 +18,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from tfenv.errors import ConfigError, UsageError
+from tfenv.textsafe import is_printable
 
 __all__ = [
     "PATTERNS",
@@ -92,6 +93,11 @@ def _read_text(path: Path) -> str:
         return read_text(path, limit=_FILE_MAX)
     except InputFileError as exc:
         raise ConfigError(f"The lockfile {path} cannot be read ({exc.strerror}).") from None
+
+
+def _usable(value: object) -> bool:
+    """A name or version tfenv can compare and print: short, printable, one line."""
+    return isinstance(value, str) and 0 < len(value) <= 200 and is_printable(value)
 
 
 def _bad(path: Path, problem: str) -> ConfigError:
@@ -194,7 +200,7 @@ def _conda_lock(path: Path, text: str) -> Locked:
     by_subdir: dict[str, dict[str, str]] = {}
     for i, pkg in enumerate(packages):
         if not isinstance(pkg, dict) or not all(
-            isinstance(pkg.get(k), str) for k in ("name", "version", "platform")
+            _usable(pkg.get(k)) for k in ("name", "version", "platform")
         ):
             raise _bad(path, f"package[{i}] needs string name, version and platform")
         name = pkg["name"] if pkg.get("manager") == "conda" else canonicalize_name(pkg["name"])
@@ -238,6 +244,8 @@ def _environment(path: Path, text: str) -> Locked:
                 pins.update(sub.pins)
             continue
         found = _CONDA_SPEC.match(str(dep).split("::")[-1].strip())
+        if found and not (_usable(found.group(1)) and _usable(found.group(2))):
+            raise _bad(path, f"the dependency {str(dep)[:60]!r} is not printable text")
         if found:
             pins.setdefault(found.group(1).lower(), found.group(2).removesuffix(".*"))
     python = pins.get("python")
