@@ -100,14 +100,12 @@ def _check_stdin(stream: object) -> None:
 
     try:
         fd = stream.fileno()  # type: ignore[attr-defined]
-        mode = os.fstat(fd).st_mode
+        st = os.fstat(fd)
+        null = os.stat(os.devnull)
     except (AttributeError, ValueError, OSError):
         return
-    if stat.S_ISDIR(mode) or (
-        stat.S_ISCHR(mode)
-        and not os.isatty(fd)
-        and os.path.realpath(f"/proc/self/fd/{fd}") != os.devnull
-    ):
+    device = stat.S_ISCHR(st.st_mode) and not os.isatty(fd) and st.st_rdev != null.st_rdev
+    if stat.S_ISDIR(st.st_mode) or device:
         raise UsageError(
             "stdin is a device, not a log or a pipe; give the error text as an argument, "
             "or pipe or redirect a log file into 'tfenv explain -'."
