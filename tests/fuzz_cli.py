@@ -830,6 +830,11 @@ def run_case(case: Case, base_env: dict[str, str]) -> Outcome:
         code = main(list(case.argv))
     except SystemExit as exc:  # argparse's --help and --version
         code = exc.code if isinstance(exc.code, int) else 2
+    except Exception:  # escaped main() itself: a traceback, recorded as one
+        import traceback
+
+        err.write(traceback.format_exc())
+        code = -1
     finally:
         faulthandler.cancel_dump_traceback_later()
         sys.stdin, sys.stdout, sys.stderr = saved[0], saved[1], saved[2]
@@ -842,7 +847,9 @@ def run_case(case: Case, base_env: dict[str, str]) -> Outcome:
     return Outcome(case, code, seconds, text)
 
 
-def fuzz(seed: int, n_cases: Optional[int], budget_s: Optional[float]) -> dict[str, Any]:
+def fuzz(
+    seed: int, n_cases: Optional[int], budget_s: Optional[float], log: Optional[Path] = None
+) -> dict[str, Any]:
     counts: Counter[str] = Counter()
     codes: dict[str, Counter[int]] = {c: Counter() for c in COMMANDS}
     failures: list[dict[str, Any]] = []
@@ -873,7 +880,15 @@ def fuzz(seed: int, n_cases: Optional[int], budget_s: Optional[float]) -> dict[s
                     break
                 if budget_s is not None and time.monotonic() - started > budget_s:
                     break
+                if log is not None:  # written before the case: a hang still names it
+                    with log.open("a") as fh:
+                        fh.write(json.dumps({"n": n, "argv": list(case.argv)[:8]}) + "\n")
                 outcome = run_case(case, base_env)
+                if log is not None:
+                    with log.open("a") as fh:
+                        fh.write(
+                            json.dumps({"n": n, "code": outcome.code, "ok": outcome.ok}) + "\n"
+                        )
                 counts[case.command] += 1
                 codes[case.command][outcome.code] += 1
                 slowest.append((outcome.seconds, " ".join(map(repr, case.argv))[:200]))
@@ -912,10 +927,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--cases", type=int, default=None, help="stop after this many cases")
     parser.add_argument("--budget", type=float, default=None, help="stop after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--log", type=Path, help="append each case and its outcome (JSON lines)")
     args = parser.parse_args(argv)
     if args.cases is None and args.budget is None:
         args.budget = 45.0
-    report = fuzz(args.seed, args.cases, args.budget)
+    report = fuzz(args.seed, args.cases, args.budget, args.log)
     if args.json:
         print(json.dumps(report))
     else:
