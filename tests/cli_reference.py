@@ -15,8 +15,8 @@ HEAD = """\
 
 Generated from tfenv's argument parsers by `python -m tests.cli_reference > docs/cli.md`;
 do not edit by hand. Exit codes: 0 success, 1 a valid question with no good answer
-(nothing fits, a problem found, a blocker, stale files), 2 bad input. See
-[errors.md](errors.md).
+(nothing fits, a problem found, a blocker, stale files), 2 bad input, 3 a bug in tfenv
+(`TFENV_DEBUG=1` shows the traceback). See [errors.md](errors.md).
 """
 
 

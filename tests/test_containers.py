@@ -17,6 +17,7 @@ from packaging.version import Version
 from tests.checker import check_plan
 from tests.test_resolve_cases import run_case
 from tfenv.emit import plan_files, write_plan_files
+from tfenv.emit.dockerfile import LOCK_IN_IMAGE
 from tfenv.kb import KnowledgeBase
 from tfenv.models.plan import Plan, Resolution
 from tfenv.routes.container_images import mismatch
@@ -326,10 +327,10 @@ def test_cuda_base_installs_the_hashed_lock(kb: KnowledgeBase, tmp_path: Path) -
     write_plan_files(res, out, lock)
     steps = steps_of((out / "Dockerfile").read_text(), tmp_path)
     copy = next(v for n, v in steps if n == "COPY")
-    assert copy == "requirements.box.txt /tmp/requirements.box.txt"
+    assert copy == '["requirements.box.txt", "/tmp/tfenv-requirements.txt"]'
     runs = [v for n, v in steps if n == "RUN"]
     install = next(r for r in runs if "pip install" in r)
-    assert "--require-hashes --no-deps -r /tmp/requirements.box.txt" in install
+    assert "--require-hashes --no-deps -r /tmp/tfenv-requirements.txt" in install
     assert "tensorflow[and-cuda]" not in install
 
 
@@ -377,9 +378,9 @@ def test_lock_in_folder_is_installed_with_hashes(kb: KnowledgeBase, tmp_path: Pa
     assert {p.name for p in written} == {"Dockerfile", "devcontainer.json"}
     steps = instructions((tmp_path / "Dockerfile").read_text(), tmp_path)
     copy = next(s["value"] for s in steps if s["instruction"] == "COPY")
-    assert copy.startswith("requirements-lock.txt ")
+    assert json.loads(copy) == ["requirements-lock.txt", LOCK_IN_IMAGE]  # exec (JSON) form
     runs = [s["value"] for s in steps if s["instruction"] == "RUN"]
-    assert any("--require-hashes" in r and "requirements-lock.txt" in r for r in runs)
+    assert any("--require-hashes" in r and LOCK_IN_IMAGE in r for r in runs)
 
 
 def test_requirements_flag_copies_the_lock(kb: KnowledgeBase, tmp_path: Path) -> None:
@@ -389,7 +390,7 @@ def test_requirements_flag_copies_the_lock(kb: KnowledgeBase, tmp_path: Path) ->
     out = tmp_path / "out"
     write_plan_files(container(kb, tf="2.17.0"), out, lock)
     assert (out / "requirements.lock.txt").read_text() == LOCK
-    assert "COPY requirements.lock.txt" in (out / "Dockerfile").read_text()
+    assert f'COPY ["requirements.lock.txt", "{LOCK_IN_IMAGE}"]' in (out / "Dockerfile").read_text()
 
 
 def test_requirements_without_hashes_is_refused(kb: KnowledgeBase, tmp_path: Path) -> None:

@@ -63,6 +63,7 @@ def test_minimal_profile_round_trips() -> None:
 
 
 _versions = st.builds(lambda a, b: Version(f"{a}.{b}"), st.integers(0, 20), st.integers(0, 99))
+_ccs = st.builds(lambda a, b: Version(f"{a}.{b}"), st.integers(1, 13), st.integers(0, 9))
 _text = st.text(
     st.characters(min_codepoint=33, max_codepoint=0x2FF, blacklist_categories=("Zs", "Cc")),
     min_size=1,
@@ -72,7 +73,7 @@ _gpus = st.builds(
     GpuInfo,
     index=st.integers(0, 15),
     name=_text,
-    compute_capability=st.none() | _versions,
+    compute_capability=st.none() | _ccs,
     cc_source=st.sampled_from([None, "nvml", "nvidia-smi", "kb"]),
     memory_mib=st.none() | st.integers(0, 1 << 20),
     mig=st.booleans(),

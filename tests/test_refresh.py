@@ -216,7 +216,7 @@ def test_index_url_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
     assert configured_index_url(None, {}) == ("http://conf.example/simple", "pip configuration")
     monkeypatch.setattr("tfenv.kb._index_url.pip_config_index_url", lambda env: None)
     assert configured_index_url(None, {})[1] == "pip's default"
-    assert pips_default().startswith("https://")
+    assert (pips_default() or "").startswith("https://")
 
 
 def test_pip_config_files_in_pips_order(tmp_path: Path) -> None:

@@ -4,19 +4,32 @@ Each subcommand lives in ``tfenv.commands.<name>`` and exposes two functions:
 ``configure(parser)`` adds its flags, ``run(args) -> int`` does the work. Those
 modules import what they need inside ``run`` so that ``tfenv resolve`` never pays
 for httpx or any other heavy import it does not use.
+
+Exit codes: 0 an answer, 1 a valid question with no good answer, 2 bad input, 3 a bug
+in tfenv (the last-resort handler: one paragraph, the traceback with ``TFENV_DEBUG=1``),
+130/143 interrupted or terminated (child processes are ended too), 141 when the reader
+of the output went away (``tfenv matrix | head -1``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
+import re
+import signal
 import sys
-from typing import Optional, Protocol, Sequence
+from typing import Any, NoReturn, Optional, Protocol, Sequence
 
 from tfenv import __version__
 from tfenv.errors import TfenvError
 
-__all__ = ["main"]
+__all__ = ["EXIT_BUG", "main"]
+
+EXIT_BUG = 3
+_EXIT_PIPE = 128 + 13  # as a program killed by SIGPIPE
+_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 
 # name -> (module, one-line help); order is the order shown in --help
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -69,8 +82,28 @@ def _load(module: str) -> _Command:
     return importlib.import_module(module)  # type: ignore[return-value,unused-ignore]
 
 
+class _Terminated(BaseException):
+    """SIGTERM (or SIGHUP) arrived: unwind, so that temp files and children are cleaned."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    _safe_streams()
+    restore = _handle_signals()
+    try:
+        return _main(args_list)
+    except BrokenPipeError:
+        _silence_stdout()
+        return _EXIT_PIPE
+    finally:
+        restore()
+
+
+def _main(args_list: list[str]) -> int:
     try:
         parser = _build_parser(args_list)
         args = parser.parse_args(args_list)
@@ -79,11 +112,112 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         return _load(COMMANDS[args.command][0]).run(args)
     except _ArgvError as exc:
-        print(str(exc), file=sys.stderr)
+        _say(str(exc))
         return 2
     except TfenvError as exc:
-        print(f"tfenv: error: {exc}", file=sys.stderr)
+        _say(f"tfenv: error: {exc.paragraph}")
+        for line in exc.details:
+            _say(f"  {line}")
         return exc.exit_code
     except KeyboardInterrupt:
-        print("tfenv: interrupted", file=sys.stderr)
+        _end_children()
+        _say("tfenv: interrupted")
         return 130
+    except _Terminated as exc:
+        _end_children()
+        _say("tfenv: terminated")
+        return 128 + exc.signum
+    except BrokenPipeError:
+        raise
+    except Exception as exc:
+        return _bug(exc)
+
+
+def _bug(exc: Exception) -> int:
+    """The last resort: an exception no code anticipated is a bug; say so in one paragraph."""
+    from resolvelib import ResolutionTooDeep
+
+    if isinstance(exc, ResolutionTooDeep):
+        _say(
+            "tfenv: error: the solver gave up after too many rounds without settling on a "
+            "stack; narrow the request (--tf, --python, --manager) and try again."
+        )
+        return 1
+    if isinstance(exc, MemoryError):
+        _say("tfenv: error: out of memory while reading the input; is a file far too large?")
+        return 2
+    if os.environ.get("TFENV_DEBUG", "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+    _say(
+        f"tfenv: internal error: this is a bug in tfenv, not a problem with your input "
+        f"({type(exc).__name__}: {exc}). Run the command again with TFENV_DEBUG=1 to see "
+        "the traceback, and please report it with that output."
+    )
+    return EXIT_BUG
+
+
+def _say(text: str) -> None:
+    """One paragraph on stderr: credentials in URLs masked, control characters (newlines
+    from a value quoted in the message, terminal escapes) shown as escapes."""
+    from tfenv.textsafe import visible
+
+    print(visible(_CREDENTIALS.sub("***@", text)), file=sys.stderr)
+
+
+def _safe_streams() -> None:
+    """Text that cannot be encoded (a lone surrogate) is escaped, never an exception."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure: Any = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def _silence_stdout() -> None:
+    """The reader went away: point stdout at /dev/null so the final flush cannot fail."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _end_children() -> None:
+    if "tfenv.procs" in sys.modules:  # only if any child could have been started
+        from tfenv import procs
+
+        procs.end_all()
+
+
+def _terminated(signum: int, _frame: object) -> NoReturn:
+    _end_children()
+    raise _Terminated(signum)
+
+
+def _interrupted(_signum: int, _frame: object) -> NoReturn:
+    _end_children()
+    raise KeyboardInterrupt
+
+
+def _handle_signals() -> Any:
+    """SIGTERM/SIGHUP unwind like Ctrl-C (temp files removed, children ended); SIGINT
+    ends the children first, so a worker waiting on one returns at once."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    wanted: list[tuple[int, Any]] = [(signal.SIGTERM, _terminated)]
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # kept when run with nohup &
+        wanted.append((signal.SIGINT, _interrupted))
+    if hasattr(signal, "SIGHUP"):
+        wanted.append((signal.SIGHUP, _terminated))
+    previous = {signum: signal.signal(signum, handler) for signum, handler in wanted}
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+    return restore

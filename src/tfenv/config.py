@@ -30,7 +30,6 @@ Nothing here touches the network or the knowledge base.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,7 +80,8 @@ _TARGET_KEYS = (
     "manager",
     "allow-cpu",
 )
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
+_FILE_MAX = 4 * 1024 * 1024  # a configuration is a few KiB
 
 
 @dataclass(frozen=True)
@@ -130,10 +130,16 @@ class ProjectConfig:
 def find_config(path_or_dir: Union[str, Path]) -> Path:
     """The file to read: ``path_or_dir`` itself, or ``tfenv.toml`` / ``pyproject.toml`` in it."""
     path = Path(path_or_dir)
-    if not path.is_dir():
-        if not path.is_file():
+    try:
+        is_dir, exists = path.is_dir(), path.exists()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte
+        from tfenv.fsutil import describe_oserror
+
+        raise ConfigError(f"Cannot read {path}: {describe_oserror(exc)}.") from None
+    if not is_dir:
+        if not exists:
             raise ConfigError(f"The configuration file {path} does not exist.")
-        return path
+        return path  # not a regular file: reading it says so
     for name in CONFIG_FILES:
         candidate = path / name
         if candidate.is_file() and (name == "tfenv.toml" or _has_tool_table(candidate)):
@@ -174,7 +180,7 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
         tensorflow=tensorflow,
         python=python,
         dependencies=_dependencies(root.opt("dependencies")),
-        index_url=_text(root.opt("index-url")),
+        index_url=_url(root.opt("index-url")),
         channels=_strings(root.opt("channels")),
         manager=manager,
         targets=tuple(
@@ -191,20 +197,20 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
 def _target(
     t: Node, name: str, folder: Path, python: Optional[str], manager: str, allow_cpu: bool
 ) -> TargetSpec:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise t.fail(
-            "not a usable target name: it becomes part of file names, so use letters, "
-            "digits, '_' and '-' (no dots: pylock.<name>.toml allows none)"
+            "not a usable target name: it becomes part of file names, so use at most 100 "
+            "letters, digits, '_' and '-' (no dots: pylock.<name>.toml allows none)"
         )
     t.known(*_TARGET_KEYS)
-    host = _text(t.opt("host"))
+    host = t.opt("host").opt_label(4096)
     os_ = _check(t.opt("os"), specs.parse_os)
     if host is None and os_ is None:
         raise t.fail(
             "must give either 'host' (a file from 'tfenv detect --json') or 'os' "
             "with the other machine facts"
         )
-    gpu, cc = _text(t.opt("gpu")), _check(t.opt("cc"), specs.parse_cc)
+    gpu, cc = t.opt("gpu").opt_label(), _check(t.opt("cc"), specs.parse_cc)
     no_gpu = t.opt("no-gpu").opt_boolean() or False
     if (gpu is not None) + (cc is not None) + no_gpu > 1:
         raise t.fail("may give only one of 'gpu', 'cc' and 'no-gpu'")
@@ -218,7 +224,7 @@ def _target(
         driver=_check(t.opt("driver"), specs.parse_driver),
         glibc=_xy(t.opt("glibc")),
         python=_xy(t.opt("python")) or python,
-        gpu_index=t.opt("gpu-index").opt_integer(),
+        gpu_index=t.opt("gpu-index").opt_integer(minimum=0, maximum=1023),
     )
     own_cpu = t.opt("allow-cpu").opt_boolean()
     return TargetSpec(
@@ -231,7 +237,7 @@ def _target(
 
 def _dependencies(node: Node) -> tuple[str, ...]:
     for item in node.opt_items():
-        dep = item.string().strip()
+        dep = item.label(1000).strip()
         try:
             Requirement(dep)
         except InvalidRequirement as exc:
@@ -264,7 +270,12 @@ def _text(node: Node) -> Optional[str]:
 
 
 def _strings(node: Node) -> tuple[str, ...]:
-    return tuple(s.strip() for s in node.strings())
+    return tuple(n.label(1000).strip() for n in node.opt_items())
+
+
+def _url(node: Node) -> Optional[str]:
+    """An index URL: http, https or file, with a host for http(s), on one line."""
+    return _check(node, lambda s: specs.parse_index_url("index-url", s))
 
 
 def _check(node: Node, parse: Callable[[str], object]) -> Optional[str]:
@@ -285,17 +296,15 @@ def _xy(node: Node) -> Optional[str]:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib
+    from tfenv.fsutil import InputFileError, read_text
+    from tfenv.structured import StructureError, load_toml
+
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except OSError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror or exc}.") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {_one_line(exc)}.") from None
+        return load_toml(read_text(path, limit=_FILE_MAX))
+    except InputFileError as exc:
+        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+    except StructureError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}.") from None
 
 
 def _one_line(exc: Exception) -> str:

@@ -27,15 +27,21 @@ class TfenvError(Exception):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, details: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.details = details  # lines shown one each under the paragraph (one per target)
+
+    @property
+    def paragraph(self) -> str:
+        """The message and the hint, one paragraph."""
+        return f"{self.message} {self.hint}" if self.hint else self.message
 
     def __str__(self) -> str:
-        if self.hint:
-            return f"{self.message} {self.hint}"
-        return self.message
+        return "\n".join([self.paragraph, *(f"  {d}" for d in self.details)])
 
 
 class UsageError(TfenvError):

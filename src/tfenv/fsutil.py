@@ -1,28 +1,333 @@
-"""Writing files atomically: a temp file in the same folder, then a rename."""
+"""Files in and out: bounded reads of regular files, atomic writes, all-or-nothing sets.
+
+Reading: :func:`read_text` / :func:`read_bytes` are the one way tfenv reads a file a
+user named (a host file, a configuration, a lockfile, a log, package metadata). They
+open without blocking, refuse anything but a regular file (a FIFO, ``/dev/zero``, a
+directory) and refuse a file larger than a bound, so no input can hang tfenv or
+exhaust its memory. Problems are :class:`InputFileError` (an ``OSError``) whose
+``strerror`` is one sentence; callers wrap it in their own :class:`~tfenv.errors.TfenvError`.
+
+Writing: :func:`atomic_write` writes a temp file beside the target and renames it over
+the target, so readers see the old file or the new one. It only ever renames over a
+regular file (or nothing): a directory or a device at the target is refused
+(:class:`UnsafeTargetError`), except a terminal, a pipe or the null device, which are
+written in place because that is what naming them means. :func:`replace_all` writes a
+set of files all-or-nothing: every file is staged first, each existing one is kept as a
+backup while the new ones are renamed into place, and any failure puts every one back.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
+import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Union
 
-__all__ = ["atomic_write", "atomic_write_bytes"]
+__all__ = [
+    "MAX_READ",
+    "InputFileError",
+    "UnsafeTargetError",
+    "atomic_write",
+    "atomic_write_bytes",
+    "describe_oserror",
+    "read_bytes",
+    "read_text",
+    "remove_stale",
+    "replace_all",
+]
+
+MAX_READ = 16 * 1024 * 1024  # the default bound on a file tfenv reads: 16 MiB
+STALE_AFTER_S = 24 * 3600.0  # temp files and folders older than this are left-overs
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 
-def atomic_write(path: Path, text: str, mode: int = 0o644) -> None:
+class InputFileError(OSError):
+    """A file cannot be read as the text tfenv needs; ``strerror`` says why."""
+
+    def __init__(self, reason: str, errno: int = 0) -> None:
+        super().__init__(errno, reason)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+class UnsafeTargetError(OSError):
+    """The path to write is a directory or a special file that must not be replaced."""
+
+    def __init__(self, reason: str, errno: int = 0) -> None:
+        super().__init__(errno, reason)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def describe_oserror(exc: BaseException) -> str:
+    """The reason an OS call failed, as words (``No such file or directory``)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
+    """The bytes of the regular file at ``path``; InputFileError for anything else."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InputFileError(describe_oserror(exc), exc.errno or 0) from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise InputFileError(describe_oserror(exc)) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputFileError(f"it is {_kind(mode)}, not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise InputFileError(f"it is larger than {_size(limit)}, the most tfenv reads")
+        return b"".join(chunks)
+    except InputFileError:
+        raise
+    except OSError as exc:
+        raise InputFileError(describe_oserror(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def read_text(path: PathLike, limit: int = MAX_READ, errors: str = "strict") -> str:
+    """The UTF-8 text of the regular file at ``path`` (see :func:`read_bytes`)."""
+    data = read_bytes(path, limit)
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        raise InputFileError(
+            f"it is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
+# -- writing ------------------------------------------------------------------------
+
+
+def atomic_write(path: Path, text: str, mode: int = 0o644, *, parents: bool = True) -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
-    atomic_write_bytes(path, text.encode("utf-8"), mode)
+    atomic_write_bytes(path, text.encode("utf-8"), mode, parents=parents)
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
+def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o644, *, parents: bool = True) -> None:
+    """Atomically replace a regular file (or create one); a stream target is written in place.
+
+    ``parents`` creates missing folders above ``path``.
+    """
+    if _write_stream(path, data):
+        return
+    if parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    _check_target(path)
+    tmp = _stage(path, data, mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def replace_all(folder: Path, files: Sequence[tuple[str, bytes]], mode: int = 0o644) -> list[Path]:
+    """Write every ``(name, data)`` into ``folder``, or none of them.
+
+    All files are staged as temp files; then, one by one, an existing file is kept as a
+    backup (a hard link, else a rename) and its temp file renamed over it. If anything
+    fails, every file already replaced is restored from its backup (or removed when it
+    did not exist before) and the OSError is raised.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    finals = [folder / name for name, _ in files]
+    for final in finals:
+        _check_target(final)
+    staged: list[Path] = []
+    done: list[tuple[Path, Path | None]] = []  # (final, backup or None: it was new)
+    try:
+        for (name, data), final in zip(files, finals):
+            remove_stale(folder, f".{name}.", (".tmp", ".bak"))
+            staged.append(_stage(final, data, mode))
+        for tmp, final in zip(staged, finals):
+            backup = _backup(final)
+            done.append((final, backup))
+            os.replace(tmp, final)
+    except BaseException as exc:
+        problems = _restore(done)
+        for tmp in staged:
+            tmp.unlink(missing_ok=True)
+        if problems and isinstance(exc, OSError):
+            raise OSError(
+                exc.errno,
+                f"{describe_oserror(exc)}; and restoring failed for {'; '.join(problems)}",
+            ) from None
+        raise
+    for _final, backup in done:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
+    return finals
+
+
+def _backup(final: Path) -> Path | None:
+    """Keep the current ``final`` under a hidden name; None when there is none."""
+    if not os.path.lexists(final):
+        return None
+    backup = _fresh_name(final, ".bak")
+    try:
+        os.link(final, backup)
+    except OSError:
+        os.rename(final, backup)  # no hard links here: a rename keeps it as well
+    return backup
+
+
+def _restore(done: list[tuple[Path, Path | None]]) -> list[str]:
+    problems = []
+    for final, backup in reversed(done):
+        try:
+            if backup is None:
+                if os.path.lexists(final):
+                    final.unlink()
+            else:
+                os.replace(backup, final)
+        except OSError as exc:
+            problems.append(f"{final} ({describe_oserror(exc)})")
+    return problems
+
+
+def _stage(path: Path, data: bytes, mode: int) -> Path:
     import tempfile  # only writers pay for it (it pulls in shutil and the compressors)
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def _fresh_name(path: Path, suffix: str) -> Path:
+    import secrets
+
+    return path.with_name(f".{path.name}.{secrets.token_hex(4)}{suffix}")
+
+
+def _check_target(path: Path) -> None:
+    """Only a regular file (or nothing) may be renamed over."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # absent, a dangling symlink or unreadable: the rename decides
+    if not stat.S_ISREG(mode):
+        raise UnsafeTargetError(
+            f"{path} is {_kind(mode)}, not a regular file; tfenv will not replace it"
+        )
+
+
+def _write_stream(path: Path, data: bytes) -> bool:
+    """Write in place when ``path`` is a terminal, a pipe or the null device; else False.
+
+    Raises UnsafeTargetError for any other existing non-regular file.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if stat.S_ISREG(st.st_mode):
+        return False
+    if not (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+        _check_target(path)  # raises: a directory, a socket, a block device
+    flags = os.O_WRONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if stat.S_ISFIFO(st.st_mode):
+            raise UnsafeTargetError(
+                f"{path} is a FIFO (named pipe) that no process is reading", exc.errno or 0
+            ) from None
+        raise
+    try:
+        if stat.S_ISCHR(st.st_mode) and not (os.isatty(fd) or _is_devnull(st)):
+            raise UnsafeTargetError(
+                f"{path} is a character device, not a terminal or a regular file"
+            )
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    return True
+
+
+def _is_devnull(st: os.stat_result) -> bool:
+    try:
+        null = os.stat(os.devnull)
+    except OSError:
+        return False
+    return (st.st_rdev, st.st_mode) == (null.st_rdev, null.st_mode)
+
+
+# -- left-overs ---------------------------------------------------------------------
+
+
+def remove_stale(
+    folder: Path, prefix: str, suffixes: tuple[str, ...] = ("",), max_age_s: float = STALE_AFTER_S
+) -> None:
+    """Remove files and folders in ``folder`` named ``prefix*suffix``, owned by this user
+    and older than a day (the temp files of a run that was killed); nothing else."""
+    import shutil
+
+    cutoff = time.time() - max_age_s
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(prefix) or not entry.name.endswith(suffixes):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if st.st_mtime >= cutoff or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            continue

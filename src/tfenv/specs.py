@@ -1,9 +1,18 @@
-"""Parsing what users type: TensorFlow requests, versions, OS and architecture names."""
+"""Parsing what users type: TensorFlow requests, versions, numbers, OS and architecture names.
+
+Every version and number tfenv reads from outside (flags, the configuration, host files,
+lockfiles, package metadata) goes through :func:`to_version` or one of the ``parse_*``
+functions built on it, so one set of rules holds everywhere: ASCII digits only (Arabic-Indic
+digits match ``\\d`` but make no version), a bounded length (no integer beyond Python's
+4,300-digit conversion limit can be reached), finite numbers within a range (no ``nan``,
+``inf`` or ``1e309``).
+"""
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Optional
+from typing import Optional, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -12,13 +21,48 @@ from tfenv.errors import UsageError
 from tfenv.models.driver import DriverVersion
 
 __all__ = [
+    "MAX_VERSION_TEXT",
+    "cc_problem",
     "parse_arch",
     "parse_cc",
+    "parse_count",
     "parse_driver",
+    "parse_index_url",
     "parse_os",
+    "parse_seconds",
     "parse_tf_spec",
     "parse_xy",
+    "to_version",
 ]
+
+MAX_VERSION_TEXT = 64  # longer than any real version; keeps every number small
+_MAX_SPEC_TEXT = 200
+_XY = re.compile(r"[0-9]{1,4}\.[0-9]{1,4}")
+_DRIVER = re.compile(r"[0-9]{1,4}(\.[0-9]{1,4}){0,2}")
+_NUMBER = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
+_HUGE_DIGITS = re.compile(r"[0-9]{19,}")
+
+
+def to_version(text: object) -> Version:
+    """A PEP 440 version from text; ValueError (with the reason) for anything else.
+
+    Unlike ``Version(text)``, it accepts only ASCII, at most :data:`MAX_VERSION_TEXT`
+    characters, so no part can be too large to convert.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"expected a version string, found {type(text).__name__}")
+    stripped = text.strip()
+    if not stripped or not stripped.isascii() or len(stripped) > MAX_VERSION_TEXT:
+        raise ValueError(f"{_show(text)} is not a version")
+    try:
+        return Version(stripped)
+    except (InvalidVersion, ValueError):
+        raise ValueError(f"{_show(text)} is not a version") from None
+
+
+def _show(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
 
 _OS_ALIASES = {
     "linux": "linux",
@@ -46,15 +90,17 @@ def parse_tf_spec(text: str) -> SpecifierSet:
     text = text.strip()
     if text in ("", "latest"):
         return SpecifierSet()
-    if re.fullmatch(r"\d+\.\d+", text):
-        return SpecifierSet(f"=={text}.*")
-    if re.fullmatch(r"\d+(\.\d+)*([a-z]+\d*)?(\.post\d+)?", text):
-        return SpecifierSet(f"=={text}")
     try:
+        if not text.isascii() or len(text) > _MAX_SPEC_TEXT or _HUGE_DIGITS.search(text):
+            raise InvalidSpecifier(text)
+        if re.fullmatch(r"[0-9]+\.[0-9]+", text):
+            return SpecifierSet(f"=={text}.*")
+        if re.fullmatch(r"[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?(\.post[0-9]+)?", text):
+            return SpecifierSet(f"=={text}")
         return SpecifierSet(text)
-    except InvalidSpecifier:
+    except (InvalidSpecifier, ValueError):
         raise UsageError(
-            f"--tf {text!r} is not a TensorFlow version or specifier.",
+            f"--tf {_show(text)} is not a TensorFlow version or specifier.",
             hint="Use 'latest', a series such as 2.15, a release such as 2.15.1, or a "
             "PEP 440 specifier such as '>=2.12,<2.16'.",
         ) from None
@@ -62,46 +108,111 @@ def parse_tf_spec(text: str) -> SpecifierSet:
 
 def parse_xy(flag: str, text: str) -> Version:
     """An ``X.Y`` version such as a Python or glibc version."""
-    if not re.fullmatch(r"\d+\.\d+", text.strip()):
-        raise UsageError(f"{flag} {text!r} is not a version of the form X.Y (for example 3.11).")
+    if not _XY.fullmatch(text.strip()):
+        raise UsageError(
+            f"{flag} {_show(text)} is not a version of the form X.Y (for example 3.11)."
+        )
     return Version(text.strip())
 
 
-def parse_driver(text: str) -> DriverVersion:
+def parse_driver(text: str, flag: str = "--driver") -> DriverVersion:
     """An NVIDIA driver version as nvidia-smi prints it: 535.104.05, 552.22."""
-    try:
-        v: Optional[DriverVersion] = DriverVersion(text.strip())
-    except InvalidVersion:
-        v = None
-    if v is None or not re.fullmatch(r"\d+(\.\d+){0,2}", text.strip()) or not 100 <= v.major < 1000:
+    v = DriverVersion(text.strip()) if _DRIVER.fullmatch(text.strip()) else None
+    if v is None or not 100 <= v.major < 1000:
         raise UsageError(
-            f"--driver {text!r} is not an NVIDIA driver version.",
+            f"{flag} {_show(text)} is not an NVIDIA driver version.",
             hint="Give it as nvidia-smi prints it, for example 535.104.05 or 552.22.",
         )
     return v
 
 
-def parse_cc(text: str) -> Version:
+def cc_problem(v: Version) -> Optional[str]:
+    """Why ``v`` is not the compute capability of an NVIDIA GPU, or None when it can be."""
+    if len(v.release) == 2 and 1 <= v.major <= 13 and v.minor <= 9 and not (v.pre or v.post):
+        return None
+    return (
+        f"{v} is not a compute capability of any NVIDIA GPU (they run from 1.0 to 12.x, "
+        "written as X.Y)"
+    )
+
+
+def parse_cc(text: str, flag: str = "--cc") -> Version:
     """A compute capability such as 8.6; it must be one NVIDIA has shipped (1.0-13.x)."""
-    v = parse_xy("--cc", text)
-    if not 1 <= v.major <= 13 or v.minor > 9:
+    v = parse_xy(flag, text)
+    if cc_problem(v) is not None:
         raise UsageError(
-            f"--cc {text} is not a compute capability of any NVIDIA GPU.",
+            f"{flag} {text.strip()} is not a compute capability of any NVIDIA GPU.",
             hint="Compute capabilities run from 1.0 (Tesla) to 12.x (Blackwell); "
             "'tfenv detect' or 'nvidia-smi --query-gpu=compute_cap --format=csv' shows yours.",
         )
     return v
 
 
+def parse_seconds(flag: str, text: Union[str, float], maximum: float = 7 * 86400.0) -> float:
+    """A positive, finite number of seconds (``--timeout``), at most ``maximum``."""
+    value = _number(text)
+    if value is None or not 0 < value <= maximum:
+        raise UsageError(
+            f"{flag} {_show(str(text))} is not a number of seconds: give a positive number "
+            f"up to {maximum:g}, such as 30 or 2.5."
+        )
+    return value
+
+
+def parse_count(flag: str, text: Union[str, int], minimum: int = 1, maximum: int = 1024) -> int:
+    """A whole number from ``minimum`` to ``maximum`` (``--jobs``, ``--gpu-index``)."""
+    value = _number(text)
+    if value is None or value != int(value) or not minimum <= value <= maximum:
+        raise UsageError(
+            f"{flag} {_show(str(text))} is not a whole number from {minimum} to {maximum}."
+        )
+    return int(value)
+
+
+def parse_index_url(flag: str, text: str) -> str:
+    """A package index URL: ``http(s)://host/...`` or ``file://...``, on one line."""
+    from urllib.parse import urlsplit
+
+    url = text.strip()
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https", "file") and (
+            parts.scheme == "file" or bool(parts.hostname)
+        )
+        _ = parts.port  # a port that is not a number raises ValueError
+    except ValueError:
+        ok = False
+    if not ok or len(url) > 2000 or any(c.isspace() or not c.isprintable() for c in url):
+        raise UsageError(
+            f"{flag} {_show(text)} is not a package index URL: give http://, https:// or "
+            "file:// followed by a host and path."
+        )
+    return url
+
+
+def _number(text: Union[str, float]) -> Optional[float]:
+    """A finite number written in ASCII digits, or None (no nan, inf, exponent, '٣')."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int):
+        return float(text) if abs(text) < 10**15 else None
+    if isinstance(text, float):
+        return text if math.isfinite(text) else None
+    stripped = text.strip()
+    if not _NUMBER.fullmatch(stripped):
+        return None
+    return float(stripped)
+
+
 def parse_os(text: str) -> str:
     found = _OS_ALIASES.get(text.strip().lower())
     if found is None:
-        raise UsageError(f"--os {text!r} is not one of linux, windows, wsl2, macos.")
+        raise UsageError(f"--os {_show(text)} is not one of linux, windows, wsl2, macos.")
     return found
 
 
 def parse_arch(text: str) -> str:
     found = _ARCH_ALIASES.get(text.strip().lower())
     if found is None:
-        raise UsageError(f"--arch {text!r} is not one of x86_64, aarch64, arm64.")
+        raise UsageError(f"--arch {_show(text)} is not one of x86_64, aarch64, arm64.")
     return found

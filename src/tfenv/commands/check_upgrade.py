@@ -69,11 +69,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="diff every pin against a fresh lock of the new version (configured targets; "
         "uses the package index like 'tfenv lock')",
     )
-    parser.add_argument("--index-url", metavar="URL", help="with --relock: the index to lock from")
+    parser.add_argument(
+        "--index-url", metavar="URL", type=_index_url, help="with --relock: the index to lock from"
+    )
     parser.add_argument("--offline", action="store_true", help="with --relock: caches only")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment")
+
+
+def _index_url(text: str) -> str:
+    from tfenv.specs import parse_index_url
+
+    return parse_index_url("--index-url", text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,12 +92,14 @@ def run(args: argparse.Namespace) -> int:
         report = _report(args)
     except OSError as exc:  # a folder or file the OS refuses: bad input, not a crash
         raise ConfigError(f"Cannot read {exc.filename}: {exc.strerror or exc}.") from None
+    from tfenv.textsafe import visible_lines
+
     if args.json:
         sys.stdout.write(render.to_json(report, args.strict))
     elif args.markdown:
-        sys.stdout.write(render.to_markdown(report, args.strict))
+        sys.stdout.write(visible_lines(render.to_markdown(report, args.strict)))
     else:
-        sys.stdout.write(render.to_text(report, args.strict))
+        sys.stdout.write(visible_lines(render.to_text(report, args.strict)))
     return report.exit_code(args.strict)
 
 

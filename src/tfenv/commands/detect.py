@@ -26,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--gpu-index",
-        type=int,
+        type=_gpu_index,
         metavar="N",
         help="the GPU to resolve for (default: the one with the lowest compute capability)",
     )
@@ -37,16 +37,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     over.add_argument("--driver", metavar="VERSION", help="NVIDIA driver, e.g. 535.104.05")
     over.add_argument("--python", metavar="X.Y", help="e.g. 3.11")
     parser.add_argument(
-        "--timeout", type=float, default=5.0, metavar="S", help="limit per probe (default 5 s)"
+        "--timeout", type=_seconds, default=5.0, metavar="S", help="limit per probe (default 5 s)"
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from tfenv.errors import UsageError
-    from tfenv.host import OVERRIDABLE, detect, write_host_file
+def _seconds(text: str) -> float:
+    from tfenv.specs import parse_seconds
 
-    if not args.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
+    return parse_seconds("--timeout", text, maximum=600.0)
+
+
+def _gpu_index(text: str) -> int:
+    from tfenv.specs import parse_count
+
+    return parse_count("--gpu-index", text, minimum=0, maximum=1023)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tfenv.host import OVERRIDABLE, detect, write_host_file
 
     overrides = {k: getattr(args, k) for k in OVERRIDABLE if getattr(args, k) is not None}
     profile = detect(overrides=overrides, timeout=args.timeout)
@@ -56,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(profile.to_json())
     elif not args.output:
-        sys.stdout.write(render(profile, target))
+        from tfenv.textsafe import visible_lines
+
+        sys.stdout.write(visible_lines(render(profile, target)))
     else:
         print(f"tfenv: wrote the host profile to {args.output}", file=sys.stderr)
     return 0

@@ -3,7 +3,9 @@
 Reads the target environment from disk (the current one, ``--python PATH`` or
 ``--prefix DIR``), detects the machine, and checks TensorFlow, the nvidia-* wheels, the
 CUDA libraries, ptxas/libdevice, the driver and the GPUs against the knowledge base.
-``--import`` also imports TensorFlow in a subprocess. Exit 0 when healthy, 1 when a
+Nothing from the target environment runs unless asked: ``--load-libraries`` loads each
+CUDA library found (in a child process; their initialisation code runs), ``--import``
+also imports TensorFlow in an isolated child interpreter. Exit 0 when healthy, 1 when a
 problem was found, 2 for bad input.
 """
 
@@ -29,19 +31,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     target.add_argument("--prefix", metavar="DIR", help="check the environment in this folder")
     parser.add_argument(
+        "--load-libraries",
+        action="store_true",
+        help="also load each CUDA library found, in a child process (runs their "
+        "initialisation code; without it doctor only reads files)",
+    )
+    parser.add_argument(
         "--import",
         dest="do_import",
         action="store_true",
-        help="also import TensorFlow in a subprocess and run a matmul on the GPU",
+        help="also import TensorFlow in an isolated subprocess and run a matmul on the GPU "
+        "(implies --load-libraries)",
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=300.0,
         metavar="S",
         help="limit for --import (default 300 s)",
     )
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+
+
+def _seconds(text: str) -> float:
+    from tfenv.specs import parse_seconds
+
+    return parse_seconds("--timeout", text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,22 +65,24 @@ def run(args: argparse.Namespace) -> int:
 
     from tfenv.doctor import env as target_env
     from tfenv.doctor.checks import Inputs, diagnose
-    from tfenv.errors import UsageError
     from tfenv.host import detect
     from tfenv.kb import KnowledgeBase
 
-    if not args.timeout > 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
-    if args.python:
+    if args.python is not None:
         env = target_env.from_python(args.python)
-    elif args.prefix:
+    elif args.prefix is not None:
         env = target_env.from_prefix(Path(args.prefix))
     else:
         env = target_env.current()
     host = detect()
-    findings = diagnose(
-        Inputs(env=env, host=host, kb=KnowledgeBase.from_environment(), environ=dict(os.environ))
+    inputs = Inputs(
+        env=env,
+        host=host,
+        kb=KnowledgeBase.from_environment(),
+        environ=dict(os.environ),
+        load_libraries=args.load_libraries or args.do_import,
     )
+    findings = diagnose(inputs)
     log = ""
     if args.do_import:
         from tfenv.doctor.imports import run_import_check
@@ -88,12 +105,14 @@ def _print(findings: list[Finding], log: str, as_json: bool) -> None:
             doc["import_log"] = log[-20000:]
         print(json.dumps(doc, indent=2))
         return
+    from tfenv.textsafe import visible
+
     for f in findings:
-        print(f"[{_MARK[f.status]}] {f.title}")
+        print(f"[{_MARK[f.status]}] {visible(f.title)}")
         if f.detail:
-            print(f"          {f.detail}")
+            print(f"          {visible(f.detail)}")
         if f.fix and f.status != "ok":
-            print(f"          fix: {f.fix}")
+            print(f"          fix: {visible(f.fix)}")
     n_problems = sum(f.status == "problem" for f in findings)
     n_warnings = sum(f.status == "warning" for f in findings)
     print(f"\n{n_problems} problem(s), {n_warnings} warning(s).")

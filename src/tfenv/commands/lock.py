@@ -40,15 +40,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         metavar="DIR",
-        type=Path,
+        type=_out_dir,
         help="where lockfiles go (default: 'out' in the configuration, else its folder)",
     )
     parser.add_argument("--offline", action="store_true", help="lock from caches only")
-    parser.add_argument("--index-url", metavar="URL", help="the package index to lock from")
-    parser.add_argument("--cache-dir", metavar="DIR", type=Path, help="uv's cache directory")
-    parser.add_argument("--jobs", type=int, default=4, metavar="N", help="targets locked at once")
     parser.add_argument(
-        "--timeout", type=float, default=30.0, metavar="S", help="network timeout in seconds"
+        "--index-url", metavar="URL", type=_index_url, help="the package index to lock from"
+    )
+    parser.add_argument("--cache-dir", metavar="DIR", type=Path, help="uv's cache directory")
+    parser.add_argument("--jobs", type=_jobs, default=4, metavar="N", help="targets locked at once")
+    parser.add_argument(
+        "--timeout", type=_seconds, default=30.0, metavar="S", help="network timeout in seconds"
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     parser.add_argument(
@@ -105,7 +107,7 @@ def _lock(
         index_url=args.index_url,
         cache_dir=args.cache_dir,
         offline=args.offline,
-        jobs=max(1, args.jobs),
+        jobs=args.jobs,
         timeout_s=args.timeout,
     )
     if args.check:
@@ -193,3 +195,42 @@ def _print_json(doc: Mapping[str, object]) -> None:
 def _write_err(text: str) -> None:
     sys.stderr.write(text)
     sys.stderr.flush()
+
+
+# -- flag values: checked by tfenv.specs (exit 2 with one paragraph) -------------------
+
+
+def _jobs(text: str) -> int:
+    from tfenv.specs import parse_count
+
+    return parse_count("--jobs", text, minimum=1, maximum=64)
+
+
+def _seconds(text: str) -> float:
+    from tfenv.specs import parse_seconds
+
+    return parse_seconds("--timeout", text)
+
+
+def _index_url(text: str) -> str:
+    from tfenv.specs import parse_index_url
+
+    return parse_index_url("--index-url", text)
+
+
+def _out_dir(text: str) -> Path:
+    """A folder that exists, or can be created: not a file, a name the OS accepts."""
+    import errno
+
+    from tfenv.errors import UsageError
+    from tfenv.fsutil import describe_oserror
+
+    path = Path(text)
+    try:
+        if not path.is_dir() and path.exists():
+            raise UsageError(f"--out {text}: not a folder.")
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.ENOENT:
+            return path
+        raise UsageError(f"--out {text}: {describe_oserror(exc)}.") from None
+    return path

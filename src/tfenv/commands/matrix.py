@@ -23,16 +23,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfenv import matrix
+    from tfenv import matrix, specs
     from tfenv.kb import KnowledgeBase
 
-    if args.tf is not None and not re.fullmatch(r"\d+\.\d+", args.tf):
-        raise UsageError(f"--tf {args.tf!r} is not a TensorFlow series such as 2.15.")
-    if args.cuda is not None and not args.cuda.isdigit():
-        raise UsageError(f"--cuda {args.cuda!r} is not a CUDA major version such as 12.")
     kb = KnowledgeBase.from_environment()
     kb.load_all()
-    rows = matrix.matrix_rows(kb, args.tf, int(args.cuda) if args.cuda else None)
+    series = sorted(b.series for b in kb.builds.all)
+    tf = None
+    if args.tf is not None:
+        if not re.fullmatch(r"[0-9]{1,4}\.[0-9]{1,4}", args.tf.strip()):
+            raise UsageError(f"--tf {args.tf!r} is not a TensorFlow series such as 2.15.")
+        wanted = specs.parse_xy("--tf", args.tf)
+        if wanted not in series:
+            raise UsageError(
+                f"--tf {args.tf.strip()}: the knowledge base has no TensorFlow {wanted} series.",
+                hint=f"It knows {series[0]} to {series[-1]}.",
+            )
+        tf = str(wanted)
+    cuda = None if args.cuda is None else specs.parse_count("--cuda", args.cuda, 1, 99)
+    rows = matrix.matrix_rows(kb, tf, cuda)
+    if not rows:
+        if tf is None:
+            raise UsageError(f"--cuda {cuda}: no TensorFlow series is built with CUDA {cuda}.")
+        print(f"The TensorFlow {tf} series is not built with CUDA {cuda}.", file=sys.stderr)
+        return 1
     if args.json:
         sys.stdout.write(matrix.render_json(rows))
     elif args.docs_page:

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfenv.kb.refresh import RefreshOutcome
 
 
 def _default_data_dir() -> Path:
@@ -47,7 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="refresh only this package (repeatable; 'cuda-wheels' for the and-cuda list)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=30.0, help="seconds per HTTP request (default 30)"
+        "--timeout", type=_seconds, default=30.0, help="seconds per HTTP request (default 30)"
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     parser.add_argument(
@@ -69,22 +72,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _seconds(text: str) -> float:
+    from tfenv.specs import parse_seconds
+
+    return parse_seconds("--timeout", text)
+
+
 def run(args: argparse.Namespace) -> int:
     from tfenv.errors import UsageError
-    from tfenv.kb._index_url import configured_index_url
+    from tfenv.kb._index_url import redact
     from tfenv.kb.refresh import make_client, refresh
 
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}.")
     data_dir: Path = args.data_dir or _default_data_dir()
+    try:
+        usable = data_dir.is_dir() or (not args.check and not data_dir.exists())
+    except (OSError, ValueError):
+        usable = False
+    if not usable:
+        raise UsageError(f"--data-dir {data_dir}: not a folder.")
     if args.gpus is not None:
         return _run_gpus(args, data_dir)
     if args.gpus_commit is not None:
         raise UsageError("--gpus-commit goes with --gpus README.")
-    index_url, origin = configured_index_url(args.index_url)
+    index_url, origin = _index(args)
     say = _silent if args.quiet or args.json else _to_stderr
-    shown_url = re.sub(r"//[^/@]+@", "//***@", index_url)  # never print credentials
-    say(f"index: {shown_url} (from {origin})")
+    say(f"index: {redact(index_url)} (from {origin})")
     started = time.monotonic()
     with make_client(args.timeout) as client:
         outcome = refresh(
@@ -101,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         doc = {
             "command": "refresh --check" if args.check else "refresh",
             "ok": code == 0,
-            "index_url": shown_url,
+            "index_url": redact(index_url),
             "index_url_from": origin,
             "releases": outcome.releases,
             "wheels": outcome.wheels,
@@ -111,7 +123,28 @@ def run(args: argparse.Namespace) -> int:
         }
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return code
-    summary = f"{outcome.releases} releases, {outcome.wheels} wheels, {took:.1f} s"
+    return _report(
+        args, outcome, f"{outcome.releases} releases, {outcome.wheels} wheels, {took:.1f} s"
+    )
+
+
+def _index(args: argparse.Namespace) -> tuple[str, str]:
+    """The index to read and where its URL came from; a UsageError when there is none."""
+    from tfenv.errors import UsageError
+    from tfenv.kb._index_url import configured_index_url
+    from tfenv.specs import parse_index_url
+
+    index_url, origin = configured_index_url(args.index_url)
+    if not index_url:
+        raise UsageError(
+            f"No package index to read: {origin}.",
+            hint="Pass --index-url URL, or set PIP_INDEX_URL or UV_INDEX_URL.",
+        )
+    parse_index_url("--index-url" if args.index_url else origin, index_url)
+    return index_url, origin
+
+
+def _report(args: argparse.Namespace, outcome: RefreshOutcome, summary: str) -> int:
     if args.check:
         if outcome.drift:
             print(f"drift from the index ({len(outcome.drift)} difference(s)):")

@@ -72,12 +72,20 @@ def add_machine_flags(parser: argparse.ArgumentParser) -> None:
         metavar="X.Y",
         help="GPU compute capability, e.g. 8.6 (with --gpu: for a GPU tfenv does not know)",
     )
-    parser.add_argument("--gpu-index", type=int, metavar="N", help="plan for GPU N of the host")
+    parser.add_argument(
+        "--gpu-index", type=_gpu_index, metavar="N", help="plan for GPU N of the host"
+    )
     parser.add_argument(
         "--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 535.104.05"
     )
     parser.add_argument("--glibc", metavar="X.Y", help="glibc version of a Linux target")
     parser.add_argument("--python", metavar="X.Y", help="Python version the plan must use")
+
+
+def _gpu_index(text: str) -> int:
+    from tfenv.specs import parse_count
+
+    return parse_count("--gpu-index", text, minimum=0, maximum=1023)
 
 
 def machine_args(args: argparse.Namespace) -> MachineArgs:
@@ -122,5 +130,10 @@ def run(args: argparse.Namespace) -> int:
 
                 for line in docker_commands(res, args.emit):
                     print(line, file=sys.stderr)
-    sys.stdout.write(report.resolution_json(res) if args.json else report.resolution_text(res))
+    if args.json:
+        sys.stdout.write(report.resolution_json(res))
+    else:
+        from tfenv.textsafe import visible_lines
+
+        sys.stdout.write(visible_lines(report.resolution_text(res)))
     return 0 if res.ok else 1

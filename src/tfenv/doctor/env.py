@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Sequence
 from dataclasses import dataclass
 from email.parser import HeaderParser
 from pathlib import Path
 from typing import Optional
 
 from tfenv.errors import UsageError
+from tfenv.textsafe import is_printable
 
-__all__ = ["CondaRecord", "Distribution", "TargetEnv", "current", "from_prefix", "from_python"]
+__all__ = [
+    "CondaRecord",
+    "Distribution",
+    "TargetEnv",
+    "current",
+    "from_prefix",
+    "from_python",
+    "installed_distributions",
+]
 
+_META_MAX = 4 * 1024 * 1024  # package metadata larger than this is not metadata
 _PROBE = (
     "import json, sys, sysconfig; p = sysconfig.get_paths(); "
     "print(json.dumps({'prefix': sys.prefix, 'python': '%d.%d' % sys.version_info[:2], "
@@ -68,27 +78,49 @@ def current() -> TargetEnv:
 
 
 def from_python(executable: str, timeout: float = 20.0) -> TargetEnv:
-    """Ask ``executable`` for its prefix and site-packages (it imports only the stdlib)."""
+    """Ask ``executable`` for its prefix and site-packages (it imports only the stdlib;
+    it runs isolated, ``-I``, in a neutral folder)."""
+    from tfenv import procs
+    from tfenv.kb._fields import Node
+    from tfenv.structured import load_json
+
+    if not executable.strip():
+        raise UsageError("--python needs the path of a Python interpreter; it is empty.")
     try:
-        out = subprocess.run(
-            [executable, "-I", "-c", _PROBE],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=True,
-        ).stdout
-        data = json.loads(out.strip().splitlines()[-1])
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+        proc = procs.run(
+            [executable, "-I", "-c", _PROBE], timeout=timeout, neutral_cwd=True, errors="replace"
+        )
+        if proc.returncode != 0:
+            raise ValueError(f"it exited with status {proc.returncode}")
+        lines = proc.stdout.strip().splitlines()
+        data = load_json(lines[-1] if lines else "")
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(
-            f"--python {executable}: cannot run it as a Python interpreter ({exc})."
+            f"--python {executable!r}: cannot run it as a Python interpreter ({why})."
         ) from None
-    site = _unique([Path(p) for p in data["paths"]])
-    return _build(Path(data["prefix"]), str(data["python"]), site, executable)
+
+    def bad(_file: str, path: str, problem: str) -> UsageError:
+        return UsageError(
+            f"--python {executable!r} answered the environment probe with something "
+            f"unexpected (at '{path or 'the top'}': {problem})."
+        )
+
+    root = Node(data, "probe", errors=bad).only("prefix", "python", "paths")
+    paths = [Path(n.label(4096)) for n in root.get("paths").items()]
+    python = root.get("python").label(16)
+    return _build(Path(root.get("prefix").label(4096)), python, _unique(paths), executable)
 
 
 def from_prefix(prefix: Path) -> TargetEnv:
     """An environment given by its folder (a venv or conda prefix)."""
-    if not prefix.is_dir():
+    if not str(prefix).strip():
+        raise UsageError("--prefix needs a folder; it is empty.")
+    try:
+        is_dir = prefix.is_dir()
+    except (OSError, ValueError):
+        is_dir = False
+    if not is_dir:
         raise UsageError(f"--prefix {prefix}: no such folder.")
     candidates = sorted(prefix.glob("lib/python3*/site-packages"))
     candidates += [p for p in (prefix / "Lib" / "site-packages",) if p.is_dir()]
@@ -134,6 +166,12 @@ def _build(
     )
 
 
+def installed_distributions(site: Sequence[Path]) -> list[Distribution]:
+    """The distributions installed in the ``site`` folders (the first of a name wins),
+    read from their metadata files with a size bound; sorted by name."""
+    return _distributions(list(site))
+
+
 def _distributions(site: tuple[Path, ...] | list[Path]) -> list[Distribution]:
     found: dict[str, Distribution] = {}
     for folder in site:
@@ -147,28 +185,44 @@ def _distributions(site: tuple[Path, ...] | list[Path]) -> list[Distribution]:
 
 
 def _read_metadata(path: Path, folder: Path) -> Optional[Distribution]:
+    from tfenv.fsutil import read_text
+
     try:
-        text = path.read_text("utf-8", errors="replace")
+        text = read_text(path, limit=_META_MAX, errors="replace")
     except OSError:
         return None
     headers = HeaderParser().parsestr(text, headersonly=True)
-    name, version = headers.get("Name"), headers.get("Version")
-    if not name or not version:
+    name, version = str(headers.get("Name") or ""), str(headers.get("Version") or "")
+    if not _usable(name) or not _usable(version):
         return None
     return Distribution(normalise(name), version.strip(), folder)
 
 
+def _usable(value: object) -> bool:
+    """A metadata field tfenv can show and compare: printable, short, non-empty."""
+    return (
+        isinstance(value, str)
+        and bool(value.strip())
+        and len(value) <= 200
+        and (is_printable(value))
+    )
+
+
 def _conda_records(folder: Path) -> list[CondaRecord]:
+    from tfenv.fsutil import read_text
+    from tfenv.structured import load_json
+
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            data = json.loads(path.read_text("utf-8"))
+            data = load_json(read_text(path, limit=_META_MAX))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and "name" in data and "version" in data:
-            out.append(
-                CondaRecord(str(data["name"]), str(data["version"]), str(data.get("build", "")))
-            )
+        if not isinstance(data, dict):
+            continue
+        name, version, build = data.get("name"), data.get("version"), data.get("build", "")
+        if isinstance(build, str) and _usable(name) and _usable(version):
+            out.append(CondaRecord(str(name), str(version), build))
     return out
 
 

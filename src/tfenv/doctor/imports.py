@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -45,9 +44,14 @@ class ImportResult:
 
 
 def run_import_check(python: str, timeout: float) -> ImportResult:
+    """Import TensorFlow in ``python``, isolated: ``-I`` (no current folder, user site or
+    PYTHON* variables) in a new empty folder, so a ``tensorflow.py`` or ``tensorflow/``
+    where tfenv was started cannot be imported instead."""
+    from tfenv import procs
+
     try:
-        proc = subprocess.run(
-            [python, "-c", _SCRIPT], capture_output=True, text=True, timeout=timeout
+        proc = procs.run(
+            [python, "-I", "-c", _SCRIPT], timeout=timeout, neutral_cwd=True, errors="replace"
         )
     except subprocess.TimeoutExpired:
         f = Finding(
@@ -76,10 +80,15 @@ def run_import_check(python: str, timeout: float) -> ImportResult:
 
 
 def _result(stdout: str) -> Optional[dict[str, Any]]:
+    from tfenv.structured import StructureError, load_json
+
     for line in reversed(stdout.splitlines()):
         if line.startswith(_MARK):
-            data: dict[str, Any] = json.loads(line[len(_MARK) :])
-            return data
+            try:
+                data = load_json(line[len(_MARK) :])
+            except StructureError:
+                return None
+            return data if isinstance(data, dict) else None
     return None
 
 
@@ -95,14 +104,16 @@ def _findings(data: dict[str, Any]) -> list[Finding]:
         ]
     version = data.get("version")
     out = [Finding("import", "ok", f"import tensorflow works: {version}")]
-    info = data.get("build_info", {})
+    info = data.get("build_info")
+    info = info if isinstance(info, dict) else {}
     detail = ", ".join(f"{k}={info[k]}" for k in ("cuda_version", "cudnn_version") if k in info)
     if not data.get("built_with_cuda"):
         out.append(
             Finding("import-cuda", "warning", "This TensorFlow is not built with CUDA", detail)
         )
         return out
-    gpus = data.get("gpus") or []
+    raw_gpus = data.get("gpus")
+    gpus = [str(g) for g in raw_gpus] if isinstance(raw_gpus, list) else []
     if not gpus:
         out.append(
             Finding(

@@ -131,10 +131,12 @@ def search_dirs(
 
 
 def _ld_conf_dirs(folder: Path) -> list[str]:
+    from tfenv.fsutil import read_text
+
     out: list[str] = []
     for conf in sorted(folder.glob("*.conf")) if folder.is_dir() else []:
         try:
-            lines = conf.read_text("utf-8", errors="replace").splitlines()
+            lines = read_text(conf, limit=1 << 20, errors="replace").splitlines()
         except OSError:
             continue
         out += [ln.strip() for ln in lines if ln.strip().startswith("/")]
@@ -224,19 +226,28 @@ def load(reports: Sequence[LibraryReport], timeout: float = 30.0) -> list[Librar
 
 
 def _run_loader(todo: list[tuple[str, str]], timeout: float) -> dict[str, dict[str, str]]:
+    from tfenv import procs
+
     try:
-        proc = subprocess.run(
+        proc = procs.run(
             [sys.executable, "-I", "-c", _LOADER],
             input=json.dumps(todo),
-            capture_output=True,
-            text=True,
             timeout=timeout,
+            neutral_cwd=True,
+            errors="replace",
         )
     except subprocess.TimeoutExpired:
         return {p: {"ok": "", "error": f"loading took longer than {timeout:g} s"} for p, _ in todo}
+    except OSError as exc:
+        return {p: {"ok": "", "error": f"the loader cannot start ({exc})"} for p, _ in todo}
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         why = f"the loader process died (exit {proc.returncode}): {proc.stderr.strip()[-300:]}"
         return {p: {"ok": "", "error": why} for p, _ in todo}
-    data: dict[str, dict[str, str]] = json.loads(lines[-1])
-    return data
+    try:
+        data = json.loads(lines[-1])
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return {p: {"ok": "", "error": "the loader's answer is unreadable"} for p, _ in todo}
+    return {k: v for k, v in data.items() if isinstance(v, dict)}

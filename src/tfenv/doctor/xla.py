@@ -24,11 +24,11 @@ def data_dir(environ: Mapping[str, str]) -> Optional[Path]:
 
 
 def ptxas_version(path: Path, timeout: float = 10.0) -> Optional[Version]:
+    from tfenv import procs
+
     try:
-        out = subprocess.run(
-            [str(path), "--version"], capture_output=True, text=True, timeout=timeout
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
+        out = procs.run([str(path), "--version"], timeout=timeout, errors="replace").stdout
+    except (OSError, subprocess.SubprocessError, procs.Stopping):
         return None
     m = _RELEASE.search(out)
     return Version(m.group("mm")) if m else None

@@ -11,13 +11,15 @@ from tfenv.emit.dockerfile import render_dockerfile
 from tfenv.emit.environment_yml import render_environment
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
-from tfenv.fsutil import atomic_write
+from tfenv.fsutil import InputFileError, atomic_write, describe_oserror, read_text
 from tfenv.routes import route
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
 
 __all__ = ["docker_commands", "find_lock", "plan_files", "write_plan_files"]
+
+_LOCK_MAX = 16 * 1024 * 1024  # the largest requirements lock read
 
 
 def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
@@ -51,9 +53,9 @@ def find_lock(folder: Path) -> Optional[Path]:
         return None
     for path in sorted(folder.glob("requirements*.txt")):
         try:
-            if "--hash" in path.read_text("utf-8"):
+            if "--hash" in read_text(path, limit=_LOCK_MAX):
                 return path
-        except (OSError, UnicodeDecodeError):
+        except OSError:
             continue
     return None
 
@@ -74,7 +76,11 @@ def docker_commands(res: Resolution, folder: Path) -> list[str]:
 def write_plan_files(
     res: Resolution, folder: Path, requirements: Optional[Path] = None
 ) -> list[Path]:
-    if folder.exists() and not folder.is_dir():
+    try:
+        exists, is_dir = folder.exists(), folder.is_dir()
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--emit {folder}: {describe_oserror(exc)}.") from None
+    if exists and not is_dir:
         raise UsageError(f"--emit {folder}: this is a file, not a folder.")
     written = []
     lock: Optional[str] = None
@@ -88,7 +94,7 @@ def write_plan_files(
         try:
             atomic_write(path, text, 0o755 if name.endswith(".sh") else 0o644)
         except OSError as exc:
-            raise UsageError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+            raise UsageError(f"Cannot write {path}: {describe_oserror(exc)}.") from None
         written.append(path)
     return written
 
@@ -98,12 +104,17 @@ def _check_pins_tensorflow(lock: Path, package: str) -> None:
     installs the lock with --no-deps and --require-hashes, and nothing else)."""
     import re
 
-    text = lock.read_text("utf-8")
+    from tfenv.textsafe import visible
+
+    try:
+        text = read_text(lock, limit=_LOCK_MAX)
+    except InputFileError as exc:
+        raise UsageError(f"{visible(lock.name)}: cannot be read ({exc}).") from None
     if not re.search(rf"^{re.escape(package)}==", text, re.MULTILINE | re.IGNORECASE):
         raise UsageError(
-            f"{lock.name}: this plan installs {package} in the image, but the lock does not pin "
-            f"it; lock the container target with 'tfenv lock' (its lock pins {package} and its "
-            "CUDA wheels), or remove the lock to install without hash checking."
+            f"{visible(lock.name)}: this plan installs {package} in the image, but the lock does "
+            f"not pin it; lock the container target with 'tfenv lock' (its lock pins {package} "
+            "and its CUDA wheels), or remove the lock to install without hash checking."
         )
 
 
@@ -113,8 +124,8 @@ def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str],
         found = find_lock(folder)
         return (found.name if found else None), []
     try:
-        text = requirements.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_text(requirements, limit=_LOCK_MAX)
+    except InputFileError as exc:
         raise UsageError(f"--requirements {requirements}: cannot be read ({exc}).") from None
     if "--hash" not in text:
         raise UsageError(
@@ -122,7 +133,10 @@ def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str],
             "with --require-hashes (lock it with hashes, e.g. 'uv pip compile --generate-hashes')."
         )
     target = folder / requirements.name
-    if target.resolve() == requirements.resolve():
-        return requirements.name, []
-    atomic_write(target, text)
+    try:
+        if target.resolve() == requirements.resolve():
+            return requirements.name, []
+        atomic_write(target, text)
+    except OSError as exc:
+        raise UsageError(f"Cannot write {target}: {describe_oserror(exc)}.") from None
     return requirements.name, [target]

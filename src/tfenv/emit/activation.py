@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
+from tfenv.textsafe import comment_block, shell_export
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -32,7 +33,7 @@ def render_activation(res: Resolution) -> Optional[str]:
     plan = res.plan
     if plan is None or not plan.env or not _applies(res):
         return None
-    return _head(res) + "".join(f'export {k}="{v}"\n' for k, v in plan.env)
+    return _head(res) + "".join(shell_export(k, v) + "\n" for k, v in plan.env)
 
 
 def render_wheel_activation(res: Resolution) -> Optional[str]:
@@ -46,5 +47,9 @@ def _applies(res: Resolution) -> bool:
 
 
 def _head(res: Resolution) -> str:
-    head = "".join(f"# {line}\n" for line in header_lines(res))
-    return head + "# Source this file after activating the environment: . ./activate-tfenv.sh\n"
+    return comment_block(
+        [
+            *header_lines(res),
+            "Source this file after activating the environment: . ./activate-tfenv.sh",
+        ]
+    )

@@ -10,19 +10,20 @@ and its CUDA wheels, or, without a lock, the plan's pip packages.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
 from tfenv.routes.container import SMOKE_TEST
+from tfenv.textsafe import comment, docker_json_array
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Plan, Resolution
 
-__all__ = ["USER", "VENV", "render_dockerfile"]
+__all__ = ["LOCK_IN_IMAGE", "USER", "VENV", "render_dockerfile"]
 
 USER = "tfenv"
 VENV = "/opt/venv"
+LOCK_IN_IMAGE = "/tmp/tfenv-requirements.txt"  # the lock's path inside the image
 
 
 def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
@@ -30,8 +31,8 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
     plan = res.plan
     assert plan is not None
     assert plan.image is not None
-    lines = [f"# {line}" for line in header_lines(res)]
-    lines += [f"# Host: {need}" for need in plan.host]
+    lines = [comment(line) for line in header_lines(res)]
+    lines += [comment(f"Host: {need}") for need in plan.host]
     lines += [
         "# Build and check: docker build -t tfenv-app . && docker run --gpus all --rm tfenv-app",
         "",
@@ -51,8 +52,8 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
         f"USER {USER}",
         "# healthy only while TensorFlow sees a GPU (run with --gpus all)",
         "HEALTHCHECK --interval=5m --timeout=2m --start-period=1m --retries=1 "
-        f"CMD {json.dumps(['python', '-c', SMOKE_TEST])}",
-        f"CMD {json.dumps(['python', '-c', SMOKE_TEST])}",
+        f"CMD {docker_json_array(['python', '-c', SMOKE_TEST])}",
+        f"CMD {docker_json_array(['python', '-c', SMOKE_TEST])}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -81,10 +82,10 @@ def _install(plan: Plan, lock: Optional[str]) -> list[str]:
         what = "TensorFlow and its CUDA wheels included, " if plan.pip else ""
         return [
             "",
-            f"# the project's lock ({what}{lock}), installed with hash checking",
-            f"COPY {lock} /tmp/{lock}",
+            comment(f"the project's lock ({what}{lock}), installed with hash checking"),
+            f"COPY {docker_json_array([lock, LOCK_IN_IMAGE])}",
             "RUN python -m pip install --no-cache-dir --require-hashes --no-deps "
-            f"-r /tmp/{lock} && rm /tmp/{lock}",
+            f"-r {LOCK_IN_IMAGE} && rm {LOCK_IN_IMAGE}",
         ]
     if not plan.pip:
         return []

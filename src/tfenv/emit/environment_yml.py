@@ -8,6 +8,7 @@ import yaml
 
 from tfenv.emit._header import header_lines
 from tfenv.routes.conda import conda_env_name
+from tfenv.textsafe import comment_block
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -27,10 +28,11 @@ def render_environment(res: Resolution, name: str = "") -> str:
         "channels": [*plan.channels, "nodefaults"],
         "dependencies": deps,
     }
-    lines = [
-        *header_lines(res),
-        "Create the environment: conda env create -f environment.yml; "
-        f"update it: conda env update -n {name} -f environment.yml --prune",
-    ]
-    head = "".join(f"# {line}\n" for line in lines)
+    head = comment_block(
+        [
+            *header_lines(res),
+            "Create the environment: conda env create -f environment.yml; "
+            f"update it: conda env update -n {name} -f environment.yml --prune",
+        ]
+    )
     return head + yaml.safe_dump(body, sort_keys=False, default_flow_style=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tfenv.emit._header import header_lines
+from tfenv.textsafe import comment, comment_block, requirement_line
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -15,11 +16,11 @@ __all__ = ["render_requirements"]
 def render_requirements(res: Resolution) -> str:
     plan = res.plan
     assert plan is not None
-    lines = [f"# {line}" for line in header_lines(res)]
+    lines = [comment_block(header_lines(res))]
     for spec in plan.pip:
-        lines.append(spec)
-        lines.append(f"    # {_why(spec, res)}")
-    return "\n".join(lines) + "\n"
+        lines.append(requirement_line(spec) + "\n")
+        lines.append(f"    {comment(_why(spec, res))}\n")
+    return "".join(lines)
 
 
 def _why(spec: str, res: Resolution) -> str:

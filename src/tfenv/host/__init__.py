@@ -8,13 +8,14 @@ command line (``overrides``) win over anything detected and are recorded as
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional, Union
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
+from tfenv import specs
 from tfenv.errors import ConfigError, DetectionError, UsageError
 from tfenv.host import parse
 from tfenv.host.cuda import detect_cudnn, detect_toolkits
@@ -22,6 +23,7 @@ from tfenv.host.gpu import CatalogLoader, detect_gpus
 from tfenv.host.probes import DEFAULT_TIMEOUT, Probes
 from tfenv.host.profile import (
     ARCHES,
+    GPU_NAME_MAX,
     OS_KINDS,
     CudnnInstall,
     GpuInfo,
@@ -29,6 +31,7 @@ from tfenv.host.profile import (
     InstalledToolkit,
     read_host_file,
 )
+from tfenv.textsafe import visible
 
 __all__ = [
     "OVERRIDABLE",
@@ -74,6 +77,9 @@ def detect(
     sources.update(gpu.sources)
     notes += gpu.notes
     driver, driver_cuda = gpu.driver, gpu.driver_cuda
+    if driver is not None and not _driver_ok(driver):
+        notes.append(f"The driver reported its version as {_printable(driver, 40)!r}; ignored.")
+        driver = None
     if "driver" in given and given["driver"] != driver:
         if driver_cuda is not None:
             notes.append(
@@ -99,41 +105,51 @@ def detect(
         arch=arch,
         python=Version(given.get("python") or probes.python()),
         glibc=Version(given["glibc"]) if "glibc" in given else glibc,
-        conda_env=conda_env,
+        conda_env=_printable(conda_env, 4096) if conda_env else None,
         driver=driver,
         driver_cuda=driver_cuda,
-        gpus=tuple(gpu.gpus),
-        cuda_toolkits=tuple(toolkits),
-        cudnn=tuple(cudnn),
-        packages=packages,
-        notes=tuple(notes),
+        gpus=tuple(replace(g, name=_printable(g.name, GPU_NAME_MAX)) for g in gpu.gpus),
+        cuda_toolkits=tuple(replace(t, path=_printable(t.path, 4096)) for t in toolkits),
+        cudnn=tuple(replace(c, path=_printable(c.path, 4096)) for c in cudnn),
+        packages=tuple((_printable(n, 200), _printable(v, 200)) for n, v in packages),
+        notes=tuple(_printable(n, 2000) for n in notes),
         sources=tuple(sorted(sources.items())),
     )
 
 
 def write_host_file(profile: HostProfile, path: Union[str, Path]) -> None:
-    """Write ``profile`` as JSON atomically: a temporary file beside it, then rename."""
-    import tempfile
+    """Write ``profile`` as JSON atomically (a temp file beside it, then a rename); a
+    terminal or a pipe is written in place, any other special file is refused."""
+    from tfenv.fsutil import atomic_write, describe_oserror
 
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        atomic_write(target, profile.to_json(), parents=False)
     except OSError as exc:
-        raise ConfigError(f"Cannot write the host file {target}: {exc.strerror or exc}.") from None
+        raise ConfigError(
+            f"Cannot write the host file {target}: {describe_oserror(exc)}."
+        ) from None
+
+
+def _driver_ok(text: str) -> bool:
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(profile.to_json())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise ConfigError(f"Cannot write the host file {target}: {exc.strerror or exc}.") from None
+        specs.parse_driver(text)
+    except UsageError:
+        return False
+    return True
+
+
+def _printable(text: str, limit: int) -> str:
+    """What a probe read, as one line of printable text a host file can carry."""
+    clean = visible(text)
+    return clean if len(clean) <= limit else clean[: limit - 3] + "..."
 
 
 # -- the pieces ---------------------------------------------------------------------
 
 
 def _check_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
+    """The overrides, checked by the same rules as ``tfenv resolve``'s flags."""
     given: dict[str, str] = {}
     for key, raw in overrides.items():
         if key not in OVERRIDABLE:
@@ -143,20 +159,12 @@ def _check_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
             raise UsageError(f"--os must be one of {', '.join(OS_KINDS)}, not {value!r}.")
         if key == "arch" and value not in ARCHES:
             raise UsageError(f"--arch must be one of {', '.join(ARCHES)}, not {value!r}.")
-        if key in ("glibc", "driver", "python"):
-            _check_version(key, value)
+        if key in ("glibc", "python"):
+            specs.parse_xy(f"--{key}", value)
+        if key == "driver":
+            specs.parse_driver(value)
         given[key] = value
     return given
-
-
-def _check_version(key: str, value: str) -> None:
-    example = {"glibc": "2.35", "driver": "535.104.05", "python": "3.11"}[key]
-    try:
-        v = Version(value)
-    except InvalidVersion:
-        v = None
-    if v is None or (key == "python" and len(v.release) != 2):
-        raise UsageError(f"--{key} must be a version like {example}, not {value!r}.")
 
 
 def _os_kind(probes: Probes, notes: list[str], given: Mapping[str, str]) -> str:

@@ -6,6 +6,7 @@ its own words; nothing is guessed around it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
@@ -15,6 +16,7 @@ from tfenv.errors import TfenvError
 from tfenv.host import parse
 from tfenv.host.probes import NvmlReading, Probes
 from tfenv.host.profile import GpuInfo
+from tfenv.specs import cc_problem
 
 __all__ = ["QUERY_FIELDS", "CatalogLoader", "GpuFacts", "detect_gpus", "find_nvidia_smi"]
 
@@ -22,6 +24,7 @@ QUERY_FIELDS = ("index", "name", "uuid", "memory.total", "mig.mode.current", "co
 WSL_LIB = "/usr/lib/wsl/lib"
 PROC_VERSION = "/proc/driver/nvidia/version"
 SYS_VERSION = "/sys/module/nvidia/version"
+_COUNT = re.compile(r"[0-9]{1,12}")  # an index or a size: ASCII digits, never huge
 _WINDOWS_SMI = (
     r"C:\Windows\System32\nvidia-smi.exe",
     r"C:\Program Files\NVIDIA Corporation\NVSMI\nvidia-smi.exe",
@@ -196,7 +199,7 @@ def _by_index(rows: list[dict[str, Optional[str]]]) -> dict[int, dict[str, Optio
     out = {}
     for row in rows:
         index = row.get("index")
-        if index is not None and index.isdigit():
+        if index is not None and _COUNT.fullmatch(index):
             out[int(index)] = row
     return out
 
@@ -210,12 +213,14 @@ def _merge(
     q = q or {}
     name = q.get("name") or (row.name if row else f"GPU {index}")
     memory_text = q.get("memory.total")
-    memory = int(memory_text) if memory_text and memory_text.isdigit() else None
+    memory = int(memory_text) if memory_text and _COUNT.fullmatch(memory_text) else None
     if memory is None and row is not None:
         memory = row.memory_mib
     mig_text = q.get("mig.mode.current")
     mig = mig_text == "Enabled" if mig_text else bool(row and row.mig)
     cc = parse.release_of(q.get("compute_cap") or "")
+    if cc is not None and cc_problem(cc) is not None:
+        cc = None  # not a compute capability any GPU has: unknown, as if not reported
     cc_source: Optional[str] = "nvidia-smi" if cc else None
     if cc is None:
         cc = kb.compute_capability(name)

@@ -10,7 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
+
+from tfenv.specs import to_version
 
 __all__ = [
     "SmiGpuRow",
@@ -31,7 +33,7 @@ __all__ = [
     "smi_invalid_field",
 ]
 
-_DRIVER = r"[0-9]+(?:\.[0-9]+){1,3}"
+_DRIVER = r"[0-9]{1,5}(?:\.[0-9]{1,5}){1,3}(?![0-9])"  # bounded: never a huge number
 
 
 # -- nvidia-smi, the human table ---------------------------------------------
@@ -83,8 +85,8 @@ class SmiGpuRow:
 
 
 # "|   0  NVIDIA A100-SXM4-40GB          On  |" and, on Windows, "... WDDM  |"
-_ROW_RE = re.compile(r"^\|\s+(\d+)\s{2,}(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*\|")
-_MEM_RE = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+_ROW_RE = re.compile(r"^\|\s+([0-9]{1,4})\s{2,}(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*\|")
+_MEM_RE = re.compile(r"([0-9]{1,12})\s*MiB\s*/\s*([0-9]{1,12})\s*MiB")
 _MIG_RE = re.compile(r"\b(Enabled|Disabled)\s*\|\s*$")
 
 
@@ -225,7 +227,7 @@ def parse_cuda_version_file(text: str) -> Optional[Version]:
     if stripped.startswith("{"):
         try:
             data = json.loads(stripped)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return None
         cuda = data.get("cuda") if isinstance(data, dict) else None
         raw = cuda.get("version") if isinstance(cuda, dict) else None
@@ -234,7 +236,7 @@ def parse_cuda_version_file(text: str) -> Optional[Version]:
     return release_of(m.group(1)) if m else None
 
 
-_CUDNN_RE = re.compile(r"#define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)")
+_CUDNN_RE = re.compile(r"#define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+([0-9]{1,6})\b")
 
 
 def parse_cudnn_header(text: str) -> Optional[Version]:
@@ -289,6 +291,6 @@ def _version(text: Optional[str]) -> Optional[Version]:
     if not text:
         return None
     try:
-        return Version(text)
-    except InvalidVersion:
+        return to_version(text)
+    except ValueError:
         return None

@@ -86,9 +86,11 @@ class Probes:
 
     # -- files ----------------------------------------------------------------
     def read(self, path: str, limit: int = 1 << 20) -> Optional[str]:
+        """The text of a small regular file (``/proc`` files included), or None."""
+        from tfenv.fsutil import read_text
+
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                return fh.read(limit)
+            return read_text(path, limit=limit, errors="replace")
         except OSError:
             return None
 
@@ -106,20 +108,16 @@ class Probes:
         return shutil.which(name, path=self.env.get("PATH"))
 
     def run(self, argv: list[str]) -> CommandOutput:
+        from tfenv import procs
+
         try:
-            done = subprocess.run(
-                argv,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=self.timeout,
-                env=dict(self.env),
-                check=False,
-            )
+            done = procs.run(argv, timeout=self.timeout, env=self.env, errors="replace")
         except subprocess.TimeoutExpired:
             return CommandOutput(None, problem=f"it did not answer within {self.timeout:g} s")
         except OSError as exc:
             return CommandOutput(None, problem=f"it cannot be run ({exc.strerror or exc})")
+        except procs.Stopping:
+            return CommandOutput(None, problem="tfenv is stopping")
         return CommandOutput(done.returncode, done.stdout, done.stderr)
 
     # -- the Python environment -----------------------------------------------------

@@ -18,10 +18,13 @@ from packaging.version import Version
 from tfenv.errors import ConfigError, UsageError
 from tfenv.kb._fields import Node
 from tfenv.models.driver import DriverVersion
+from tfenv.specs import cc_problem, parse_driver
+from tfenv.textsafe import is_printable
 
 __all__ = [
     "ARCHES",
     "CC_SOURCES",
+    "GPU_NAME_MAX",
     "OS_KINDS",
     "SCHEMA",
     "CudnnInstall",
@@ -32,6 +35,10 @@ __all__ = [
 ]
 
 SCHEMA = 1
+GPU_NAME_MAX = 200  # NVML allows 96 bytes; nvidia-smi prints fewer
+_PATH_MAX = 4096
+_NOTE_MAX = 2000
+_FILE_MAX = 4 * 1024 * 1024  # a host profile is a few KiB
 OS_KINDS = ("linux", "windows", "wsl2", "macos")
 ARCHES = ("x86_64", "aarch64", "arm64")
 CC_SOURCES = ("nvml", "nvidia-smi", "kb", "given")
@@ -186,32 +193,31 @@ class HostProfile:
         schema = root.opt("schema")
         if schema.value != SCHEMA:
             raise schema.fail(f"must be {SCHEMA}, found {schema.value!r}")
-        driver = root.opt("driver")
-        driver.opt_version(strict=True)  # checked, but kept as written: 535.104.05
         return cls(
             os=root.get("os").choice(*OS_KINDS),
             arch=root.get("arch").choice(*ARCHES),
             glibc=root.opt("glibc").opt_version(strict=True),
             python=root.get("python").version(strict=True),
-            conda_env=root.opt("conda_env").opt_string(),
-            driver=driver.opt_string(),
+            conda_env=root.opt("conda_env").opt_label(_PATH_MAX),
+            driver=_driver(root.opt("driver")),
             driver_cuda=root.opt("driver_cuda").opt_version(strict=True),
             gpus=tuple(_gpu(g) for g in root.opt("gpus").opt_items()),
             cuda_toolkits=tuple(_toolkit(t) for t in root.opt("cuda_toolkits").opt_items()),
             cudnn=tuple(_cudnn(c) for c in root.opt("cudnn").opt_items()),
-            packages=root.opt("packages").str_map(),
-            notes=root.opt("notes").strings(),
-            sources=root.opt("sources").str_map(),
+            packages=_label_map(root.opt("packages")),
+            notes=tuple(n.label(_NOTE_MAX) for n in root.opt("notes").opt_items()),
+            sources=_label_map(root.opt("sources")),
         )
 
     @classmethod
     def from_json(cls, text: str, *, origin: str = "the host profile") -> HostProfile:
+        from tfenv.structured import StructureError, load_json
+
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
+            data = load_json(text)
+        except StructureError as exc:
             raise ConfigError(
-                f"{_cap(origin)} is not valid JSON ({exc.msg} at line {exc.lineno}, "
-                f"column {exc.colno}).",
+                f"{_cap(origin)} is not valid JSON ({exc}).",
                 hint="Write it with 'tfenv detect --json --output FILE'.",
             ) from None
         return cls.from_dict(data, origin=origin)
@@ -219,12 +225,13 @@ class HostProfile:
 
 def read_host_file(path: Union[str, Path]) -> HostProfile:
     """Read a host profile written by ``tfenv detect --json``."""
+    from tfenv.fsutil import InputFileError, read_text
+
     p = Path(path)
     try:
-        text = p.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"The host file {p} cannot be read ({reason}).") from None
+        text = read_text(p, limit=_FILE_MAX)
+    except InputFileError as exc:
+        raise ConfigError(f"The host file {p} cannot be read ({exc.strerror}).") from None
     return HostProfile.from_json(text, origin=f"the host file {p}")
 
 
@@ -242,28 +249,60 @@ def _invalid(origin: str, path: str, problem: str) -> ConfigError:
 def _gpu(g: Node) -> GpuInfo:
     g.only("index", "name", "compute_capability", "cc_source", "memory_mib", "mig", "uuid")
     return GpuInfo(
-        index=g.get("index").integer(minimum=0),
-        name=g.get("name").string(),
-        compute_capability=g.opt("compute_capability").opt_version(strict=True),
+        index=g.get("index").integer(minimum=0, maximum=1023),
+        name=g.get("name").label(GPU_NAME_MAX),
+        compute_capability=_cc(g.opt("compute_capability")),
         cc_source=g.opt("cc_source").opt_choice(*CC_SOURCES),
-        memory_mib=g.opt("memory_mib").opt_integer(minimum=0),
+        memory_mib=g.opt("memory_mib").opt_integer(minimum=0, maximum=2**40),
         mig=g.opt("mig").opt_boolean() or False,
-        uuid=g.opt("uuid").opt_string(),
+        uuid=g.opt("uuid").opt_label(),
     )
+
+
+def _cc(node: Node) -> Optional[Version]:
+    cc = node.opt_version(strict=True)
+    problem = None if cc is None else cc_problem(cc)
+    if problem:
+        raise node.fail(problem)
+    return cc
+
+
+def _driver(node: Node) -> Optional[str]:
+    """The driver as written (535.104.05 keeps its zero), checked like --driver."""
+    text = node.opt_string()
+    if text is None:
+        return None
+    try:
+        parse_driver(text, flag="the driver")
+    except UsageError as exc:
+        raise node.fail(exc.message.rstrip(".")) from None
+    return text
+
+
+def _label_map(node: Node) -> tuple[tuple[str, str], ...]:
+    """A mapping of printable names to printable values, as sorted pairs."""
+    pairs = node.str_map()
+    for key, child in node.entries() if pairs else ():
+        if not key or len(key) > 200 or not is_printable(key):
+            raise child.fail("the key is not a printable name of at most 200 characters")
+        child.label(_NOTE_MAX)
+    return pairs
 
 
 def _toolkit(t: Node) -> InstalledToolkit:
     t.only("version", "path", "source")
     return InstalledToolkit(
         version=t.get("version").version(strict=True),
-        path=t.get("path").string(),
-        source=t.get("source").string(),
+        path=t.get("path").label(_PATH_MAX),
+        source=t.get("source").label(),
     )
 
 
 def _cudnn(c: Node) -> CudnnInstall:
     c.only("version", "path")
-    return CudnnInstall(version=c.get("version").version(strict=True), path=c.get("path").string())
+    return CudnnInstall(
+        version=c.get("version").version(strict=True), path=c.get("path").label(_PATH_MAX)
+    )
 
 
 def _cap(text: str) -> str:

@@ -19,11 +19,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Optional, TypeVar
 
-from tfenv.fsutil import atomic_write_bytes
+from tfenv.fsutil import atomic_write_bytes, read_bytes
 
 __all__ = ["cache_dir", "cached"]
 
 T = TypeVar("T")
+_MAX_ENTRY = 256 * 1024 * 1024
 
 
 def cache_dir() -> Optional[Path]:
@@ -41,8 +42,8 @@ def cached(name: str, load: Callable[[], T]) -> T:
         return load()
     path = folder / f"kb-{_key()}-{name}.pickle"
     try:
-        with open(path, "rb") as fh:
-            return pickle.load(fh)  # type: ignore[no-any-return]
+        if _mine(path):  # a pickle runs code when loaded: only this user's own file
+            return pickle.loads(read_bytes(path, limit=_MAX_ENTRY))  # type: ignore[no-any-return]
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
         pass
     value = load()
@@ -54,6 +55,12 @@ def cached(name: str, load: Callable[[], T]) -> T:
     except (OSError, pickle.PicklingError, TypeError):
         pass
     return value
+
+
+def _mine(path: Path) -> bool:
+    """``path`` is a regular file owned by this user (the cache may sit in a shared place)."""
+    st = os.stat(path)  # OSError when absent: a cache miss
+    return not hasattr(os, "getuid") or st.st_uid == os.getuid()
 
 
 def _prune(folder: Path) -> None:

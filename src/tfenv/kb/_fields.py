@@ -18,10 +18,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from tfenv.errors import KBValidationError, TfenvError
 from tfenv.models.driver import DriverVersion
+from tfenv.specs import to_version
+from tfenv.textsafe import is_printable
 
 __all__ = ["Errors", "Node", "Provenance"]
 
@@ -137,6 +139,22 @@ class Node:
     def opt_string(self) -> Optional[str]:
         return None if self.value is None else self.string()
 
+    def label(self, max_length: int = 200) -> str:
+        """A non-empty string of printable text on one line, at most ``max_length`` long
+        (a name that will be shown, or written into a generated file)."""
+        text = self.string()
+        if len(text) > max_length:
+            raise self.fail(f"expected at most {max_length} characters, found {len(text)}")
+        if not is_printable(text):
+            raise self.fail(
+                f"{text!r} contains a control character (a newline, an escape sequence) "
+                "or an unpaired surrogate"
+            )
+        return text
+
+    def opt_label(self, max_length: int = 200) -> Optional[str]:
+        return None if self.value is None else self.label(max_length)
+
     def strings(self) -> tuple[str, ...]:
         """A list of non-empty strings; absent or null is empty."""
         return tuple(n.string() for n in self.opt_items())
@@ -168,23 +186,25 @@ class Node:
     def opt_boolean(self) -> Optional[bool]:
         return None if self.value is None else self.boolean()
 
-    def integer(self, minimum: Optional[int] = None) -> int:
+    def integer(self, minimum: Optional[int] = None, maximum: int = 2**53) -> int:
         if isinstance(self.value, bool) or not isinstance(self.value, int):
             raise self.fail(f"expected a whole number, found {_kind(self.value)}")
         if minimum is not None and self.value < minimum:
             raise self.fail(f"expected a whole number of at least {minimum}, found {self.value}")
+        if self.value > maximum:
+            raise self.fail(f"expected a whole number of at most {maximum}")
         return self.value
 
-    def opt_integer(self, minimum: Optional[int] = None) -> Optional[int]:
-        return None if self.value is None else self.integer(minimum)
+    def opt_integer(self, minimum: Optional[int] = None, maximum: int = 2**53) -> Optional[int]:
+        return None if self.value is None else self.integer(minimum, maximum)
 
     def version(self, *, strict: bool = False) -> Version:
         """A version; ``strict`` requires it written as a string (JSON ``"3.10"``, not 3.1)."""
         text = self.string() if strict else self.text()
         try:
-            return Version(text)
-        except InvalidVersion:
-            raise self.fail(f"{text!r} is not a version") from None
+            return to_version(text)
+        except ValueError as exc:
+            raise self.fail(str(exc)) from None
 
     def opt_version(self, *, strict: bool = False) -> Optional[Version]:
         return None if self.value is None else self.version(strict=strict)

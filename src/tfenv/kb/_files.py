@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import errno
 from pathlib import Path
 from typing import Any, Union
 
@@ -14,32 +14,39 @@ __all__ = ["DATA_PACKAGE", "load_node", "read_data"]
 DATA_PACKAGE = "tfenv.data"
 
 DataRoot = Union[Path, None]
+_MAX_DATA = 64 * 1024 * 1024
 
 
 def read_data(relpath: str, root: DataRoot = None) -> Any:
-    """Parse one data file below ``root`` (default: the shipped ``tfenv/data``)."""
+    """Parse one data file below ``root`` (default: the shipped ``tfenv/data``).
+
+    A folder given with ``TFENV_DATA_DIR`` is read like any user file: regular files
+    only, at most 64 MiB, and every parse failure (nesting, huge numbers) one error.
+    """
+    from tfenv.fsutil import InputFileError, read_text
+    from tfenv.structured import StructureError, load_json, load_yaml
+
     try:
         if root is None:
             from importlib import resources  # only on a cache miss
 
             text = resources.files(DATA_PACKAGE).joinpath(relpath).read_text("utf-8")
         else:
-            text = (root / relpath).read_text("utf-8")
+            text = read_text(root / relpath, limit=_MAX_DATA)
     except FileNotFoundError:
         raise KBValidationError(relpath, "", "the file is missing") from None
+    except InputFileError as exc:
+        if exc.errno == errno.ENOENT:
+            raise KBValidationError(relpath, "", "the file is missing") from None
+        raise KBValidationError(relpath, "", f"cannot be read ({exc})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise KBValidationError(relpath, "", f"cannot be read ({exc})") from None
-    import yaml  # imported here: with a warm cache, no command needs it
-
-    # the C loader is several times faster; PyYAML wheels ship it
-    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         if relpath.endswith(".json"):
-            return json.loads(text)
-        return yaml.load(text, Loader=loader)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        detail = str(exc).replace("\n", " ")
-        raise KBValidationError(relpath, "", f"is not valid {_kind(relpath)} ({detail})") from None
+            return load_json(text)
+        return load_yaml(text)
+    except StructureError as exc:
+        raise KBValidationError(relpath, "", f"is not valid {_kind(relpath)} ({exc})") from None
 
 
 def load_node(relpath: str, root: DataRoot = None) -> Node:

@@ -3,7 +3,9 @@
 Order: the ``--index-url`` flag; the environment variables ``TFENV_INDEX_URL``,
 ``UV_DEFAULT_INDEX``, ``UV_INDEX_URL``, ``PIP_INDEX_URL``; pip's configuration
 files, read where and in the order pip reads them (``PIP_CONFIG_FILE``, global,
-user, site; a later file wins); and finally pip's default.
+user, site; a later file wins); and finally pip's default. Where pip is not installed
+(a ``uv venv``), there is no default: the URL is ``""`` and each caller says what that
+means (``tfenv lock`` lets uv use its own default; ``tfenv refresh`` asks for one).
 Extra indexes (``extra-index-url``, ``UV_EXTRA_INDEX_URL``) are ignored: only the
 primary index is read.
 """
@@ -21,6 +23,7 @@ __all__ = [
     "pip_config_files",
     "pip_config_index_url",
     "pips_default",
+    "redact",
 ]
 
 ENV_VARS = ("TFENV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL")
@@ -40,18 +43,23 @@ def configured_index_url(
     from_pip = pip_config_index_url(env)
     if from_pip:
         return from_pip, "pip configuration"
-    return pips_default(), "pip's default"
+    default = pips_default()
+    if default is None:
+        return "", "nothing configured, and pip (whose default tfenv would use) is not installed"
+    return default, "pip's default"
 
 
 def pip_config_index_url(environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
     """``index-url`` from pip's configuration files, or None."""
     import configparser
 
+    from tfenv.fsutil import read_text
+
     found = None
     for path in pip_config_files(os.environ if environ is None else environ):
         parser = configparser.RawConfigParser()
         try:
-            parser.read(path, encoding="utf-8")
+            parser.read_string(read_text(path, limit=1 << 20), source=path)
         except (OSError, configparser.Error, UnicodeDecodeError):
             continue
         for section in ("global", "install"):  # [install] overrides [global] for pip install
@@ -84,8 +92,17 @@ def pip_config_files(env: Mapping[str, str]) -> list[str]:
     return [f for f in files if os.path.isfile(f)]
 
 
-def pips_default() -> str:
-    """pip's default: the index pip itself uses when nothing is configured."""
-    from pip._internal.models.index import PyPI  # pip is there wherever tfenv is pip-installed
-
+def pips_default() -> Optional[str]:
+    """pip's default: the index pip itself uses when nothing is configured; None without pip."""
+    try:
+        from pip._internal.models.index import PyPI
+    except (ImportError, AttributeError):  # no pip (uv venv), or a pip without this module
+        return None
     return str(PyPI.simple_url)
+
+
+def redact(url: str) -> str:
+    """``url`` with any user name and password replaced by ``***``: safe to print."""
+    import re
+
+    return re.sub(r"(?<=://)[^/@\s]+@", "***@", url)

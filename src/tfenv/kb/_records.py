@@ -55,7 +55,7 @@ def parse_files(files: Iterable[IndexFile]) -> list[ParsedFile]:
         if f.filename.endswith(".whl"):
             try:
                 _name, version, _build, tags = parse_wheel_filename(f.filename)
-            except InvalidWheelFilename:
+            except (InvalidWheelFilename, ValueError):  # ValueError: a number too long
                 continue
             serves = set()
             for tag in tags:
@@ -68,7 +68,7 @@ def parse_files(files: Iterable[IndexFile]) -> list[ParsedFile]:
         else:
             try:
                 _name, version = parse_sdist_filename(f.filename)
-            except InvalidSdistFilename:
+            except (InvalidSdistFilename, ValueError):
                 continue
             out.append(ParsedFile(f, version, False, ()))
     return out

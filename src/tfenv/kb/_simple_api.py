@@ -17,7 +17,6 @@ Core metadata of a wheel is read in this order:
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ import httpx
 
 from tfenv.errors import IndexUnreachable
 from tfenv.kb import _wheel_zip
+from tfenv.structured import StructureError, load_json
 
 __all__ = ["SIMPLE_JSON", "IndexFile", "SimpleIndex"]
 
@@ -93,8 +93,8 @@ class SimpleIndex:
                     "that serves PEP 691 JSON."
                 )
             try:
-                page = json.loads(resp.content)
-            except ValueError as exc:
+                page = load_json(resp.content.decode("utf-8"))
+            except (StructureError, UnicodeDecodeError) as exc:
                 raise _Retryable(f"the body is not valid JSON ({exc})") from None
             return _parse_page(page, str(resp.url), url)
 

@@ -114,12 +114,19 @@ class WheelMeta:
     requirements: tuple[Requirement, ...]
 
 
+_HUGE_NUMBER = re.compile(r"[0-9]{19,}")  # no version part is this long; int() may refuse it
+
+
 def parse_metadata(body: bytes, where: str) -> WheelMeta:
     """Parse a METADATA file; ``where`` names it in errors (ValueError)."""
     msg = BytesParser().parsebytes(body, headersonly=True)
     name, version = msg.get("Name"), msg.get("Version")
     if not name or not version:
         raise ValueError(f"{where}: METADATA has no Name or Version")
+    for field in ("Version", "Requires-Python", "Requires-Dist"):
+        for value in msg.get_all(field) or []:
+            if not str(value).isascii() or _HUGE_NUMBER.search(str(value)):
+                raise ValueError(f"{where}: {field} {str(value)[:60]!r} is not a usable value")
     reqs: list[Requirement] = []
     for line in msg.get_all("Requires-Dist") or []:
         try:

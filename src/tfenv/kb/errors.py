@@ -3,11 +3,18 @@
 Each :class:`ErrorEntry` has regular expressions that recognise the message, the cause,
 the fix and where the text came from. Patterns are compiled when the file is read, so a
 broken pattern is reported as ``errors.yaml: at errors[3].patterns[1]: ...``.
+
+Pasted logs can be megabytes on one line, so searching must stay linear and cheap: each
+pattern is a :class:`CatalogPattern` that first checks, with a plain substring search,
+the longest piece of literal text every match must contain (most texts contain none of
+it), and only then runs the regular expression. The patterns themselves avoid
+backtracking that grows with the line (see tests/test_hardening.py).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,7 +26,15 @@ from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.models.platform import PLATFORM_KEYS
 
-__all__ = ["ERRORS_FILE", "SEVERITIES", "Applies", "ErrorEntry", "load"]
+__all__ = [
+    "ERRORS_FILE",
+    "SEVERITIES",
+    "Applies",
+    "CatalogPattern",
+    "ErrorEntry",
+    "load",
+    "required_literal",
+]
 
 ERRORS_FILE = "errors.yaml"
 SEVERITIES = ("problem", "warning", "harmless")
@@ -47,12 +62,110 @@ class Applies:
     tensorflow: Optional[SpecifierSet] = None
 
 
+class CatalogPattern:
+    """A case-insensitive pattern with a literal pre-check; ``search`` is ``re``'s."""
+
+    __slots__ = ("_needle", "_regex", "pattern")
+
+    def __init__(self, source: str) -> None:
+        self._regex = re.compile(source, re.IGNORECASE)
+        self.pattern = source
+        self._needle = required_literal(source).casefold()
+
+    def search(self, text: str) -> Optional[re.Match[str]]:
+        if self._needle and self._needle not in _casefolded(text):
+            return None
+        return self._regex.search(text)
+
+
+_last_folded: list[tuple[str, str]] = []
+
+
+def _casefolded(text: str) -> str:
+    """``text.casefold()``, remembered for the last text (every pattern searches it)."""
+    if _last_folded and _last_folded[0][0] is text:
+        return _last_folded[0][1]
+    folded = text.casefold()
+    _last_folded[:] = [(text, folded)]
+    return folded
+
+
+def required_literal(source: str) -> str:
+    """The longest text every match of the regular expression ``source`` contains, read
+    from its top level (groups, classes and alternatives contribute nothing); ``""`` when
+    there is none or the pattern has a top-level ``|``."""
+    runs: list[str] = []
+    run: list[str] = []
+    for kind, char in _top_level(source):
+        if kind == "|":
+            return ""
+        if kind == "+" and run:  # one is there, and what follows joins its last copy
+            runs.append("".join(run))
+            run[:] = run[-1:]
+        elif kind == "?" and run:  # the quantified character may be absent ('?', '*', '{')
+            run.pop()
+            runs.append("".join(run))
+            run.clear()
+        elif kind == "literal":
+            run.append(char)
+        else:
+            runs.append("".join(run))
+            run.clear()
+    runs.append("".join(run))
+    return max(runs, key=len)
+
+
+def _top_level(source: str) -> Iterator[tuple[str, str]]:
+    """(kind, character) of each top-level item of a pattern: ``literal``, ``?`` (an
+    optional quantifier), ``+``, ``|`` or ``other`` (anything that is not plain text)."""
+    depth, i = 0, 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            nxt = source[i + 1 : i + 2]
+            literal = bool(nxt) and not nxt.isalnum() and depth == 0
+            yield ("literal" if literal else "other"), nxt
+            i += 2
+        elif c == "[":
+            yield "other", c
+            i = _class_end(source, i)
+        elif c in "?*{+":
+            yield ("+" if c == "+" else "?"), c
+            i = _quantifier_end(source, i)
+        else:
+            if c == "|" and depth == 0:
+                yield "|", c
+            depth += (c == "(") - (c == ")")
+            plain = c not in "()|.^$" and depth == 0
+            yield ("literal" if plain else "other"), c
+            i += 1
+
+
+def _class_end(source: str, i: int) -> int:
+    """The index after the character class starting at ``source[i] == '['``."""
+    j = i + 1
+    if source[j : j + 1] == "^":
+        j += 1
+    if source[j : j + 1] == "]":
+        j += 1
+    while j < len(source) and source[j] != "]":
+        j += 2 if source[j] == "\\" else 1
+    return j + 1
+
+
+def _quantifier_end(source: str, i: int) -> int:
+    j = source.index("}", i) + 1 if source[i] == "{" and "}" in source[i:] else i + 1
+    if source[j : j + 1] in ("?", "+"):  # lazy or possessive
+        j += 1
+    return j
+
+
 @dataclass(frozen=True)
 class ErrorEntry:
     id: str
     title: str
     severity: Severity
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[CatalogPattern, ...]
     cause: str
     fix: str
     applies: Applies
@@ -66,10 +179,10 @@ def _kebab(node: Node) -> str:
     return text
 
 
-def _pattern(node: Node) -> re.Pattern[str]:
+def _pattern(node: Node) -> CatalogPattern:
     text = node.text()
     try:
-        return re.compile(text, re.IGNORECASE)
+        return CatalogPattern(text)
     except re.error as exc:
         raise node.fail(f"{text!r} is not a valid regular expression ({exc})") from None
 

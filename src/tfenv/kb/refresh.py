@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -202,7 +200,8 @@ def _wanted(packages: Optional[Sequence[str]]) -> set[str]:
     unknown = sorted(chosen - known)
     if unknown:
         raise UsageError(
-            f"tfenv refresh does not know the package(s) {', '.join(unknown)}; it refreshes "
+            f"tfenv refresh does not know the package(s) {', '.join(map(repr, unknown))}; "
+            "it refreshes "
             f"{', '.join(sorted(known))}."
         )
     return chosen
@@ -338,31 +337,25 @@ def dumps(doc: Mapping[str, Any]) -> str:
 
 
 def _read_shipped(data_dir: Path, name: str) -> Any:
+    from tfenv.fsutil import read_text
+    from tfenv.structured import load_json
+
     path = data_dir / INDEX_DIR / f"{name}.json"
     try:
-        return json.loads(path.read_text("utf-8"))
+        return load_json(read_text(path))
     except (OSError, ValueError):
         return None
 
 
 def _write_all(directory: Path, docs: Mapping[str, Mapping[str, Any]]) -> list[Path]:
-    """Write every file to a temp file first, then replace them all."""
-    directory.mkdir(parents=True, exist_ok=True)
-    staged: list[tuple[str, Path]] = []
+    """Write every file or none (``fsutil.replace_all``: staged, backed up, restored)."""
+    from tfenv.fsutil import describe_oserror, replace_all
+
+    files = [(f"{name}.json", dumps(doc).encode("utf-8")) for name, doc in docs.items()]
     try:
-        for name, doc in docs.items():
-            fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
-            staged.append((name, Path(tmp_name)))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(dumps(doc))
-            os.chmod(tmp_name, 0o644)
-        written: list[Path] = []
-        for name, tmp in staged:
-            target = directory / f"{name}.json"
-            os.replace(tmp, target)
-            written.append(target)
-        return written
-    finally:
-        for _name, leftover in staged:
-            if leftover.exists():
-                leftover.unlink()
+        return replace_all(directory, files)
+    except OSError as exc:
+        raise UsageError(
+            f"Cannot write the index files in {directory}: {describe_oserror(exc)}. "
+            "No file was changed."
+        ) from None

@@ -13,7 +13,6 @@ functions, so importing this package (for :class:`LockError`) costs nothing.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,8 +67,10 @@ class LockError(TfenvError):
         hint: Optional[str] = None,
         failures: Optional[Mapping[str, str]] = None,
     ) -> None:
-        super().__init__(message, hint=hint)
-        self.failures = dict(failures or {})
+        failed = dict(failures or {})
+        details = tuple(f"target '{n}': {why}" for n, why in failed.items())
+        super().__init__(message, hint=hint, details=details)
+        self.failures = failed
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,11 @@ def lock_project(
         ctx.runs.cancel_unused()
     shown.close()
     if failures:
-        raise LockError(_failure_message(failures, len(names)), failures=failures)
+        raise LockError(
+            f"Locking failed for {len(failures)} of {len(names)} target(s); no lockfile was "
+            "written or changed.",
+            failures=failures,
+        )
     ordered = tuple(results[n] for n in names)
     files = [(name, text) for t in ordered for name, text in t.files]
     written = write_all(options.folder(config), files)
@@ -243,25 +248,17 @@ def check_project(
 
 
 def write_all(folder: Path, files: Sequence[tuple[str, str]]) -> tuple[Path, ...]:
-    """Write every file to a temp file first, then rename them all; on any error, none."""
-    import tempfile
+    """Write every file or none (``fsutil.replace_all``: staged, backed up, restored on error)."""
+    from tfenv.fsutil import describe_oserror, replace_all
 
-    temps: list[tuple[Path, Path]] = []
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in files:
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            temps.append((Path(tmp_name), folder / name))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(text.encode("utf-8"))
-            os.chmod(tmp_name, 0o644)
-        for tmp, final in temps:
-            os.replace(tmp, final)
+        written = replace_all(folder, [(name, text.encode("utf-8")) for name, text in files])
     except OSError as exc:
-        for tmp, _final in temps:
-            tmp.unlink(missing_ok=True)
-        raise LockError(f"Cannot write the lockfiles in {folder}: {exc.strerror or exc}.") from None
-    return tuple(final for _tmp, final in temps)
+        raise LockError(
+            f"Cannot write the lockfiles in {folder}: {describe_oserror(exc)}. "
+            "No lockfile was changed."
+        ) from None
+    return tuple(written)
 
 
 def _context(
@@ -324,9 +321,9 @@ def _lock_one(kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, shown: Progres
     except TfenvError as exc:
         shown.failed(spec.name, str(exc))
         raise
-    except Exception as exc:  # a bug or an unexpected tool failure: still one target's failure
+    except Exception as exc:  # a bug: shown here, then reported by the CLI's last resort
         shown.failed(spec.name, str(exc))
-        raise LockError(f"{type(exc).__name__}: {exc}") from exc
+        raise
     shown.done(spec.name, ", ".join(n for n, _ in files))
     return TargetFiles(spec.name, plan.route, plan.tensorflow, tuple(files))
 
@@ -431,7 +428,9 @@ def _conda_files(
     pip_reqs = (plan.pip if plan.route == "conda+pip" else ()) + ctx.config.dependencies
     if pip_reqs:
         result = result.with_pip(_conda_pip_packages(ctx, res, result, pip_reqs))
-    header = "".join(f"# {line}\n" for line in _header(ctx, spec, res, result.notes))
+    from tfenv.textsafe import comment_block
+
+    header = comment_block(_header(ctx, spec, res, result.notes))
     return [
         (result.lock_file_name, stamp_content(header + result.lock_text)),
         (result.env_file_name, stamp_content(header + result.env_text)),
@@ -463,12 +462,3 @@ def _conda_pip_packages(
             )
         )
     return out
-
-
-def _failure_message(failures: Mapping[str, str], total: int) -> str:
-    """A first line, then each failing target on its own line."""
-    head = (
-        f"Locking failed for {len(failures)} of {total} target(s); "
-        "no lockfile was written or changed."
-    )
-    return head + "".join(f"\n  target '{n}': {why}" for n, why in failures.items())

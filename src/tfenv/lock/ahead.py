@@ -38,14 +38,19 @@ def run_key(config: Path, options: Sequence[object]) -> Optional[str]:
     """A key for this configuration (the bytes of the files it may come from) and these
     options; None when no configuration file can be read."""
     from tfenv import __version__
+    from tfenv.fsutil import read_bytes
 
     path = Path(config)
-    files = [path / n for n in _CONFIG_NAMES] if path.is_dir() else [path]
-    h = hashlib.sha256(f"{__version__}\0{path.resolve()}\0{options!r}".encode())
+    try:  # the configuration itself is checked later, where its problems are reported
+        files = [path / n for n in _CONFIG_NAMES] if path.is_dir() else [path]
+        where = path.resolve()
+    except (OSError, ValueError):
+        return None
+    h = hashlib.sha256(f"{__version__}\0{where}\0{options!r}".encode())
     found = False
     for file in files:
         try:
-            data = file.read_bytes()
+            data = read_bytes(file)  # bounded, regular files only (not /dev/zero)
         except OSError:
             continue
         found = True
@@ -95,8 +100,10 @@ def _read(key: Optional[str]) -> list[PipLockSpec]:
     path = _path(key)
     if path is None:
         return []
+    from tfenv.fsutil import read_text
+
     try:
-        doc = json.loads(path.read_text("utf-8"))
+        doc = json.loads(read_text(path))
         return [_from_dict(d) for d in doc]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return []

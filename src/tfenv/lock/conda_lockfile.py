@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from tfenv.textsafe import comment
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -55,7 +57,7 @@ def render_environment(
     body = yaml.dump(
         doc, Dumper=_IndentedDumper, sort_keys=False, default_flow_style=False, width=1000
     )
-    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    lines = [comment(line) for line in header.split("\n") if line]
     return "\n".join(lines) + ("\n" if lines else "") + body
 
 

@@ -125,8 +125,10 @@ def _inputs_doc(
 
 def regenerate_command(config: ProjectConfig) -> str:
     """The command that rewrites the lockfiles, run from the configuration's folder."""
+    from tfenv.textsafe import shell_word
+
     default = config.path.name == "pyproject.toml" or config.path.name == "tfenv.toml"
-    return "tfenv lock" if default else f"tfenv lock --config {config.path.name}"
+    return "tfenv lock" if default else f"tfenv lock --config {shell_word(config.path.name)}"
 
 
 def header_lines(
@@ -230,18 +232,18 @@ def _content_digest(text: str) -> str:
 
 
 def read_inputs_hash(path: Path, max_lines: int = 40) -> Optional[str]:
-    """The inputs hash in a lockfile's header, or None (no file, no header)."""
+    """The inputs hash in a lockfile's header, or None (no file, no header, not a regular
+    file: a FIFO or a device in its place is never read)."""
+    from tfenv.fsutil import read_text
+
     try:
-        with path.open("r", encoding="utf-8") as fh:
-            for _ in range(max_lines):
-                line = fh.readline()
-                if not line:
-                    break
-                m = _HASH_RE.match(line.strip())
-                if m:
-                    return m.group(1)
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path, errors="replace")
+    except OSError:
         return None
+    for line in text.splitlines()[:max_lines]:
+        m = _HASH_RE.match(line.strip())
+        if m:
+            return m.group(1)
     return None
 
 

@@ -69,6 +69,7 @@ _KEEP_ENV = (
     "UV_NATIVE_TLS",
 )
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_TEMP_PREFIX = "tfenv-lock-"
 
 
 @dataclass(frozen=True)
@@ -149,8 +150,7 @@ def uv_command(spec: PipLockSpec, req_in: Path, constraints: Path, out: Path) ->
         "--python",  # builds sdists if any; saves uv's interpreter discovery (~0.1 s)
         sys.executable,
         "--generate-hashes",
-        "--index-url",
-        spec.index_url,
+        *(["--index-url", spec.index_url] if spec.index_url else []),
         "--no-config",
         "--format",
         "pylock.toml",
@@ -174,13 +174,18 @@ def compile_pylock(
 class UvRun:
     """One ``uv pip compile`` process, started on creation; :meth:`result` waits for it.
 
-    Its inputs, output and stderr live in a temp folder removed by :meth:`result` or
-    :meth:`cancel` (stderr goes to a file, so no pipe can fill while nobody reads).
+    Its inputs, output and stderr live in a ``tfenv-lock-*`` temp folder removed by
+    :meth:`result` or :meth:`cancel` (stderr goes to a file, so no pipe can fill while
+    nobody reads); folders left by a killed run are removed after a day. uv runs in
+    tfenv's process group and ends with it (``tfenv.procs``).
     """
 
     def __init__(self, spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None) -> None:
+        from tfenv.fsutil import remove_stale
+
+        remove_stale(Path(tempfile.gettempdir()), _TEMP_PREFIX)
         self.spec = spec
-        self._tmp = tempfile.TemporaryDirectory(prefix="tfenv-lock-")
+        self._tmp = tempfile.TemporaryDirectory(prefix=_TEMP_PREFIX)
         folder = Path(self._tmp.name)
         req_in, cons = folder / "requirements.in", folder / "constraints.txt"
         self._out = folder / "pylock.toml"
@@ -190,18 +195,18 @@ class UvRun:
         self._timeout = max(120.0, spec.timeout_s * 20)
         self._started = time.monotonic()
         self._err = (folder / "uv.stderr").open("w+", encoding="utf-8", errors="replace")
+        from tfenv import procs
+
         try:
-            self._proc = subprocess.Popen(
-                cmd,
-                env=uv_env(spec, environ),
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=self._err,
+            self._proc = procs.start(
+                cmd, env=uv_env(spec, environ), cwd=str(folder), stderr=self._err
             )
         except OSError as exc:
             self._close()
             raise LockError(f"Cannot run uv ({cmd[0]}): {exc.strerror or exc}.") from None
+        except procs.Stopping:
+            self._close()
+            raise LockError("tfenv is stopping; uv was not started.") from None
 
     def result(self) -> dict[str, Any]:
         """Wait for uv; its pylock document, or LockError saying what went wrong."""
@@ -219,18 +224,24 @@ class UvRun:
                 raise LockError(message, hint=hint or None)
             return _parse(self._out)
         finally:
-            self._close()
+            self._done()
 
     def cancel(self) -> None:
         """Stop uv if it still runs, and remove its folder."""
         if self._proc.poll() is None:
             self._proc.kill()
             self._proc.wait()
-        self._close()
+        self._done()
 
     def _close(self) -> None:
         self._err.close()
         self._tmp.cleanup()
+
+    def _done(self) -> None:
+        from tfenv import procs
+
+        procs.forget(self._proc)
+        self._close()
 
 
 def _explain(stderr: str, spec: PipLockSpec) -> tuple[str, str]:
@@ -254,14 +265,17 @@ def _explain(stderr: str, spec: PipLockSpec) -> tuple[str, str]:
         return (f"The index served a file whose hash does not match: {detail}", "")
     if any(w in low for w in ("timed out", "timeout", "connect", "status code", "http", "network")):
         return (
-            f"The package index {_redact(spec.index_url)} could not be read: {detail}",
+            f"The package index {_redact(spec.index_url) or '(uv default)'} could not be read: "
+            f"{detail}",
             "Check the index URL and the network, or use --offline with a warm cache.",
         )
     return (f"uv failed: {detail}", "")
 
 
 def _redact(url: str) -> str:
-    return re.sub(r"//[^/@]+@", "//***@", url)
+    from tfenv.kb._index_url import redact
+
+    return redact(url)
 
 
 def _parse(path: Path) -> dict[str, Any]:

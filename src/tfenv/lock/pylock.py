@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.lock import LockError
+from tfenv.textsafe import comment_block
 
 if TYPE_CHECKING:
     from packaging.pylock import Pylock
@@ -96,12 +97,12 @@ def render_pylock(lock: Pylock, header: Sequence[str], packages: Optional[str] =
     except PylockValidationError as exc:
         raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
     body = render_packages(lock) if packages is None else packages
-    return "".join(f"# {line}\n" for line in header) + head + body + tail
+    return comment_block(header) + head + body + tail
 
 
 def render_requirements(lock: Pylock, header: Sequence[str]) -> str:
     """``name==version ; marker`` lines with ``--hash`` options, sorted by name."""
-    out = [f"# {line}\n" for line in header]
+    out = [comment_block(header)]
     for pkg in sorted(lock.packages, key=lambda p: p.name):
         if pkg.version is None:
             raise LockError(f"The lock has no version for {pkg.name}: cannot pin it.")

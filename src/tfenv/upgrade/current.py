@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Optional
 
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from tfenv.errors import ConfigError, UsageError
+from tfenv.specs import to_version
 from tfenv.upgrade.lockfiles import Locked, kind_of, read_locked
 
 __all__ = ["TF_PACKAGES", "CurrentSource", "CurrentState", "from_env", "from_files", "from_spec"]
@@ -65,7 +66,7 @@ class CurrentSource:
 
 
 def from_spec(text: str, origin: str, python: Optional[str] = None) -> CurrentSource:
-    state = CurrentState(origin=origin, spec=text, python=Version(python) if python else None)
+    state = CurrentState(origin=origin, spec=text, python=_python_xy(python, origin))
     return CurrentSource(((None, state),))
 
 
@@ -87,25 +88,40 @@ def from_files(paths: Sequence[Path]) -> CurrentSource:
 
 
 def from_env(prefix: Optional[Path]) -> CurrentSource:
-    """Installed distributions of ``prefix`` (a venv or conda prefix) or of this interpreter."""
-    from importlib import metadata
+    """Installed distributions of ``prefix`` (a venv or conda prefix) or of this interpreter.
 
+    A prefix's metadata files are read with the bounded reader of ``tfenv doctor``
+    (regular files only, size-limited); nothing from the prefix is imported or run.
+    """
+    pins: dict[str, str] = {}
     if prefix is None:
-        dists = list(metadata.distributions())
+        from importlib import metadata
+
         python: Optional[str] = f"{sys.version_info[0]}.{sys.version_info[1]}"
         where = f"the installed environment ({sys.prefix})"
+        for dist in metadata.distributions():
+            name = dist.metadata["Name"] if dist.metadata else None
+            if name:
+                pins.setdefault(canonicalize_name(name), dist.version)
     else:
+        from tfenv.doctor.env import installed_distributions
+
         site = _site_packages(prefix)
-        dists = list(metadata.distributions(path=[str(p) for p in site]))
         python = _python_of_site(site)
         where = f"the installed environment {prefix}"
-    pins: dict[str, str] = {}
-    for dist in dists:
-        name = dist.metadata["Name"] if dist.metadata else None
-        if name:
-            pins.setdefault(canonicalize_name(name), dist.version)
+        for found in installed_distributions(site):
+            pins.setdefault(canonicalize_name(found.name), found.version)
     state = _state(pins, where, python)
     return CurrentSource(((prefix, state),))
+
+
+def _python_xy(python: Optional[str], origin: str) -> Optional[Version]:
+    if not python:
+        return None
+    try:
+        return to_version(".".join(python.split(".")[:2]))
+    except ValueError:
+        raise ConfigError(f"{origin}: python {python!r} is not a version.") from None
 
 
 def _site_packages(prefix: Path) -> list[Path]:
@@ -159,14 +175,14 @@ def _state(pins: Mapping[str, str], origin: str, python: Optional[str]) -> Curre
         if text is None:
             continue
         try:
-            version = Version(text)
-        except InvalidVersion:
+            version = to_version(text)
+        except ValueError:
             raise ConfigError(
                 f"{origin}: {package} {text!r} is not a version tfenv understands."
             ) from None
         exact = len(version.release) >= 3 or version.pre is not None or version.post is not None
         spec = f"=={version}" if exact else f"{version.major}.{version.minor}"
-        xy = Version(".".join(python.split(".")[:2])) if python else None
+        xy = _python_xy(python, origin)
         return CurrentState(
             origin=origin,
             spec=spec,

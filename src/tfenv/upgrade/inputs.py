@@ -66,6 +66,11 @@ def newest(kb: KnowledgeBase, spec: SpecifierSet, pre: bool = False) -> Version:
     every += [
         r.version for r in kb.index.releases("tensorflow-gpu") if spec.contains(r.version, True)
     ]
+    if not every:
+        raise UsageError(
+            f"No TensorFlow release matches {spec or 'latest'}.",
+            hint="'tfenv matrix' lists the known releases.",
+        )
     return max(every)
 
 
@@ -135,6 +140,9 @@ def current_source(
             return from_files(locks)
         if config.tensorflow != "latest":
             origin = f"tensorflow = {config.tensorflow!r} in {config.path}"
+            parse_version_arg(
+                kb, f"The configuration's tensorflow ({config.path})", config.tensorflow
+            )
             return from_spec(config.tensorflow, origin, config.python)
     return from_env(None)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from tfenv.errors import ConfigError, UsageError
+from tfenv.textsafe import is_printable
 
 __all__ = [
     "PATTERNS",
@@ -27,6 +27,8 @@ __all__ = [
     "parse_locked",
     "read_locked",
 ]
+
+_FILE_MAX = 16 * 1024 * 1024  # the largest lockfile tfenv reads
 
 # file-name pattern -> format; the first match wins
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -85,12 +87,17 @@ def parse_locked(path: Path, text: Optional[str]) -> Locked:
 
 
 def _read_text(path: Path) -> str:
+    from tfenv.fsutil import InputFileError, read_text
+
     try:
-        return path.read_text("utf-8")
-    except OSError as exc:
-        raise ConfigError(f"The lockfile {path} cannot be read ({exc.strerror or exc}).") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"The lockfile {path} is not UTF-8 text.") from None
+        return read_text(path, limit=_FILE_MAX)
+    except InputFileError as exc:
+        raise ConfigError(f"The lockfile {path} cannot be read ({exc.strerror}).") from None
+
+
+def _usable(value: object) -> bool:
+    """A name or version tfenv can compare and print: short, printable, one line."""
+    return isinstance(value, str) and 0 < len(value) <= 200 and is_printable(value)
 
 
 def _bad(path: Path, problem: str) -> ConfigError:
@@ -111,8 +118,14 @@ def _requirements(path: Path, text: str) -> Locked:
         except InvalidRequirement as exc:
             raise _bad(path, f"line {number} ({line!r}) is not a requirement: {exc}") from None
         version = _exact(req)
-        if version is not None:
-            pins[canonicalize_name(req.name)] = version
+        if version is None:
+            continue
+        name = canonicalize_name(req.name)
+        if name in pins and pins[name] != version:
+            raise _bad(
+                path, f"line {number} pins {name} {version}, but an earlier line pins {pins[name]}"
+            )
+        pins[name] = version
     return Locked(path, "requirements", pins)
 
 
@@ -163,13 +176,11 @@ def _pylock(path: Path, text: str) -> Locked:
 
 
 def _toml(path: Path, text: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib
+    from tfenv.structured import StructureError, load_toml
+
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        return load_toml(text)
+    except StructureError as exc:
         raise _bad(path, f"not valid TOML ({exc})") from None
 
 
@@ -189,7 +200,7 @@ def _conda_lock(path: Path, text: str) -> Locked:
     by_subdir: dict[str, dict[str, str]] = {}
     for i, pkg in enumerate(packages):
         if not isinstance(pkg, dict) or not all(
-            isinstance(pkg.get(k), str) for k in ("name", "version", "platform")
+            _usable(pkg.get(k)) for k in ("name", "version", "platform")
         ):
             raise _bad(path, f"package[{i}] needs string name, version and platform")
         name = pkg["name"] if pkg.get("manager") == "conda" else canonicalize_name(pkg["name"])
@@ -202,12 +213,12 @@ def _conda_lock(path: Path, text: str) -> Locked:
 
 
 def _yaml(path: Path, text: str) -> Any:
-    import yaml
+    from tfenv.structured import StructureError, load_yaml
 
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise _bad(path, f"not valid YAML ({str(exc).splitlines()[0]})") from None
+        return load_yaml(text)
+    except StructureError as exc:
+        raise _bad(path, f"not valid YAML ({exc})") from None
 
 
 def _xy(version: str) -> str:
@@ -233,6 +244,8 @@ def _environment(path: Path, text: str) -> Locked:
                 pins.update(sub.pins)
             continue
         found = _CONDA_SPEC.match(str(dep).split("::")[-1].strip())
+        if found and not (_usable(found.group(1)) and _usable(found.group(2))):
+            raise _bad(path, f"the dependency {str(dep)[:60]!r} is not printable text")
         if found:
             pins.setdefault(found.group(1).lower(), found.group(2).removesuffix(".*"))
     python = pins.get("python")

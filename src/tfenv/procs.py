@@ -1,0 +1,172 @@
+"""Child processes that end with tfenv.
+
+Every program tfenv runs (uv, nvidia-smi, a target interpreter) is started by
+:func:`run`. Children stay in tfenv's process group, so a signal to the group (Ctrl-C
+in a terminal, ``kill -- -PGID``) reaches them too. Each is also registered here:
+:func:`end_all`, called by the CLI when tfenv is interrupted or terminated, refuses new
+children and terminates the running ones, so worker threads waiting on them return at
+once. On Linux a child is also asked to receive SIGTERM when tfenv dies (even by
+SIGKILL, which tfenv cannot handle), so no ``uv pip compile`` outlives it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Optional
+
+__all__ = ["Stopping", "end_all", "forget", "run", "start"]
+
+_lock = threading.RLock()  # end_all may run in a signal handler while run() holds it
+_running: set[subprocess.Popen[str]] = set()
+_stopping = False
+_GRACE_S = 2.0
+
+
+class Stopping(Exception):
+    """tfenv is shutting down; no new child process is started."""
+
+
+def run(
+    argv: Sequence[str],
+    *,
+    timeout: float,
+    input: Optional[str] = None,
+    cwd: Optional[str] = None,
+    env: Optional[Mapping[str, str]] = None,
+    errors: Optional[str] = None,
+    neutral_cwd: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """Like ``subprocess.run(..., capture_output=True, text=True, timeout=...)``.
+
+    ``neutral_cwd`` runs the child in a new empty folder (removed afterwards), so that
+    nothing in the caller's folder can be picked up by it. Raises
+    ``subprocess.TimeoutExpired`` (the child is killed first), ``OSError`` when it cannot
+    be started, and :class:`Stopping` once :func:`end_all` has been called.
+    """
+    if neutral_cwd:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="tfenv-run-") as empty:
+            return run(argv, timeout=timeout, input=input, cwd=empty, env=env, errors=errors)
+    with _lock:
+        if _stopping:
+            raise Stopping("tfenv is stopping")
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            text=True,
+            errors=errors,
+            preexec_fn=_die_with_parent(),
+        )
+        _running.add(proc)
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+    except BaseException:
+        _kill(proc)
+        raise
+    finally:
+        with _lock:
+            _running.discard(proc)
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def start(
+    argv: Sequence[str],
+    *,
+    cwd: Optional[str] = None,
+    env: Optional[Mapping[str, str]] = None,
+    stderr: Any = None,
+) -> subprocess.Popen[str]:
+    """Start a child that runs while tfenv goes on (stdout discarded, ``stderr`` to a file
+    object); registered like :func:`run`'s until :func:`forget` is called."""
+    with _lock:
+        if _stopping:
+            raise Stopping("tfenv is stopping")
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            text=True,
+            preexec_fn=_die_with_parent(),
+        )
+        _running.add(proc)
+    return proc
+
+
+def forget(proc: subprocess.Popen[str]) -> None:
+    """Stop tracking a child started by :func:`start` (once it has ended)."""
+    with _lock:
+        _running.discard(proc)
+
+
+def end_all() -> None:
+    """Start no more children and terminate the running ones (SIGTERM, then SIGKILL)."""
+    global _stopping
+    with _lock:
+        _stopping = True
+        procs = list(_running)
+    for proc in procs:
+        _terminate(proc)
+    for proc in procs:
+        try:
+            proc.wait(_GRACE_S)
+        except subprocess.TimeoutExpired:
+            _signal(proc.kill)
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    _signal(proc.kill)
+    with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
+        proc.communicate(timeout=_GRACE_S)
+
+
+def _terminate(proc: subprocess.Popen[str]) -> None:
+    _signal(proc.terminate)
+
+
+def _signal(send: Callable[[], None]) -> None:
+    with contextlib.suppress(OSError):  # it has already exited
+        send()
+
+
+def _die_with_parent() -> Optional[Callable[[], None]]:
+    """A pre-exec hook asking Linux to SIGTERM the child when tfenv dies; None elsewhere.
+
+    The hook only calls prctl(PR_SET_PDEATHSIG), resolved before the fork, so it takes no
+    lock in the child.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = _prctl()
+    if prctl is None:
+        return None
+
+    def hook() -> None:
+        prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+
+    return hook
+
+
+_PRCTL: list[Any] = []
+
+
+def _prctl() -> Any:
+    if not _PRCTL:
+        try:
+            import ctypes
+
+            _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+        except (OSError, AttributeError, ImportError):
+            _PRCTL.append(None)
+    return _PRCTL[0]
