@@ -5,7 +5,9 @@ fixed timestamps) into a folder: a ``tensorflow`` whose METADATA differs per
 platform tag (CUDA extras on Linux, ``tensorflow-intel`` on Windows,
 ``tensorflow-macos`` on macOS), ``nvidia-*`` stand-ins and a dependency chain
 (``tensorflow -> absl-py -> six``). :class:`LockIndex` serves them: PEP 691 JSON
-or PEP 503 HTML project pages (by ``Accept``), PEP 658 metadata files, the wheels.
+or PEP 503 HTML project pages (by ``Accept``), PEP 658 metadata files, the wheels,
+and sdists (``make_sdist``; listed, never built by the tests). ``file_info`` adds
+PEP 691 keys to a file's entry (``requires-python``, ``yanked``).
 Faults as in ``index_server.py``: ``faults`` maps a path to actions used up one
 per request, an HTTP status (``"500"``), ``"hang"`` or ``"truncate"``;
 ``wrong_hash`` lists file names whose advertised sha256 is wrong.
@@ -14,21 +16,24 @@ per request, an HTTP status (``"500"``), ``"hang"`` or ``"truncate"``;
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import html
 import io
 import json
+import os
+import tarfile
 import threading
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
-from packaging.utils import canonicalize_name, parse_wheel_filename
+from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 
-from tests.http_fixture import FaultLog, FaultyHandler, running
+from tests.http_fixture import FaultLog, FaultyHandler, running, send_body
 
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 _DATE = (2024, 1, 1, 0, 0, 0)
@@ -85,15 +90,26 @@ def _entry(zf: zipfile.ZipFile, name: str, data: bytes, record: list[str]) -> No
     record.append(f"{name},sha256={digest},{len(data)}")
 
 
-def metadata_for(name: str, version: str, requires: Sequence[str]) -> bytes:
+def metadata_for(
+    name: str, version: str, requires: Sequence[str], requires_python: Optional[str] = None
+) -> bytes:
     lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    if requires_python:
+        lines.append(f"Requires-Python: {requires_python}")
     if any('extra == "and-cuda"' in r for r in requires):
         lines.append("Provides-Extra: and-cuda")
     lines += [f"Requires-Dist: {r}" for r in requires]
     return ("\n".join(lines) + "\n").encode()
 
 
-def make_wheel(folder: Path, name: str, version: str, tag: str, requires: Sequence[str]) -> Path:
+def make_wheel(
+    folder: Path,
+    name: str,
+    version: str,
+    tag: str,
+    requires: Sequence[str],
+    requires_python: Optional[str] = None,
+) -> Path:
     """One small, valid, byte-for-byte reproducible wheel."""
     dist = f"{name.replace('-', '_')}-{version}"
     path = folder / f"{dist}-{tag}.whl"
@@ -102,12 +118,30 @@ def make_wheel(folder: Path, name: str, version: str, tag: str, requires: Sequen
     with zipfile.ZipFile(buf, "w") as zf:
         mod = name.replace("-", "_")
         _entry(zf, f"{mod}/__init__.py", f"__version__ = {version!r}\n".encode(), record)
-        _entry(zf, f"{dist}.dist-info/METADATA", metadata_for(name, version, requires), record)
+        metadata = metadata_for(name, version, requires, requires_python)
+        _entry(zf, f"{dist}.dist-info/METADATA", metadata, record)
         wheel = f"Wheel-Version: 1.0\nGenerator: tfenv-tests\nRoot-Is-Purelib: true\nTag: {tag}\n"
         _entry(zf, f"{dist}.dist-info/WHEEL", wheel.encode(), record)
         record.append(f"{dist}.dist-info/RECORD,,")
         info = zipfile.ZipInfo(f"{dist}.dist-info/RECORD", date_time=_DATE)
         zf.writestr(info, ("\n".join(record) + "\n").encode())
+    path.write_bytes(buf.getvalue())
+    return path
+
+
+def make_sdist(folder: Path, name: str, version: str) -> Path:
+    """A tiny source distribution (PKG-INFO only): listed by the index, never built here."""
+    dist = f"{canonicalize_name(name).replace('-', '_')}-{version}"
+    path = folder / f"{dist}.tar.gz"
+    data = metadata_for(name, version, ())
+    buf = io.BytesIO()
+    with (
+        gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz,
+        tarfile.open(fileobj=gz, mode="w") as tar,
+    ):
+        info = tarfile.TarInfo(f"{dist}/PKG-INFO")
+        info.size, info.mtime, info.mode = len(data), 0, 0o644
+        tar.addfile(info, io.BytesIO(data))
     path.write_bytes(buf.getvalue())
     return path
 
@@ -127,45 +161,85 @@ def wheel_metadata(path: Path) -> bytes:
         return zf.read(member)
 
 
+def _project_of(filename: str) -> Optional[str]:
+    if filename.endswith(".whl"):
+        return str(parse_wheel_filename(filename)[0])
+    if filename.endswith(".tar.gz"):
+        return str(parse_sdist_filename(filename)[0])
+    return None
+
+
+@dataclass(frozen=True)
+class _Digests:
+    sha256: str
+    size: int
+    metadata_sha256: Optional[str]  # wheels only (PEP 658)
+
+
 @dataclass
 class LockIndex(FaultLog):
-    """Serves the wheels in ``folder``; tests mutate the fault fields between runs."""
+    """Serves the wheels (and sdists) in ``folder``; tests mutate the fault fields between
+    runs. ``file_info`` maps a file name to extra PEP 691 keys of its entry;
+    ``cache_control`` is sent with every reply when set."""
 
     folder: Path
     faults: dict[str, list[str]] = field(default_factory=dict)
     wrong_hash: set[str] = field(default_factory=set)  # file names (wheel or .metadata)
+    file_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cache_control: Optional[str] = None  # e.g. "max-age=600": clients need not revalidate
     hang_s: float = 5.0
     requests: list[str] = field(default_factory=list)
     url: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _listing: tuple[tuple[int, int], dict[str, list[Path]]] = ((-1, -1), {})
+    _digests: dict[tuple[str, int, int], _Digests] = field(default_factory=dict)
 
     def projects(self) -> dict[str, list[Path]]:
-        out: dict[str, list[Path]] = {}
-        for whl in sorted(self.folder.glob("*.whl")):
-            name = str(parse_wheel_filename(whl.name)[0])
-            out.setdefault(name, []).append(whl)
-        return out
+        # a file added or removed changes the folder's mtime (coarse) or its length
+        stamp = (self.folder.stat().st_mtime_ns, len(os.listdir(self.folder)))
+        if self._listing[0] != stamp:
+            out: dict[str, list[Path]] = {}
+            for path in sorted(self.folder.iterdir()):
+                name = _project_of(path.name)
+                if name is not None:
+                    out.setdefault(name, []).append(path)
+            self._listing = (stamp, out)
+        return self._listing[1]
 
-    def _sha(self, name: str, data: bytes) -> str:
-        digest = hashlib.sha256(data).hexdigest()
+    def _sha(self, name: str, digest: str) -> str:
         return "0" * 64 if name in self.wrong_hash else digest
+
+    def _digest(self, path: Path) -> _Digests:
+        st = path.stat()
+        key = (path.name, st.st_mtime_ns, st.st_size)
+        found = self._digests.get(key)
+        if found is None:
+            data = path.read_bytes()
+            meta = None
+            if path.name.endswith(".whl"):
+                meta = hashlib.sha256(wheel_metadata(path)).hexdigest()
+            found = _Digests(hashlib.sha256(data).hexdigest(), len(data), meta)
+            self._digests[key] = found
+        return found
 
     def page_json(self, project: str) -> Optional[bytes]:
         files = self.projects().get(project)
         if files is None:
             return None
         entries = []
-        for whl in files:
-            meta = wheel_metadata(whl)
-            entries.append(
-                {
-                    "filename": whl.name,
-                    "url": f"../../files/{whl.name}",
-                    "hashes": {"sha256": self._sha(whl.name, whl.read_bytes())},
-                    "core-metadata": {"sha256": self._sha(whl.name + ".metadata", meta)},
-                    "size": whl.stat().st_size,
-                }
-            )
+        for path in files:
+            d = self._digest(path)
+            entry: dict[str, Any] = {
+                "filename": path.name,
+                "url": f"../../files/{path.name}",
+                "hashes": {"sha256": self._sha(path.name, d.sha256)},
+                "size": d.size,
+            }
+            if d.metadata_sha256 is not None:
+                meta = self._sha(path.name + ".metadata", d.metadata_sha256)
+                entry["core-metadata"] = {"sha256": meta}
+            entry.update(self.file_info.get(path.name, {}))
+            entries.append(entry)
         page = {"meta": {"api-version": "1.1"}, "name": project, "files": entries}
         return json.dumps(page).encode()
 
@@ -174,13 +248,24 @@ class LockIndex(FaultLog):
         if files is None:
             return None
         links = []
-        for whl in files:
-            sha = self._sha(whl.name, whl.read_bytes())
-            meta = self._sha(whl.name + ".metadata", wheel_metadata(whl))
+        for path in files:
+            d = self._digest(path)
+            sha = self._sha(path.name, d.sha256)
+            attrs = ""
+            if d.metadata_sha256 is not None:
+                meta = self._sha(path.name + ".metadata", d.metadata_sha256)
+                attrs = (
+                    f' data-dist-info-metadata="sha256={meta}" data-core-metadata="sha256={meta}"'
+                )
+            info = self.file_info.get(path.name, {})
+            if info.get("requires-python"):
+                attrs += f' data-requires-python="{html.escape(info["requires-python"])}"'
+            if info.get("yanked"):
+                reason = info["yanked"] if isinstance(info["yanked"], str) else ""
+                attrs += f' data-yanked="{html.escape(reason)}"'
             links.append(
-                f'<a href="../../files/{html.escape(whl.name)}#sha256={sha}" '
-                f'data-dist-info-metadata="sha256={meta}" data-core-metadata="sha256={meta}">'
-                f"{html.escape(whl.name)}</a><br/>"
+                f'<a href="../../files/{html.escape(path.name)}#sha256={sha}"{attrs}>'
+                f"{html.escape(path.name)}</a><br/>"
             )
         body = "<!DOCTYPE html><html><body>" + "".join(links) + "</body></html>"
         return body.encode()
@@ -208,6 +293,10 @@ def _handler(state: LockIndex) -> type[BaseHTTPRequestHandler]:
                 data = state.file(parts[1])
                 return None if data is None else (data, "application/octet-stream")
             return None
+
+        def reply(self, path: str, body: bytes, ctype: str, *, truncate: bool) -> None:
+            headers = {"Cache-Control": state.cache_control} if state.cache_control else None
+            send_body(self, 200, body, ctype, truncate=truncate, headers=headers)
 
     Handler.state = state
     return Handler
