@@ -8,10 +8,13 @@ the plans with pip packages: routes pip, system, cpu and metal, the pip part of
 (the image's glibc is not recorded; the default assumed glibc, older than the images',
 is used). Identical (pip set, platform, Python) triples are compiled once.
 
-:func:`uv_compile` runs ``uv pip compile`` with ``--only-binary :all:``: a plan that
-needs an sdist built does not install for our purposes (a build needs compilers,
-headers and time that a user's ``pip install`` cannot count on, and TensorFlow's and
-NVIDIA's placeholder sdists exist to fail).
+:func:`uv_compile` runs ``uv pip compile`` with ``--only-binary`` for every package the
+knowledge base has wheel facts about (TensorFlow's distributions and the and-cuda
+extra's CUDA wheels): those must install as wheels for the plan's platform and Python
+(TensorFlow's and NVIDIA's placeholder sdists exist to fail). Other dependencies may be
+sdists, as pip builds them by default: TensorFlow 2.0-2.6 pin pure-Python packages that
+were only ever published as sdists (gast 0.2.2, termcolor 1.1.0, wrapt 1.12.1 with its
+optional C extension, clang 5.0).
 """
 
 from __future__ import annotations
@@ -85,6 +88,15 @@ class Compiled:
     output: str  # the pins on success, uv's message on failure
 
 
+def wheel_packages() -> tuple[str, ...]:
+    """The packages the knowledge base has wheel facts about: TensorFlow's distributions
+    and every package an and-cuda extra names."""
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.index import INDEX_PACKAGES
+
+    return (*INDEX_PACKAGES, *sorted(KnowledgeBase().index.cuda))
+
+
 def uv_compile(
     install: InstallSet,
     index_url: str,
@@ -95,6 +107,7 @@ def uv_compile(
     uv_bin: Optional[str] = None,
 ) -> Compiled:
     """``uv pip compile`` of one install set against ``index_url`` only."""
+    binary_only = wheel_packages()
     spec = PipLockSpec(
         index_url=index_url,
         python_version=install.python,
@@ -112,12 +125,12 @@ def uv_compile(
         install.platform,
         "--python-version",
         install.python,
-        "--python",  # saves uv's interpreter discovery; nothing is built (--only-binary)
+        "--python",  # saves uv's interpreter discovery; builds sdist metadata if needed
         sys.executable,
         "--index-url",
         index_url,
-        "--only-binary",  # a plan that needs an sdist built does not install (module doc)
-        ":all:",
+        "--only-binary",  # wheels for what tfenv's facts are about (module doc)
+        ",".join(binary_only),
         "--no-config",
         "--no-header",
         "--quiet",
