@@ -12,17 +12,9 @@ from packaging.version import Version
 
 from tfenv.errors import KBValidationError
 from tfenv.kb._fields import Provenance
-from tfenv.kb.tensorflow import (
-    BUILDS_FILE,
-    CHANGES_FILE,
-    KNOWN_ISSUES_FILE,
-    TfBuild,
-    TfBuilds,
-    load_builds,
-    load_changes,
-    load_known_issues,
-    series_of,
-)
+from tfenv.kb.changes import CHANGES_FILE, load_changes
+from tfenv.kb.known_issues import KNOWN_ISSUES_FILE, load_known_issues
+from tfenv.kb.tensorflow import BUILDS_FILE, TfBuild, TfBuilds, load_builds, series_of
 from tfenv.models.platform import PLATFORM_KEYS
 
 V = Version

@@ -26,7 +26,6 @@ from packaging.version import Version
 from tfenv.errors import TfenvError
 from tfenv.kb import KnowledgeBase
 from tfenv.lock.conda import (
-    DEFAULT_GLIBC,
     CondaChannelError,
     CondaLockError,
     CondaLockResult,
@@ -36,9 +35,9 @@ from tfenv.lock.conda import (
     LockedPipPackage,
     lock_conda,
     solve_specs,
-    target_virtual_packages,
 )
 from tfenv.lock.conda_lockfile import read_lockfile
+from tfenv.lock.conda_virtual import DEFAULT_GLIBC, target_virtual_packages
 from tfenv.models.driver import DriverVersion
 from tfenv.models.plan import Plan
 from tfenv.models.target import Target

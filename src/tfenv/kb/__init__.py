@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 if TYPE_CHECKING:
+    from tfenv.kb.changes import Change
     from tfenv.kb.conda import CondaFacts
     from tfenv.kb.containers import ContainerFacts
     from tfenv.kb.cuda import CudaFacts
@@ -21,9 +22,10 @@ if TYPE_CHECKING:
     from tfenv.kb.gpus import GpuCatalog
     from tfenv.kb.index import IndexFacts
     from tfenv.kb.jetson import JetsonFacts
+    from tfenv.kb.known_issues import KnownIssue
     from tfenv.kb.metal import MetalFacts
     from tfenv.kb.platforms import Platforms
-    from tfenv.kb.tensorflow import Change, KnownIssue, TfBuilds
+    from tfenv.kb.tensorflow import TfBuilds
 
 __all__ = ["KnowledgeBase"]
 
@@ -65,15 +67,15 @@ class KnowledgeBase:
 
     @cached_property
     def known_issues(self) -> tuple[KnownIssue, ...]:
-        from tfenv.kb import tensorflow
+        from tfenv.kb import known_issues
 
-        return self._load("known_issues", lambda: tuple(tensorflow.load_known_issues(self.root)))
+        return self._load("known_issues", lambda: tuple(known_issues.load_known_issues(self.root)))
 
     @cached_property
     def changes(self) -> tuple[Change, ...]:
-        from tfenv.kb import tensorflow
+        from tfenv.kb import changes
 
-        return self._load("changes", lambda: tuple(tensorflow.load_changes(self.root)))
+        return self._load("changes", lambda: tuple(changes.load_changes(self.root)))
 
     @cached_property
     def and_cuda(self) -> AndCudaFacts:

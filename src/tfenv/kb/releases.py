@@ -15,7 +15,8 @@ from packaging.version import Version
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import Release, WheelSet
-    from tfenv.kb.tensorflow import KnownIssue, TfBuild
+    from tfenv.kb.known_issues import KnownIssue
+    from tfenv.kb.tensorflow import TfBuild
 
 __all__ = ["TfOption", "build_of", "known_versions", "tf_options"]
 

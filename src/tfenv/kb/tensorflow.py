@@ -1,12 +1,9 @@
-"""The curated TensorFlow knowledge: build configurations, known issues, behaviour changes.
+"""TensorFlow's build configurations (``tfenv/data/tensorflow/builds.yaml``).
 
-Three hand-entered files under ``tfenv/data/tensorflow/``:
-
-- ``builds.yaml``: per minor series, the CUDA/cuDNN the official GPU wheels were built
-  and tested with (Linux, native Windows), the compute capabilities compiled into them,
-  which platforms get a CUDA build, and the Keras major.
-- ``known_issues.yaml``: releases that are broken or carry a trap.
-- ``changes.yaml``: breaking or behaviour changes between releases.
+Per minor series, hand-curated: the CUDA/cuDNN the official GPU wheels were built and
+tested with (Linux, native Windows), the GPU code compiled into them per kind of kernel,
+which platforms get a CUDA build, and the Keras major. Known issues and behaviour
+changes live beside it (``kb/known_issues.py``, ``kb/changes.py``).
 
 Facts that package metadata states (versions, wheels, Requires-Dist) are not here; they
 come from the generated index data. Every record carries a :class:`Provenance`.
@@ -19,9 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Literal, Optional, Protocol, TypeVar, Union
+from typing import Literal, Optional, Union
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
@@ -30,43 +26,21 @@ from tfenv.models.platform import PLATFORM_KEYS, system
 
 __all__ = [
     "BUILDS_FILE",
-    "CHANGES_FILE",
-    "KNOWN_ISSUES_FILE",
-    "Change",
     "ComputeCaps",
     "CudaBuild",
     "KernelCode",
-    "KnownIssue",
     "TfBuild",
     "TfBuilds",
     "load_builds",
-    "load_changes",
-    "load_known_issues",
+    "platform_set",
     "series_of",
 ]
 
 BUILDS_FILE = "tensorflow/builds.yaml"
-KNOWN_ISSUES_FILE = "tensorflow/known_issues.yaml"
-CHANGES_FILE = "tensorflow/changes.yaml"
-
-SEVERITIES = frozenset({"broken", "warning"})
-REMEDIES = ("pin-cuda-wheels",)
-CHANGE_KINDS = frozenset(
-    {"keras", "platform", "gpu-arch", "cuda", "cudnn", "glibc", "python", "packaging", "api"}
-)
 
 OsName = Literal["linux", "windows"]
-Severity = Literal["broken", "warning"]
 VersionLike = Union[Version, str]
 DataRoot = Optional[Path]
-
-
-class _HasId(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
-_R = TypeVar("_R", bound=_HasId)
 
 
 def series_of(version: VersionLike) -> Version:
@@ -218,7 +192,8 @@ def _compute(node: Node) -> Optional[ComputeCaps]:
     )
 
 
-def _platforms(node: Node) -> frozenset[str]:
+def platform_set(node: Node) -> frozenset[str]:
+    """A list of platform names (``linux_x86_64`` ...), checked; null: none."""
     if node.is_null:
         return frozenset()
     names = []
@@ -255,7 +230,7 @@ def _build(node: Node) -> TfBuild:
     return TfBuild(
         series=_series(node.get("series")),
         gpu_package=node.get("gpu_package").text(),
-        gpu_platforms=_platforms(node.get("gpu_platforms")),
+        gpu_platforms=platform_set(node.get("gpu_platforms")),
         linux=_cuda_build(node.get("linux")),
         windows=_cuda_build(node.get("windows")),
         compute=_compute(node.get("compute")),
@@ -280,172 +255,3 @@ def load_builds(root: DataRoot = None) -> TfBuilds:
         seen.add(build.series)
         builds.append(build)
     return TfBuilds(all=tuple(builds))
-
-
-# -- known issues ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KnownIssue:
-    """A release (range) that is broken or has a trap on some platforms.
-
-    ``package`` is the distribution the issue is about (``tensorflow`` unless stated,
-    e.g. ``tensorflow-gpu`` or ``tensorflow-macos``); ``applies`` is a specifier on its
-    version; an empty ``platforms`` means every platform.
-    """
-
-    id: str
-    package: str
-    applies: SpecifierSet
-    platforms: frozenset[str]
-    severity: Severity
-    summary: str
-    prefer: Optional[Version]
-    provenance: Provenance
-    routes: frozenset[str] = frozenset()  # install routes concerned; empty: every route
-    compute_capability: Optional[SpecifierSet] = None  # GPUs concerned; None: every machine
-    remedy: Optional[str] = None  # what a plan does that avoids it ("pin-cuda-wheels")
-
-    def concerns(self, route: str, cc: Optional[Version] = None) -> bool:
-        """Whether the issue concerns a plan on ``route`` for a GPU of capability ``cc``."""
-        if self.routes and route not in self.routes:
-            return False
-        if self.compute_capability is None:
-            return True
-        return cc is not None and self.compute_capability.contains(cc)
-
-    def matches(
-        self, version: VersionLike, platform: Optional[str] = None, package: str = "tensorflow"
-    ) -> bool:
-        """Whether the issue hits ``package==version`` on ``platform`` (None: any platform)."""
-        if package != self.package:
-            return False
-        if platform is not None and self.platforms and platform not in self.platforms:
-            return False
-        v = version if isinstance(version, Version) else Version(version)
-        return self.applies.contains(v, prereleases=True)
-
-
-def _specifier(node: Node) -> SpecifierSet:
-    text = node.text()
-    try:
-        spec = SpecifierSet(text)
-    except InvalidSpecifier:
-        raise node.fail(f"{text!r} is not a version specifier") from None
-    if not str(spec):
-        raise node.fail("an empty specifier would match every release")
-    return spec
-
-
-def _issue(node: Node) -> KnownIssue:
-    node.only(
-        "id",
-        "package",
-        "applies",
-        "platforms",
-        "severity",
-        "summary",
-        "prefer",
-        "routes",
-        "compute_capability",
-        "remedy",
-        "source",
-        "retrieved",
-    )
-    severity = node.get("severity").text()
-    if severity not in SEVERITIES:
-        raise node.get("severity").fail(f"{severity!r} is not one of broken, warning")
-    package = node.opt("package")
-    return KnownIssue(
-        id=_kebab(node.get("id")),
-        package="tensorflow" if package.is_null else package.text(),
-        applies=_specifier(node.get("applies")),
-        platforms=_platforms(node.get("platforms")),
-        severity="broken" if severity == "broken" else "warning",
-        summary=node.get("summary").text(),
-        prefer=node.get("prefer").opt_version(),
-        provenance=node.provenance(),
-        routes=frozenset(node.opt("routes").texts()) if node.has("routes") else frozenset(),
-        compute_capability=_specifier(node.get("compute_capability"))
-        if node.has("compute_capability")
-        else None,
-        remedy=node.opt("remedy").opt_choice(*REMEDIES),
-    )
-
-
-def _kebab(node: Node) -> str:
-    text = node.text()
-    parts = text.split("-")
-    if not text or any(
-        not p or not p.isascii() or not p.isalnum() or p != p.lower() for p in parts
-    ):
-        raise node.fail(f"{text!r} is not a kebab-case id")
-    return text
-
-
-@lru_cache(maxsize=8)
-def load_known_issues(root: DataRoot = None) -> tuple[KnownIssue, ...]:
-    """Read ``tensorflow/known_issues.yaml`` below ``root`` (default: the shipped data)."""
-    doc = load_node(KNOWN_ISSUES_FILE, root).only("issues")
-    return _unique(doc.get("issues"), _issue)
-
-
-# -- changes --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Change:
-    """A breaking or behaviour change that first appears in ``since``."""
-
-    id: str
-    since: Version
-    kind: str
-    summary: str
-    action: str
-    provenance: Provenance
-    # who it concerns: None = everyone; "cuda" = CUDA installs on Linux/WSL2;
-    # "tensorflow-gpu" = environments that install the tensorflow-gpu package
-    concerns: Optional[str] = None
-
-
-CHANGE_CONCERNS = frozenset({"cuda", "tensorflow-gpu"})
-
-
-def _change(node: Node) -> Change:
-    node.only("id", "since", "kind", "summary", "action", "concerns", "source", "retrieved")
-    concerns = node.opt("concerns").opt_text()
-    if concerns is not None and concerns not in CHANGE_CONCERNS:
-        raise node.get("concerns").fail(
-            f"{concerns!r} is not one of {', '.join(sorted(CHANGE_CONCERNS))}"
-        )
-    kind = node.get("kind").text()
-    if kind not in CHANGE_KINDS:
-        raise node.get("kind").fail(f"{kind!r} is not one of {', '.join(sorted(CHANGE_KINDS))}")
-    return Change(
-        id=_kebab(node.get("id")),
-        since=node.get("since").version(),
-        kind=kind,
-        summary=node.get("summary").text(),
-        action=node.get("action").text(),
-        provenance=node.provenance(),
-        concerns=concerns,
-    )
-
-
-@lru_cache(maxsize=8)
-def load_changes(root: DataRoot = None) -> tuple[Change, ...]:
-    """Read ``tensorflow/changes.yaml`` below ``root`` (default: the shipped data)."""
-    doc = load_node(CHANGES_FILE, root).only("changes")
-    return _unique(doc.get("changes"), _change)
-
-
-def _unique(node: Node, parse: Callable[[Node], _R]) -> tuple[_R, ...]:
-    out: list[_R] = []
-    seen: set[str] = set()
-    for item in node.items():
-        record = parse(item)
-        if record.id in seen:
-            raise item.get("id").fail(f"id {record.id!r} appears twice")
-        seen.add(record.id)
-        out.append(record)
-    return tuple(out)

@@ -11,7 +11,7 @@ from packaging.version import Version
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
-    from tfenv.kb.tensorflow import Change
+    from tfenv.kb.changes import Change
 
 __all__ = ["between", "boundary", "crossed", "sources_of", "stable_releases", "window"]
 

@@ -19,7 +19,8 @@ from tfenv.upgrade.changes import boundary, crossed, sources_of, window
 from tfenv.upgrade.model import Severity, UpgradeFinding
 
 if TYPE_CHECKING:
-    from tfenv.kb.tensorflow import Change, KnownIssue
+    from tfenv.kb.changes import Change
+    from tfenv.kb.known_issues import KnownIssue
     from tfenv.models.plan import Plan
     from tfenv.upgrade.checks import Facts
     from tfenv.upgrade.current import CurrentState

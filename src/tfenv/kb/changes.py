@@ -1,0 +1,67 @@
+"""Breaking or behaviour changes between releases (``tfenv/data/tensorflow/changes.yaml``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+from tfenv.kb.known_issues import kebab_id, unique_by_id
+
+__all__ = ["CHANGES_FILE", "CHANGE_KINDS", "Change", "load_changes"]
+
+CHANGES_FILE = "tensorflow/changes.yaml"
+CHANGE_KINDS = frozenset(
+    {"keras", "platform", "gpu-arch", "cuda", "cudnn", "glibc", "python", "packaging", "api"}
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A breaking or behaviour change that first appears in ``since``."""
+
+    id: str
+    since: Version
+    kind: str
+    summary: str
+    action: str
+    provenance: Provenance
+    # who it concerns: None = everyone; "cuda" = CUDA installs on Linux/WSL2;
+    # "tensorflow-gpu" = environments that install the tensorflow-gpu package
+    concerns: Optional[str] = None
+
+
+CHANGE_CONCERNS = frozenset({"cuda", "tensorflow-gpu"})
+
+
+def _change(node: Node) -> Change:
+    node.only("id", "since", "kind", "summary", "action", "concerns", "source", "retrieved")
+    concerns = node.opt("concerns").opt_text()
+    if concerns is not None and concerns not in CHANGE_CONCERNS:
+        raise node.get("concerns").fail(
+            f"{concerns!r} is not one of {', '.join(sorted(CHANGE_CONCERNS))}"
+        )
+    kind = node.get("kind").text()
+    if kind not in CHANGE_KINDS:
+        raise node.get("kind").fail(f"{kind!r} is not one of {', '.join(sorted(CHANGE_KINDS))}")
+    return Change(
+        id=kebab_id(node.get("id")),
+        since=node.get("since").version(),
+        kind=kind,
+        summary=node.get("summary").text(),
+        action=node.get("action").text(),
+        provenance=node.provenance(),
+        concerns=concerns,
+    )
+
+
+@lru_cache(maxsize=8)
+def load_changes(root: Optional[Path] = None) -> tuple[Change, ...]:
+    """Read ``tensorflow/changes.yaml`` below ``root`` (default: the shipped data)."""
+    doc = load_node(CHANGES_FILE, root).only("changes")
+    return unique_by_id(doc.get("changes"), _change)

@@ -1,0 +1,160 @@
+"""Releases that are broken or carry a trap (``tfenv/data/tensorflow/known_issues.yaml``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Literal, Optional, Protocol, TypeVar, Union
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._files import load_node
+from tfenv.kb.tensorflow import platform_set
+
+__all__ = [
+    "KNOWN_ISSUES_FILE",
+    "REMEDIES",
+    "KnownIssue",
+    "kebab_id",
+    "load_known_issues",
+    "specifier",
+    "unique_by_id",
+]
+
+KNOWN_ISSUES_FILE = "tensorflow/known_issues.yaml"
+SEVERITIES = frozenset({"broken", "warning"})
+REMEDIES = ("pin-cuda-wheels",)
+
+Severity = Literal["broken", "warning"]
+VersionLike = Union[Version, str]
+
+
+@dataclass(frozen=True)
+class KnownIssue:
+    """A release (range) that is broken or has a trap on some platforms.
+
+    ``package`` is the distribution the issue is about (``tensorflow`` unless stated,
+    e.g. ``tensorflow-gpu`` or ``tensorflow-macos``); ``applies`` is a specifier on its
+    version; an empty ``platforms`` means every platform.
+    """
+
+    id: str
+    package: str
+    applies: SpecifierSet
+    platforms: frozenset[str]
+    severity: Severity
+    summary: str
+    prefer: Optional[Version]
+    provenance: Provenance
+    routes: frozenset[str] = frozenset()  # install routes concerned; empty: every route
+    compute_capability: Optional[SpecifierSet] = None  # GPUs concerned; None: every machine
+    remedy: Optional[str] = None  # what a plan does that avoids it ("pin-cuda-wheels")
+
+    def concerns(self, route: str, cc: Optional[Version] = None) -> bool:
+        """Whether the issue concerns a plan on ``route`` for a GPU of capability ``cc``."""
+        if self.routes and route not in self.routes:
+            return False
+        if self.compute_capability is None:
+            return True
+        return cc is not None and self.compute_capability.contains(cc)
+
+    def matches(
+        self, version: VersionLike, platform: Optional[str] = None, package: str = "tensorflow"
+    ) -> bool:
+        """Whether the issue hits ``package==version`` on ``platform`` (None: any platform)."""
+        if package != self.package:
+            return False
+        if platform is not None and self.platforms and platform not in self.platforms:
+            return False
+        v = version if isinstance(version, Version) else Version(version)
+        return self.applies.contains(v, prereleases=True)
+
+
+def specifier(node: Node) -> SpecifierSet:
+    """A non-empty PEP 440 version specifier."""
+    text = node.text()
+    try:
+        spec = SpecifierSet(text)
+    except InvalidSpecifier:
+        raise node.fail(f"{text!r} is not a version specifier") from None
+    if not str(spec):
+        raise node.fail("an empty specifier would match every release")
+    return spec
+
+
+def _issue(node: Node) -> KnownIssue:
+    node.only(
+        "id",
+        "package",
+        "applies",
+        "platforms",
+        "severity",
+        "summary",
+        "prefer",
+        "routes",
+        "compute_capability",
+        "remedy",
+        "source",
+        "retrieved",
+    )
+    severity = node.get("severity").text()
+    if severity not in SEVERITIES:
+        raise node.get("severity").fail(f"{severity!r} is not one of broken, warning")
+    package = node.opt("package")
+    return KnownIssue(
+        id=kebab_id(node.get("id")),
+        package="tensorflow" if package.is_null else package.text(),
+        applies=specifier(node.get("applies")),
+        platforms=platform_set(node.get("platforms")),
+        severity="broken" if severity == "broken" else "warning",
+        summary=node.get("summary").text(),
+        prefer=node.get("prefer").opt_version(),
+        provenance=node.provenance(),
+        routes=frozenset(node.opt("routes").texts()) if node.has("routes") else frozenset(),
+        compute_capability=specifier(node.get("compute_capability"))
+        if node.has("compute_capability")
+        else None,
+        remedy=node.opt("remedy").opt_choice(*REMEDIES),
+    )
+
+
+@lru_cache(maxsize=8)
+def load_known_issues(root: Optional[Path] = None) -> tuple[KnownIssue, ...]:
+    """Read ``tensorflow/known_issues.yaml`` below ``root`` (default: the shipped data)."""
+    doc = load_node(KNOWN_ISSUES_FILE, root).only("issues")
+    return unique_by_id(doc.get("issues"), _issue)
+
+
+def kebab_id(node: Node) -> str:
+    """A record id in kebab case (``pip-cuda-libs-not-found``)."""
+    text = node.text()
+    parts = text.split("-")
+    if not text or any(
+        not p or not p.isascii() or not p.isalnum() or p != p.lower() for p in parts
+    ):
+        raise node.fail(f"{text!r} is not a kebab-case id")
+    return text
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_R = TypeVar("_R", bound=_HasId)
+
+
+def unique_by_id(node: Node, parse: Callable[[Node], _R]) -> tuple[_R, ...]:
+    """Parse every item of a list of records; an id used twice is an error."""
+    out: list[_R] = []
+    seen: set[str] = set()
+    for item in node.items():
+        record = parse(item)
+        if record.id in seen:
+            raise item.get("id").fail(f"id {record.id!r} appears twice")
+        seen.add(record.id)
+        out.append(record)
+    return tuple(out)

@@ -1,0 +1,166 @@
+"""One conda solve with py-rattler: the target's subdir and virtual packages, the channels,
+and errors that say what the solver said in one paragraph (with a hint where one fits).
+
+py-rattler needs Python 3.10 or newer; :func:`import_rattler` reports its absence as
+:class:`~tfenv.lock.conda_errors.CondaLockUnavailableError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from tfenv.lock.conda_errors import (
+    CondaChannelError,
+    CondaLockError,
+    CondaLockUnavailableError,
+    CondaUnsatisfiableError,
+)
+
+if TYPE_CHECKING:
+    from tfenv.lock.conda import CondaLockSpec
+    from tfenv.lock.conda_virtual import VirtualPackageSpec
+
+__all__ = ["SolveContext", "import_rattler", "solve"]
+
+
+@dataclass(frozen=True)
+class SolveContext:
+    target: str
+    subdir: str
+    channels: tuple[str, ...]
+    specs: tuple[str, ...]
+    virtual: tuple[VirtualPackageSpec, ...]
+
+    def where(self) -> str:
+        vp = ", ".join(str(v) + (" (assumed)" if v.assumed else "") for v in self.virtual)
+        return (
+            f"for {self.target} (conda subdir {self.subdir}, virtual packages {vp}) "
+            f"from channels {', '.join(self.channels)}"
+        )
+
+
+def import_rattler() -> Any:
+    from tfenv.lock import LOCK_EXTRA_HINT
+
+    try:
+        import rattler
+    except ImportError as exc:
+        raise CondaLockUnavailableError(
+            f"Locking conda environments needs py-rattler, which could not be imported ({exc}).",
+            hint=f"It needs Python 3.10 or newer. {LOCK_EXTRA_HINT}",
+        ) from exc
+    return rattler
+
+
+def solve(rattler: Any, ctx: SolveContext, spec: CondaLockSpec) -> list[Any]:
+    from rattler import exceptions as rx
+
+    try:
+        matchspecs = [rattler.MatchSpec(s, strict=False) for s in ctx.specs]
+        virtual = [
+            rattler.GenericVirtualPackage(
+                rattler.PackageName(v.name),
+                rattler.Version(v.version),
+                rattler.BuildString(v.build) if v.build else rattler.BuildString("0"),
+            )
+            for v in ctx.virtual
+        ]
+    except (rx.InvalidMatchSpecError, rx.InvalidPackageNameError, rx.InvalidVersionError) as exc:
+        raise CondaLockError(f"A conda spec to lock {ctx.where()} is not valid: {exc}.") from exc
+    config = rattler.SourceConfig(
+        cache_action="force-cache-only" if spec.offline else "cache-or-fetch"
+    )
+    gateway = rattler.Gateway(cache_dir=spec.cache_dir, default_config=config, show_progress=False)
+    # The errors are raised after the rattler objects are gone, from None: a traceback that
+    # keeps the gateway alive until interpreter shutdown makes py-rattler abort the process.
+    failure: Optional[CondaLockError] = None
+    result: list[Any] = []
+    try:
+        result = asyncio.run(
+            rattler.solve(
+                list(ctx.channels),
+                matchspecs,
+                gateway=gateway,
+                platforms=[ctx.subdir, "noarch"],
+                virtual_packages=virtual,
+                channel_relations="disabled",
+            )
+        )
+    except rx.SolverError as exc:
+        failure = _unsatisfiable(ctx, str(exc))
+    except (
+        rx.GatewayError,
+        rx.FetchRepoDataError,
+        rx.InvalidChannelError,
+        rx.CacheDirError,
+        rx.IoError,
+    ) as exc:
+        offline = " (offline: only cached repodata may be used)" if spec.offline else ""
+        failure = CondaChannelError(
+            f"The conda channels could not be read to lock {ctx.where()}{offline}: "
+            f"{_one_paragraph(str(exc))}."
+        )
+    finally:
+        del gateway, matchspecs, virtual
+        # py-rattler objects caught in reference cycles (the solver error's frames) are
+        # otherwise freed at interpreter shutdown, where py-rattler crashes (SIGSEGV about
+        # one run in six after a failed solve with a fresh cache; none in 210 with this)
+        gc.collect()
+    if failure is not None:
+        raise failure
+    return result
+
+
+def _unsatisfiable(ctx: SolveContext, explanation: str) -> CondaUnsatisfiableError:
+    text = _one_paragraph(explanation)
+    message = (
+        f"No conda environment satisfies {' '.join(ctx.specs)} {ctx.where()}. "
+        f"The solver says: {text}."
+    )
+    return CondaUnsatisfiableError(
+        message, solver_message=explanation, hint=_hint(ctx, explanation)
+    )
+
+
+def _hint(ctx: SolveContext, explanation: str) -> Optional[str]:
+    byname = {v.name: v for v in ctx.virtual}
+    if "__cuda" in explanation:
+        cuda = byname.get("__cuda")
+        if cuda is None:
+            return (
+                "The CUDA builds need __cuda, the CUDA version of an NVIDIA driver, and the "
+                "target has none known: give the target's driver, or lock a CPU plan."
+            )
+        return (
+            f"__cuda {cuda.version} is the newest CUDA the target's driver supports "
+            f"({cuda.source}); the locked CUDA packages need a newer one: update the driver, "
+            "or lock a plan with an older CUDA variant."
+        )
+    if "__glibc" in explanation:
+        glibc = byname.get("__glibc")
+        assumed = " (assumed)" if glibc is not None and glibc.assumed else ""
+        have = f"{glibc.version}{assumed}" if glibc is not None else "none"
+        return (
+            f"The target's glibc is {have}, older than the packages require: lock for a newer "
+            "OS release, or a plan whose packages support this glibc."
+        )
+    if "No candidates were found" in explanation or "for which no candidates" in explanation:
+        return (
+            "A package or build the plan asks for is not in the channels for "
+            f"{ctx.subdir} or noarch: check the channels and the pins."
+        )
+    return None
+
+
+_TREE = re.compile(r"[\u2500-\u257f]+")
+
+
+def _one_paragraph(text: str) -> str:
+    """The solver's tree explanation as one line: tree drawing removed, lines joined."""
+    lines = (" ".join(_TREE.sub(" ", line).split()) for line in text.splitlines())
+    joined = "; ".join(line for line in lines if line)
+    return joined.replace(":;", ":").rstrip(" ;.")
