@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 
 if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import WheelSet
 
@@ -61,6 +61,8 @@ class AndCudaFacts:
 
 
 def _set(node: Node) -> PackageSet:
+    from packaging.utils import canonicalize_name
+
     node.only("packages", "summary", "source", "retrieved")
     names = frozenset(str(canonicalize_name(n)) for n in node.get("packages").texts())
     return PackageSet(names, node.get("summary").text(), node.provenance())
@@ -117,12 +119,11 @@ def cuda_wheels(
     caps: list[str] = []
     ranged = False
     for line in ws.and_cuda:
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
+        req = kb.index.extra_line(line)
+        if req is None:
             return CudaWheels(policy, (), problem=f"its and-cuda requirement {line!r} is invalid")
-        name = str(canonicalize_name(req.name))
-        exact = _exact(req)
+        name = req.name
+        exact = _exact(req.specifier)
         ranged = ranged or exact is None
         known = [
             w.version
@@ -156,8 +157,8 @@ def cuda_wheels(
     )
 
 
-def _exact(req: Requirement) -> Optional[Version]:
-    specs = list(req.specifier)
+def _exact(specifier: SpecifierSet) -> Optional[Version]:
+    specs = list(specifier)
     if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
         return Version(specs[0].version)
     return None

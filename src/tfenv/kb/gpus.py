@@ -17,7 +17,6 @@ capability must be declared ``ambiguous``; such an alias is never resolved silen
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,6 +171,8 @@ class GpuCatalog:
         words = set(key.split())
         # names holding every word typed ("RTX 4000 Ada Laptop"), shortest first
         close = sorted((k for k in spelled if words <= set(k.split())), key=len)[:limit]
+        import difflib  # only for a name no GPU has
+
         for cutoff in (0.6, 0.3):  # near misses next; otherwise anything vaguely similar
             if close:
                 break

@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Optional
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
@@ -27,6 +28,7 @@ __all__ = [
     "CUDA_WHEELS",
     "INDEX_PACKAGES",
     "CudaWheel",
+    "ExtraLine",
     "HeaderBuild",
     "IndexFacts",
     "Release",
@@ -47,6 +49,7 @@ CUDA_WHEELS = "cuda-wheels"
 
 _EMPTY: Mapping[str, WheelSet] = MappingProxyType({})
 _NO_PYTHONS: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+_NO_LINES: Mapping[str, ExtraLine] = MappingProxyType({})
 _WHEEL_KEYS = (
     "and_cuda",
     "glibc",
@@ -184,6 +187,26 @@ class CudaWheel:
 
 
 @dataclass(frozen=True)
+class ExtraLine:
+    """One requirement line of an ``and-cuda`` extra, parsed: canonical name, specifier."""
+
+    name: str
+    specifier: SpecifierSet
+
+
+def parse_extra_line(line: str) -> Optional[ExtraLine]:
+    """``line`` parsed by ``packaging`` (None when it is not a valid requirement)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    try:
+        req = Requirement(line)
+    except InvalidRequirement:
+        return None
+    return ExtraLine(str(canonicalize_name(req.name)), req.specifier)
+
+
+@dataclass(frozen=True)
 class IndexFacts:
     """All index-derived facts, by package."""
 
@@ -191,6 +214,13 @@ class IndexFacts:
     cuda: Mapping[str, tuple[CudaWheel, ...]]
     cuda_missing: frozenset[str]
     cuda_provenance: Provenance
+    # the and-cuda lines parsed once, when loading (packaging.requirements is slow to import)
+    extra_lines: Mapping[str, ExtraLine] = field(default_factory=lambda: _NO_LINES)
+
+    def extra_line(self, line: str) -> Optional[ExtraLine]:
+        """An and-cuda requirement line, parsed (None when invalid)."""
+        known = self.extra_lines.get(line)
+        return known if known is not None else parse_extra_line(line)
 
     def releases(self, package: str) -> tuple[Release, ...]:
         """Releases of ``package`` in ascending version order (empty if unknown)."""
@@ -221,7 +251,21 @@ def load(root: Optional[Path] = None) -> IndexFacts:
         cuda=MappingProxyType(cuda),
         cuda_missing=missing,
         cuda_provenance=prov,
+        extra_lines=MappingProxyType(_parsed_extra_lines(by_package)),
     )
+
+
+def _parsed_extra_lines(by_package: Mapping[str, tuple[Release, ...]]) -> dict[str, ExtraLine]:
+    lines = {
+        line
+        for releases in by_package.values()
+        for rel in releases
+        for ws in rel.wheels.values()
+        for each in (ws, *ws.variants.values())
+        for line in each.and_cuda or ()
+    }
+    parsed = {line: parse_extra_line(line) for line in sorted(lines)}
+    return {line: p for line, p in parsed.items() if p is not None}
 
 
 def _load_package(name: str, root: Optional[Path]) -> tuple[Release, ...]:

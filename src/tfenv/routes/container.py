@@ -18,16 +18,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
-from tfenv.routes.container_images import (
-    ContainerImage,
-    choose,
-    is_datacenter,
-    ngc_gpu_support,
-    ngc_image,
-    verdict,
-    wheels_run_on,
-)
 
+# The image choice (tfenv.routes.container_images) is imported where it is used: this
+# route is asked only with --manager container, and every resolve imports this module.
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
@@ -37,16 +30,15 @@ if TYPE_CHECKING:
     from tfenv.kb.releases import TfOption
     from tfenv.models.require_cuda import Verdict
     from tfenv.models.target import Target
+    from tfenv.routes.container_images import ContainerImage
 
 __all__ = [
     "SMOKE_TEST",
-    "ContainerImage",
     "ContainerRoute",
     "container_image",
     "container_ngc",
     "container_view",
     "docker_run",
-    "is_datacenter",
     "ngc_gpu_way_outs",
     "require_text",
 ]
@@ -73,6 +65,8 @@ def container_view(target: Target) -> Target:
 
 def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
     """The image for ``opt`` on this host (see :mod:`tfenv.routes.container_images`)."""
+    from tfenv.routes.container_images import choose
+
     key = ("container-image", opt.package, str(opt.version), target)
     return kb.memo(key, lambda: choose(kb, opt, target))
 
@@ -80,6 +74,8 @@ def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optiona
 def container_ngc(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
     """NVIDIA's NGC image of ``opt`` where it is this host's way out (GPU code the
     official wheels lack, or CUDA forward compatibility on a data-center GPU)."""
+    from tfenv.routes.container_images import ngc_image
+
     if target.platform.key != "linux_x86_64":
         return None
     return ngc_image(kb, opt, target)
@@ -91,6 +87,7 @@ def ngc_gpu_way_outs(
     """NGC releases (and how their GPU support is known) that run TensorFlow on this GPU
     where the official wheels cannot, when some release in ``wanted`` lacks code for it too."""
     from tfenv.kb.releases import tf_options
+    from tfenv.routes.container_images import ngc_gpu_support, wheels_run_on
 
     if target.cc is None or target.platform.key != "linux_x86_64":
         return ()
@@ -262,6 +259,8 @@ def _clause(
     kb: KnowledgeBase, image: ContainerImage, target: Target
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(reasons, warnings) about whether nvidia-container-cli starts the image here."""
+    from tfenv.routes.container_images import verdict
+
     if image.require is None:
         return (
             f"{image.image}'s NVIDIA_REQUIRE_CUDA: not recorded ({image.require_status}); "
