@@ -68,8 +68,8 @@ def test_every_command_module_exists(command: str) -> None:
 
 
 # Imported by ``tfenv resolve`` only on a cold cache (yaml and packaging's requirement
-# parser: loading the shipped data), or never: httpx (~100 ms, refresh only), packaging's requirement parser (the and-cuda lines
-# are parsed when the index is loaded), the container route's image choice, difflib.
+# parser: loading the shipped data, which parses the and-cuda lines once), or never:
+# httpx (~100 ms, refresh only), the container route's image choice, difflib.
 HEAVY = (
     "httpx",
     "yaml",
