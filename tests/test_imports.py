@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,13 +111,13 @@ _RUNS = [
 ]
 
 
-def _run_heavy_check(env: dict[str, str]) -> dict[str, object]:
+def _run_heavy_check(env: dict[str, str]) -> dict[str, Any]:
     code = _HEAVY_CHECK % {"modules": RESOLVE_PATH, "heavy": HEAVY, "runs": _RUNS}
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
     )
     assert done.returncode == 0, done.stderr
-    report: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return report
 
 
@@ -126,7 +127,7 @@ def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
     assert cold["statuses"] == ["ok"] * len(_RUNS), cold
     assert cold["after_import"] == [], "importing the resolve path imports " + str(cold)
     parsing = {"yaml", "packaging.requirements", "packaging.markers"}  # loading the data
-    assert set(cold["after_resolve"]) <= parsing, cold  # type: ignore[arg-type]
+    assert set(cold["after_resolve"]) <= parsing, cold
     warm = _run_heavy_check(env)  # the knowledge base now comes from the cache
     assert warm["after_resolve"] == [], f"a warm tfenv resolve imports {warm['after_resolve']}"
 

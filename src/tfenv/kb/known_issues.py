@@ -52,10 +52,16 @@ class KnownIssue:
     routes: frozenset[str] = frozenset()  # install routes concerned; empty: every route
     compute_capability: Optional[SpecifierSet] = None  # GPUs concerned; None: every machine
     remedy: Optional[str] = None  # what a plan does that avoids it ("pin-cuda-wheels")
+    python: Optional[SpecifierSet] = None  # Pythons concerned; None: every Python
 
-    def concerns(self, route: str, cc: Optional[Version] = None) -> bool:
-        """Whether the issue concerns a plan on ``route`` for a GPU of capability ``cc``."""
+    def concerns(
+        self, route: str, cc: Optional[Version] = None, python: Optional[Version] = None
+    ) -> bool:
+        """Whether the issue concerns a plan on ``route`` for a GPU of capability ``cc`` and
+        Python ``python`` (an unknown Python may be a concerned one)."""
         if self.routes and route not in self.routes:
+            return False
+        if self.python is not None and python is not None and not self.python.contains(python):
             return False
         if self.compute_capability is None:
             return True
@@ -96,6 +102,7 @@ def _issue(node: Node) -> KnownIssue:
         "prefer",
         "routes",
         "compute_capability",
+        "python",
         "remedy",
         "source",
         "retrieved",
@@ -118,6 +125,7 @@ def _issue(node: Node) -> KnownIssue:
         if node.has("compute_capability")
         else None,
         remedy=node.opt("remedy").opt_choice(*REMEDIES),
+        python=specifier(node.get("python")) if node.has("python") else None,
     )
 
 

@@ -71,7 +71,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     warnings += [
         f"{i.summary} ({i.provenance.sources[0]})"
         for i in opt.issues
-        if i.concerns(route.name, f.target.cc if accel == "cuda" else None)
+        if i.concerns(route.name, f.target.cc if accel == "cuda" else None, got.python)
         and (i.remedy is None or i.remedy not in got.remedies)
     ]
     warnings += got.warnings

@@ -182,7 +182,8 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
             continue
         if plan is not None and issue.remedy is not None and issue.remedy in plan.remedies:
             continue  # the new plan avoids it (and says how in its reasons)
-        if (plan is not None and not issue.concerns(plan.route, f.target.cc)) or (
+        python = Version(plan.python) if plan is not None and plan.python else None
+        if (plan is not None and not issue.concerns(plan.route, f.target.cc, python)) or (
             plan is None and issue.routes
         ):
             continue
