@@ -7,12 +7,13 @@ bug in the solver's model cannot hide here too.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal
+from typing import Literal, Optional
 
 from packaging.version import Version
 
 from tfenv.kb import KnowledgeBase
-from tfenv.models.plan import Resolution
+from tfenv.kb.tensorflow import ComputeCaps
+from tfenv.models.plan import Plan, Resolution
 
 MANAGER_ROUTES = {
     "auto": {"pip", "conda", "conda+pip", "system", "metal", "cpu"},
@@ -155,15 +156,42 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
         problems.append(f"CUDA/cuDNN {plan.cuda}/{plan.cudnn} != build {cb.cuda}/{cb.cudnn}")
     if cb.cuda is not None:
         problems += _check_driver(kb, res, cb.cuda)
-    caps = build.compute
-    if caps is not None and t.cc is not None:
-        cc = t.cc
-        for name, code in (("hand-written", caps.hand_written), ("generated", caps.generated)):
-            if code is None:
-                continue
-            native = any(s.major == cc.major and s.minor <= cc.minor for s in code.sass)
-            specific = any(x.endswith("a") for x in code.ptx_targets)
-            jit = any(p <= cc and (not specific or p == cc) for p in code.ptx)
-            if not (native or jit):
-                problems.append(f"no {name} code for compute capability {cc}")
+    if build.compute is not None and t.cc is not None:
+        problems += _check_gpu_code(kb, plan, build.compute, t.cc)
     return problems
+
+
+def _check_gpu_code(kb: KnowledgeBase, plan: Plan, caps: ComputeCaps, cc: Version) -> list[str]:
+    problems = []
+    for name, code in (("hand-written", caps.hand_written), ("generated", caps.generated)):
+        if code is None:
+            continue
+        sass = [s for s in code.sass if s.major == cc.major and s.minor <= cc.minor]
+        specific = any(x.endswith("a") for x in code.ptx_targets)
+        jit = any(p <= cc and (not specific or p == cc) for p in code.ptx)
+        if not (sass or jit):
+            problems.append(f"no {name} code for compute capability {cc}")
+        if _runs_the_wheel(kb, plan):
+            problems += _check_code_claim(plan.gpu_code, name, max(sass) if sass else None)
+    return problems
+
+
+def _runs_the_wheel(kb: KnowledgeBase, plan: Plan) -> bool:
+    """Whether the plan runs TensorFlow's own wheel (not conda-forge's build, not NGC's)."""
+    if plan.route == "conda":
+        return False
+    return plan.image not in {rel.image for rel in kb.containers.ngc}
+
+
+def _check_code_claim(said: Optional[str], kind: str, sass: Optional[Version]) -> list[str]:
+    """The plan's gpu_code says what the wheel carries: native SASS where it has SASS of the
+    GPU's major (never "PTX JIT" or "not at all" for that kind), PTX JIT where it has none."""
+    if said is None:
+        return [f"no gpu_code, though the build's {kind} code is recorded"]
+    if sass is not None:
+        sm = f"sm_{sass.major}{sass.minor}"
+        if "natively" not in said or sm not in said:
+            return [f"the wheel has {kind} SASS {sm} for this GPU, the plan says {said!r}"]
+    elif "PTX JIT" not in said:
+        return [f"the wheel has no {kind} SASS for this GPU, the plan says {said!r}"]
+    return []
