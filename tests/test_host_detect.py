@@ -10,7 +10,7 @@ import pytest
 from packaging.version import Version
 
 from tfenv.errors import DetectionError, UsageError
-from tfenv.host import detect
+from tfenv.host import HostProfile, detect
 from tfenv.host.probes import CommandOutput, NvmlGpu, NvmlReading, Probes
 
 DATA = Path(__file__).parent / "data" / "host"
@@ -95,6 +95,16 @@ class FakeProbes(Probes):
         return self._nvml
 
 
+def texts(p: HostProfile) -> list[str]:
+    return [n.text for n in p.notes]
+
+
+def about(p: HostProfile, fragment: str) -> tuple[Optional[str], Optional[str]]:
+    """The fact the one note containing ``fragment`` is about, and its value then."""
+    (note,) = [n for n in p.notes if fragment in n.text]
+    return note.about, note.value
+
+
 def ok(text: str) -> CommandOutput:
     return CommandOutput(0, text, "")
 
@@ -120,7 +130,8 @@ def test_no_nvidia_at_all() -> None:
     assert p.gpus == ()
     assert p.driver is None
     assert p.driver_cuda is None
-    assert any(n.startswith("No NVIDIA driver found") for n in p.notes)
+    assert any(n.startswith("No NVIDIA driver found") for n in texts(p))
+    assert about(p, "No NVIDIA driver found") == ("driver", None)
 
 
 def test_failing_nvidia_smi_is_reported_plainly() -> None:
@@ -132,11 +143,12 @@ def test_failing_nvidia_smi_is_reported_plainly() -> None:
     p = detect(probes=probes)
     assert p.driver is None
     assert p.gpus == ()
-    assert p.notes[0] == (
+    assert p.notes[0].text == (
         "No usable NVIDIA driver: nvidia-smi failed: NVIDIA-SMI has failed because it "
         "couldn't communicate with the NVIDIA driver."
     )
-    assert "565.57.01" in p.notes[1]
+    assert "565.57.01" in p.notes[1].text
+    assert [(n.about, n.value) for n in p.notes] == [("driver", None), ("driver", None)]
 
 
 def test_version_mismatch() -> None:
@@ -146,7 +158,7 @@ def test_version_mismatch() -> None:
     )
     p = detect(probes=probes)
     assert p.driver is None
-    assert "Driver/library version mismatch" in p.notes[0]
+    assert "Driver/library version mismatch" in p.notes[0].text
 
 
 def test_nvidia_smi_that_hangs() -> None:
@@ -155,7 +167,10 @@ def test_nvidia_smi_that_hangs() -> None:
         commands={(SMI,): CommandOutput(None, problem="it did not answer within 1 s")},
     )
     p = detect(probes=probes)
-    assert p.notes[0] == "No usable NVIDIA driver: nvidia-smi failed: it did not answer within 1 s."
+    assert (
+        p.notes[0].text
+        == "No usable NVIDIA driver: nvidia-smi failed: it did not answer within 1 s."
+    )
 
 
 def test_kernel_module_without_nvidia_smi() -> None:
@@ -164,7 +179,8 @@ def test_kernel_module_without_nvidia_smi() -> None:
     assert p.driver == "384.98"
     assert p.source_of("driver") == "/proc/driver/nvidia/version"
     assert p.gpus == ()
-    assert "nvidia-smi was not found" in p.notes[0]
+    assert "nvidia-smi was not found" in p.notes[0].text
+    assert about(p, "nvidia-smi was not found") == ("driver", "384.98")
 
 
 def test_sys_module_version_when_proc_is_missing() -> None:
@@ -240,8 +256,11 @@ def test_kb_lookup_from_the_table_when_the_query_fails() -> None:
         (i, Version("3.0"), "kb") for i in range(3)
     ]
     assert p.driver_cuda is None
-    assert any("does not show which CUDA version" in n for n in p.notes)
-    assert any("--query-gpu failed" in n for n in p.notes)
+    assert any("does not show which CUDA version" in n for n in texts(p))
+    assert any("--query-gpu failed" in n for n in texts(p))
+    assert about(p, "does not show which CUDA") == ("driver_cuda", None)
+    gpus = "0: GeForce GTX 680 (3.0); 1: GeForce GTX 680 (3.0); 2: GeForce GTX 680 (3.0)"
+    assert about(p, "--query-gpu failed") == ("gpus", gpus)
 
 
 def test_unknown_gpu_name_leaves_cc_unknown() -> None:
@@ -249,12 +268,13 @@ def test_unknown_gpu_name_leaves_cc_unknown() -> None:
     p = detect(probes=probes, gpu_catalog=_Catalog)
     assert [g.compute_capability for g in p.gpus] == [None, None]
     assert [g.mig for g in p.gpus] == [False, True]
-    unknown = [n for n in p.notes if "is unknown" in n]
+    unknown = [n for n in texts(p) if "is unknown" in n]
     assert unknown == [
         "The compute capability of 'NVIDIA A100-SXM...' is unknown: nvidia-smi does not "
         "report it and nvidia-smi cut the name short."
     ]
-    assert any("--query-gpu failed (exit status 2)" in n for n in p.notes)
+    assert any("--query-gpu failed (exit status 2)" in n for n in texts(p))
+    assert about(p, "is unknown")[0] == "gpus"
 
 
 def test_broken_kb_is_a_note() -> None:
@@ -263,7 +283,8 @@ def test_broken_kb_is_a_note() -> None:
 
     p = detect(probes=smi_probes("smi-450.57-titan-xp.txt", None), gpu_catalog=broken)
     assert p.gpus[0].compute_capability is None
-    assert any("cannot be read (no kb)" in n for n in p.notes)
+    assert any("cannot be read (no kb)" in n for n in texts(p))
+    assert about(p, "cannot be read (no kb)") == ("gpus", "0: TITAN Xp (?)")
 
 
 def test_mixed_gpus_resolve_for_the_lowest() -> None:
@@ -292,8 +313,9 @@ def test_wsl2() -> None:
     assert p.driver == "537.13"
     assert p.driver_cuda == Version("12.2")
     assert p.gpus[0].name == "NVIDIA GeForce GTX 1650 ..."
-    assert any("Windows host's driver" in n for n in p.notes)
-    assert not any("libcuda.so.1 is missing" in n for n in p.notes)
+    assert any("Windows host's driver" in n for n in texts(p))
+    assert not any("libcuda.so.1 is missing" in n for n in texts(p))
+    assert about(p, "Windows host's driver") == ("driver", "537.13")
 
 
 def test_wsl2_with_unreadable_cuda_version_and_no_libcuda() -> None:
@@ -305,14 +327,17 @@ def test_wsl2_with_unreadable_cuda_version_and_no_libcuda() -> None:
     p = detect(probes=probes, gpu_catalog=_Catalog)
     assert p.driver == "546.80"
     assert p.driver_cuda is None
-    assert any("'ERR!'" in n for n in p.notes)
-    assert any("libcuda.so.1 is missing" in n for n in p.notes)
+    assert any("'ERR!'" in n for n in texts(p))
+    assert any("libcuda.so.1 is missing" in n for n in texts(p))
+    assert about(p, "'ERR!'") == ("driver_cuda", None)
+    assert about(p, "libcuda.so.1 is missing") == ("os", "wsl2")
 
 
 def test_wsl1_note() -> None:
     p = detect(probes=FakeProbes(release="4.4.0-19041-Microsoft"))
     assert p.os == "linux"
-    assert any("WSL 1" in n for n in p.notes)
+    assert any("WSL 1" in n for n in texts(p))
+    assert about(p, "WSL 1") == ("os", "linux")
 
 
 def test_windows() -> None:
@@ -368,7 +393,8 @@ def test_nvml_first() -> None:
 
 def test_nvml_failure_is_mentioned_when_nothing_else_works() -> None:
     p = detect(probes=FakeProbes(nvml="NVML failed: Driver Not Loaded"))
-    assert "NVML failed: Driver Not Loaded" in p.notes[0]
+    assert "NVML failed: Driver Not Loaded" in p.notes[0].text
+    assert p.notes[0].about == "driver"
 
 
 # -- overrides ----------------------------------------------------------------------------------
@@ -385,7 +411,25 @@ def test_overrides_win_and_are_recorded() -> None:
     assert p.driver_cuda is None  # it belonged to the detected driver
     for key in ("os", "glibc", "python", "driver"):
         assert p.source_of(key) == "given"
-    assert any("given as 470.82.01" in n for n in p.notes)
+    assert any("given as 470.82.01" in n for n in texts(p))
+    assert about(p, "given as 470.82.01") == ("driver", "470.82.01")
+    assert p.current_notes() == p.notes  # what detect prints is all current
+
+
+def test_notes_about_a_given_fact_are_left_out() -> None:
+    # nvidia-smi fails on this machine; the driver given on the command line replaces
+    # what detection found (none), so "No usable NVIDIA driver" no longer applies
+    failing: dict[tuple[str, ...], CommandOutput] = {
+        (SMI,): CommandOutput(9, rec("smi-error-no-driver.txt"), "")
+    }
+    probes = FakeProbes(on_path={"nvidia-smi": SMI}, commands=failing)
+    assert any("No usable NVIDIA driver" in n for n in texts(detect(probes=probes)))
+    p = detect(probes=probes, overrides={"driver": "535.104.05"})
+    assert p.driver == "535.104.05"
+    assert p.notes == ()
+    wsl1 = FakeProbes(release="4.4.0-19041-Microsoft")
+    assert any("WSL 1" in n for n in texts(detect(probes=wsl1, overrides={"python": "3.11"})))
+    assert not any("WSL 1" in n for n in texts(detect(probes=wsl1, overrides={"os": "linux"})))
 
 
 def test_same_driver_given_keeps_its_cuda() -> None:

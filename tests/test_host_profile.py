@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -15,11 +16,19 @@ from packaging.version import Version
 from tfenv.errors import ConfigError, UsageError
 from tfenv.host import write_host_file
 from tfenv.host.profile import (
+    NOTE_FACTS,
     CudnnInstall,
     GpuInfo,
+    HostNote,
     HostProfile,
     InstalledToolkit,
     read_host_file,
+    replaced_facts,
+)
+
+GPUS = (  # the GPUs as a note about them holds them (HostProfile.fact_text)
+    "0: NVIDIA RTX 5880 Ada Generation (8.9); 1: NVIDIA TITAN V (7.0); "
+    "2: NVIDIA A100-SXM4-80GB (8.0)"
 )
 
 
@@ -40,7 +49,11 @@ def sample() -> HostProfile:
         cuda_toolkits=(InstalledToolkit(Version("12.2"), "/usr/local/cuda-12.2", "version.json"),),
         cudnn=(CudnnInstall(Version("8.9.7"), "/usr/include/cudnn_version.h"),),
         packages=(("nvidia-cudnn-cu12", "8.9.7.29"), ("tensorflow", "2.15.1")),
-        notes=("a note.",),
+        notes=(
+            HostNote("a note."),
+            HostNote("nvidia-smi --query-gpu failed; GPU names may be cut.", "gpus", GPUS),
+            HostNote("WSL 1 has no GPU access; only WSL2 can run CUDA.", "os", "linux"),
+        ),
         sources=(("driver", "nvidia-smi"), ("python", "given")),
     )
 
@@ -52,6 +65,12 @@ def test_round_trip() -> None:
     assert d["driver"] == "535.104.05"
     assert d["gpus"][0]["compute_capability"] == "8.9"
     assert d["packages"] == {"nvidia-cudnn-cu12": "8.9.7.29", "tensorflow": "2.15.1"}
+    assert d["notes"][0] == {"about": None, "value": None, "text": "a note."}
+    assert d["notes"][1] == {
+        "about": "gpus",
+        "value": GPUS,
+        "text": "nvidia-smi --query-gpu failed; GPU names may be cut.",
+    }
     assert HostProfile.from_dict(d) == p
     assert HostProfile.from_json(p.to_json()) == p
     assert HostProfile.from_dict(json.loads(json.dumps(d))).to_dict() == d
@@ -80,6 +99,13 @@ _gpus = st.builds(
     uuid=st.none() | _text,
 )
 
+_notes = st.builds(
+    HostNote,
+    text=_text,
+    about=st.none() | st.sampled_from(NOTE_FACTS),
+    value=st.none() | _text,
+).map(lambda n: n if n.about else HostNote(n.text))
+
 
 @given(
     os=st.sampled_from(["linux", "windows", "wsl2", "macos"]),
@@ -89,7 +115,7 @@ _gpus = st.builds(
     driver=st.none() | st.sampled_from(["535.104.05", "580.126.09", "461.79"]),
     gpus=st.lists(_gpus, max_size=4).map(tuple),
     packages=st.dictionaries(_text, _text, max_size=3).map(lambda d: tuple(sorted(d.items()))),
-    notes=st.lists(_text, max_size=3).map(tuple),
+    notes=st.lists(_notes, max_size=3).map(tuple),
 )
 def test_round_trip_property(
     os: str,
@@ -99,7 +125,7 @@ def test_round_trip_property(
     driver: Optional[str],
     gpus: tuple[GpuInfo, ...],
     packages: tuple[tuple[str, str], ...],
-    notes: tuple[str, ...],
+    notes: tuple[HostNote, ...],
 ) -> None:
     p = HostProfile(
         os=os, arch=arch, python=python, glibc=glibc, driver=driver, gpus=gpus,
@@ -140,6 +166,15 @@ def broken(change: Any) -> dict[str, Any]:
         (lambda d: d["cudnn"][0].update(version=None), "cudnn[0].version"),
         (lambda d: d["packages"].update(tensorflow=2), "packages.tensorflow"),
         (lambda d: d.update(notes="x"), "notes"),
+        (lambda d: d.update(notes=["a\nb"]), "notes[0]"),
+        (lambda d: d["notes"][1].update(about="gpu"), "notes[1].about"),
+        (lambda d: d["notes"][1].update(about=["gpus"]), "notes[1].about"),
+        (lambda d: d["notes"][1].pop("text"), "notes[1].text"),
+        (lambda d: d["notes"][1].update(text="x" * 2001), "notes[1].text"),
+        (lambda d: d["notes"][1].update(value="a\x1b[2Jb"), "notes[1].value"),
+        (lambda d: d["notes"][0].update(value="535.104.05"), "notes[0].value"),
+        (lambda d: d["notes"][0].update(fact="driver"), "notes[0]"),
+        (lambda d: d["notes"].append(7), "notes[3]"),
         (lambda d: d.update(sources=[]), "sources"),
         (lambda d: d.update(extra=1), "unknown key"),
     ],
@@ -212,3 +247,82 @@ def test_helpers() -> None:
     assert p.has_gpu
     assert p.source_of("python") == "given"
     assert p.package_version("tensorflow") == "2.15.1"
+
+
+# -- notes: which fact, and its value then -----------------------------------------------
+
+
+def test_fact_text() -> None:
+    p = sample()
+    assert p.fact_text("driver") == "535.104.05"
+    assert p.fact_text("driver_cuda") == "12.2"
+    assert p.fact_text("gpus") == GPUS
+    assert p.fact_text("cuda_toolkits") == "12.2 (/usr/local/cuda-12.2)"
+    assert p.fact_text("cudnn") == "8.9.7 (/usr/include/cudnn_version.h)"
+    assert p.fact_text("packages") == "nvidia-cudnn-cu12==8.9.7.29, tensorflow==2.15.1"
+    bare = HostProfile(os="linux", arch="x86_64", python=Version("3.11"))
+    assert [bare.fact_text(f) for f in ("driver", "gpus", "packages", "conda_env")] == [None] * 4
+    unknown_cc = replace(bare, gpus=(GpuInfo(0, "Orin (nvgpu)"),))
+    assert unknown_cc.fact_text("gpus") == "0: Orin (nvgpu) (?)"
+
+
+def test_a_fact_longer_than_a_note_is_written_as_its_digest() -> None:
+    deep = "/opt/" + "x" * 4000
+    p = HostProfile(
+        os="linux", arch="x86_64", python=Version("3.11"),
+        cuda_toolkits=(InstalledToolkit(Version("12.2"), deep, "version.json"),),
+    )  # fmt: skip
+    text = p.fact_text("cuda_toolkits")
+    assert text is not None
+    assert text.startswith("sha256:")
+    assert len(text) == 7 + 64
+    noted = replace(p, notes=p.noted([HostNote("A toolkit has no version.", "cuda_toolkits")]))
+    again = HostProfile.from_json(noted.to_json())
+    assert again.current_notes() == noted.notes
+    other = replace(again, cuda_toolkits=(InstalledToolkit(Version("12.3"), deep, "nvcc"),))
+    assert other.current_notes() == ()
+
+
+def test_noted_writes_each_note_against_the_profile() -> None:
+    p = sample()
+    notes = p.noted([HostNote("general"), HostNote("d", "driver"), HostNote("g", "glibc")])
+    assert [(n.about, n.value) for n in notes] == [
+        (None, None),
+        ("driver", "535.104.05"),
+        ("glibc", "2.35"),
+    ]
+
+
+def test_current_notes_follow_edits_and_replaced_facts() -> None:
+    no_driver = HostNote("No NVIDIA driver found: nvidia-smi is not on PATH.", "driver", None)
+    cuda = HostNote("nvidia-smi does not show which CUDA version the driver supports.",
+                    "driver_cuda", None)  # fmt: skip
+    general = HostNote("A general note.")
+    p = HostProfile(
+        os="linux", arch="x86_64", python=Version("3.11"), notes=(no_driver, cuda, general)
+    )
+    assert p.current_notes() == (no_driver, cuda, general)
+    # the driver typed into the file by hand: the note spoke of no driver
+    assert replace(p, driver="535.104.05").current_notes() == (cuda, general)
+    # --driver replaces the driver and the CUDA version it supports
+    assert p.current_notes(replaced_facts({"driver"})) == (general,)
+    assert p.current_notes(replaced_facts({"python", "glibc"})) == p.notes
+    assert p.current_notes({"driver_cuda"}) == (no_driver, general)
+
+
+def test_replaced_facts() -> None:
+    assert replaced_facts({"driver"}) == {"driver", "driver_cuda"}
+    assert replaced_facts({"gpu", "os"}) == {"gpus", "os"}
+    assert replaced_facts({"note", "gpu_index"}) == frozenset()
+    assert set(replaced_facts(["os", "arch", "glibc", "python", "driver", "gpu"])) <= set(
+        NOTE_FACTS
+    )
+
+
+def test_plain_string_notes_of_older_files_are_general_notes() -> None:
+    d = sample().to_dict()
+    d["notes"] = ["No usable NVIDIA driver: nvidia-smi failed: it did not answer within 1 s."]
+    p = HostProfile.from_dict(d)
+    assert p.notes == (HostNote(d["notes"][0]),)
+    assert p.current_notes(replaced_facts({"driver", "gpu"})) == p.notes
+    assert p.to_dict()["notes"] == [{"about": None, "value": None, "text": d["notes"][0]}]

@@ -5,6 +5,7 @@ No printing, no argv, no file writes: the CLI does those.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from packaging.version import Version
@@ -70,7 +71,6 @@ def build_target(
             driver=profile.driver_version,
             cc=gpu.compute_capability if gpu else None,
             gpu_name=gpu.name if gpu else None,
-            notes=profile.notes,
         )
     detected: set[str] = set()
     if profile is not None and m.host_file is None:
@@ -78,17 +78,16 @@ def build_target(
         if facts.get("cc") is not None:
             detected.add("gpu")
     changes = _flag_facts(kb, m)
-    note = changes.pop("note", None)
+    gpu_note = changes.pop("note", None)
     facts.update(changes)
-    if note:
-        facts["notes"] = (*facts.get("notes", ()), note)
-    detected -= {"gpu" if k in ("cc", "gpu_name") else k for k in changes}
+    detected -= _fact_names(changes)
     implied = _implied_machine(kb, m, facts)
+    machine_note = implied.pop("note", None)
     facts.update(implied)
     detected -= set(implied)
+    host_notes = () if profile is None else _host_notes(profile, _fact_names([*changes, *implied]))
     missing = _no_gpu_given(m, facts)
-    if missing:
-        facts["notes"] = (*facts.get("notes", ()), missing)
+    facts["notes"] = tuple(n for n in (*host_notes, gpu_note, machine_note, missing) if n)
     try:
         return Target(**facts, detected=frozenset(detected))
     except UnsupportedPlatform as exc:
@@ -96,6 +95,20 @@ def build_target(
 
 
 _FACTS = ("os", "arch", "glibc", "python", "driver")
+
+
+def _fact_names(keys: Iterable[str]) -> set[str]:
+    """Target keys as the facts a user gives: ``cc`` and ``gpu_name`` are the GPU."""
+    return {"gpu" if k in ("cc", "gpu_name") else k for k in keys}
+
+
+def _host_notes(profile: HostProfile, given: set[str]) -> tuple[str, ...]:
+    """The host's notes that still hold: not those about a fact the flags (or a GPU that
+    implies the machine) replaced, nor those about a fact edited in the host file since
+    (:meth:`HostProfile.current_notes` is the rule)."""
+    from tfenv.host.profile import replaced_facts
+
+    return tuple(n.text for n in profile.current_notes(replaced_facts(given)))
 
 
 def _no_gpu_given(m: MachineArgs, facts: dict[str, Any]) -> Optional[str]:
@@ -178,7 +191,8 @@ def _gpu_facts(kb: KnowledgeBase, name: str, cc_text: Optional[str]) -> dict[str
 
 def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -> dict[str, Any]:
     """A GPU that only comes in Arm machines (Jetson, Grace superchips, GB10) makes the
-    target Linux aarch64: said in the target's notes, refused against a conflicting --arch."""
+    target Linux aarch64: said in the ``note`` it returns, refused against a conflicting
+    --arch."""
     name = facts.get("gpu_name")
     model = kb.gpus.find(name) if name else None
     if model is None or model.arch is None or facts.get("cc") != model.compute_capability:
@@ -201,6 +215,5 @@ def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -
     if facts.get("os") != "linux":
         out["os"] = "linux"
     if out:
-        note = f"Linux {model.arch} assumed: {model.name} is {what} (give --arch to say so)."
-        out["notes"] = (*facts.get("notes", ()), note)
+        out["note"] = f"Linux {model.arch} assumed: {model.name} is {what} (give --arch to say so)."
     return out

@@ -103,8 +103,9 @@ def render(profile: HostProfile, target: Optional[GpuInfo] = None) -> str:
             lines.append(f"  [{g.index}] {g.name}  {cc}  {mem}{flags}{arrow}")
     else:
         lines.append("GPUs: none")
-    if profile.notes:
+    notes = profile.current_notes()  # all of them for a fresh detection
+    if notes:
         lines.append("")
         lines.append("Notes:")
-        lines += [f"  - {n}" for n in profile.notes]
+        lines += [f"  - {n.text}" for n in notes]
     return "\n".join(lines) + "\n"

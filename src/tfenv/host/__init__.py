@@ -3,7 +3,7 @@
 ``detect()`` runs the probes (:mod:`.probes`), parses what they return
 (:mod:`.parse`) and assembles the profile (:mod:`.profile`). Values given on the
 command line (``overrides``) win over anything detected and are recorded as
-``"given"`` in ``sources``.
+``"given"`` in ``sources``; notes about what they replace are left out.
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from tfenv.host.profile import (
     OS_KINDS,
     CudnnInstall,
     GpuInfo,
+    HostNote,
     HostProfile,
     InstalledToolkit,
     read_host_file,
+    replaced_facts,
 )
 from tfenv.textsafe import visible
 
@@ -37,6 +39,7 @@ __all__ = [
     "OVERRIDABLE",
     "CudnnInstall",
     "GpuInfo",
+    "HostNote",
     "HostProfile",
     "InstalledToolkit",
     "Probes",
@@ -61,7 +64,7 @@ def detect(
     given = _check_overrides(overrides or {})
     probes = probes or Probes(timeout=timeout)
     sources: dict[str, str] = {}
-    notes: list[str] = []
+    notes: list[HostNote] = []
 
     os_kind = _os_kind(probes, notes, given)
     arch = given.get("arch") or _arch(probes.machine(), given.get("os") or os_kind)
@@ -78,14 +81,17 @@ def detect(
     notes += gpu.notes
     driver, driver_cuda = gpu.driver, gpu.driver_cuda
     if driver is not None and not _driver_ok(driver):
-        notes.append(f"The driver reported its version as {_printable(driver, 40)!r}; ignored.")
+        note = f"The driver reported its version as {_printable(driver, 40)!r}; ignored."
+        notes.append(HostNote(note, "driver"))
         driver = None
+    about_given: list[HostNote] = []
     if "driver" in given and given["driver"] != driver:
         if driver_cuda is not None:
-            notes.append(
+            note = (
                 f"The driver was given as {given['driver']} (detected: {driver}); the CUDA "
                 f"version {driver_cuda} the detected driver supports is not used."
             )
+            about_given.append(HostNote(note, "driver"))
         driver, driver_cuda = given["driver"], None
         sources.pop("driver_cuda", None)
 
@@ -100,7 +106,7 @@ def detect(
     sources["packages"] = "importlib.metadata"
     for key in given:
         sources[key] = "given"
-    return HostProfile(
+    profile = HostProfile(
         os=given.get("os") or os_kind,
         arch=arch,
         python=Version(given.get("python") or probes.python()),
@@ -112,9 +118,9 @@ def detect(
         cuda_toolkits=tuple(replace(t, path=_printable(t.path, 4096)) for t in toolkits),
         cudnn=tuple(replace(c, path=_printable(c.path, 4096)) for c in cudnn),
         packages=tuple((_printable(n, 200), _printable(v, 200)) for n, v in packages),
-        notes=tuple(_printable(n, 2000) for n in notes),
         sources=tuple(sorted(sources.items())),
     )
+    return _with_notes(profile, notes, about_given, given)
 
 
 def write_host_file(profile: HostProfile, path: Union[str, Path]) -> None:
@@ -129,6 +135,25 @@ def write_host_file(profile: HostProfile, path: Union[str, Path]) -> None:
         raise ConfigError(
             f"Cannot write the host file {target}: {describe_oserror(exc)}."
         ) from None
+
+
+def _with_notes(
+    profile: HostProfile,
+    detected: list[HostNote],
+    about_given: list[HostNote],
+    given: Mapping[str, str],
+) -> HostProfile:
+    """``profile`` with its notes, each written against the value the profile holds. A
+    note about a fact given on the command line spoke of the detected value, which the
+    profile no longer holds: left out by the rule that resolving applies to flags
+    (:meth:`HostProfile.current_notes`). Notes about the given values themselves stay."""
+    written = replace(profile, notes=profile.noted(map(_clean_note, detected)))
+    kept = written.current_notes(replaced_facts(given))
+    return replace(profile, notes=kept + profile.noted(map(_clean_note, about_given)))
+
+
+def _clean_note(note: HostNote) -> HostNote:
+    return replace(note, text=_printable(note.text, 2000))
 
 
 def _driver_ok(text: str) -> bool:
@@ -167,14 +192,14 @@ def _check_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
     return given
 
 
-def _os_kind(probes: Probes, notes: list[str], given: Mapping[str, str]) -> str:
+def _os_kind(probes: Probes, notes: list[HostNote], given: Mapping[str, str]) -> str:
     plat = probes.platform()
     if plat.startswith("linux"):
         wsl = parse.is_wsl_kernel(probes.kernel_release())
         if wsl == 2:
             return "wsl2"
         if wsl == 1:
-            notes.append("WSL 1 has no GPU access; only WSL2 can run CUDA.")
+            notes.append(HostNote("WSL 1 has no GPU access; only WSL2 can run CUDA.", "os"))
         return "linux"
     if plat in ("win32", "cygwin"):
         return "windows"

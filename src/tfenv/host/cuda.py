@@ -14,7 +14,7 @@ from typing import Optional
 
 from tfenv.host import parse
 from tfenv.host.probes import Probes
-from tfenv.host.profile import CudnnInstall, InstalledToolkit
+from tfenv.host.profile import CudnnInstall, HostNote, InstalledToolkit
 
 __all__ = ["detect_cudnn", "detect_toolkits", "toolkit_folders"]
 
@@ -64,11 +64,12 @@ def toolkit_folders(probes: Probes, os_kind: str) -> list[str]:
     return out
 
 
-def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[InstalledToolkit], list[str]]:
-    """Toolkits found, and notes about folders that looked like one but were not readable."""
+def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[InstalledToolkit], list[HostNote]]:
+    """Toolkits found, and notes about folders that looked like one but were not readable
+    (about ``cuda_toolkits``: a toolkit added to the list by hand makes them stale)."""
     nvcc_name = "nvcc.exe" if os_kind == "windows" else "nvcc"
     found: list[InstalledToolkit] = []
-    notes: list[str] = []
+    notes: list[HostNote] = []
     for folder in toolkit_folders(probes, os_kind):
         nvcc = _join(os_kind, folder, "bin", nvcc_name)
         # a toolkit has its headers too: /usr/local/bin/nvcc alone does not make one
@@ -81,7 +82,8 @@ def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[InstalledToolkit
             version = None if out.problem else parse.parse_nvcc(out.text)
             tk = InstalledToolkit(version, folder, "nvcc") if version else None
             if tk is None:
-                notes.append(f"The CUDA toolkit in {folder} has no readable version.")
+                note = f"The CUDA toolkit in {folder} has no readable version."
+                notes.append(HostNote(note, "cuda_toolkits"))
         if tk is not None:
             found.append(tk)
     found.sort(key=lambda t: (t.version, t.path), reverse=True)

@@ -15,7 +15,7 @@ from packaging.version import Version
 from tfenv.errors import TfenvError
 from tfenv.host import parse
 from tfenv.host.probes import NvmlReading, Probes
-from tfenv.host.profile import GpuInfo
+from tfenv.host.profile import GpuInfo, HostNote
 from tfenv.specs import cc_problem
 
 __all__ = ["QUERY_FIELDS", "CatalogLoader", "GpuFacts", "detect_gpus", "find_nvidia_smi"]
@@ -55,7 +55,7 @@ class GpuFacts:
     driver: Optional[str] = None
     driver_cuda: Optional[Version] = None
     gpus: list[GpuInfo] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[HostNote] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
 
 
@@ -63,7 +63,9 @@ def detect_gpus(probes: Probes, os_kind: str, catalog: Optional[CatalogLoader] =
     """Driver, highest CUDA the driver supports, and GPUs of this host."""
     facts = GpuFacts()
     if os_kind == "macos":
-        facts.notes.append("macOS has no NVIDIA CUDA driver; TensorFlow runs on the CPU here.")
+        facts.notes.append(
+            HostNote("macOS has no NVIDIA CUDA driver; TensorFlow runs on the CPU here.", "os")
+        )
         return facts
     reading = probes.nvml()
     if isinstance(reading, NvmlReading):
@@ -75,7 +77,7 @@ def detect_gpus(probes: Probes, os_kind: str, catalog: Optional[CatalogLoader] =
         return facts
     _from_smi(probes, smi, os_kind, facts, _KbLookup(catalog or _load_kb_catalog, facts))
     if facts.driver is None and isinstance(reading, str):
-        facts.notes.append(f"NVML was tried first: {reading}.")
+        facts.notes.append(HostNote(f"NVML was tried first: {reading}.", "driver"))
     return facts
 
 
@@ -127,14 +129,18 @@ def _without_smi(
         facts.driver = version
         facts.sources["driver"] = source
         facts.notes.append(
-            f"nvidia-smi was not found{tried}; the NVIDIA kernel module {version} is loaded "
-            f"(read from {source}), so GPUs and the CUDA version the driver supports are unknown."
+            HostNote(
+                f"nvidia-smi was not found{tried}; the NVIDIA kernel module {version} is "
+                f"loaded (read from {source}), so GPUs and the CUDA version the driver "
+                "supports are unknown.",
+                "driver",
+            )
         )
         return
     where = "on PATH" if os_kind != "wsl2" else f"on PATH or in {WSL_LIB}"
+    end = " and no NVIDIA kernel module is loaded." if os_kind == "linux" else "."
     facts.notes.append(
-        f"No NVIDIA driver found: nvidia-smi is not {where}{tried}"
-        + (" and no NVIDIA kernel module is loaded." if os_kind == "linux" else ".")
+        HostNote(f"No NVIDIA driver found: nvidia-smi is not {where}{tried}{end}", "driver")
     )
 
 
@@ -143,13 +149,18 @@ def _from_smi(probes: Probes, smi: str, os_kind: str, facts: GpuFacts, kb: _KbLo
     failure = out.problem or parse.smi_failure(out.text)
     header = None if out.problem else parse.parse_smi_header(out.text)
     if failure or header is None:
-        facts.notes.append(f"No usable NVIDIA driver: nvidia-smi failed: {failure}.")
+        facts.notes.append(
+            HostNote(f"No usable NVIDIA driver: nvidia-smi failed: {failure}.", "driver")
+        )
         if os_kind == "linux":
             version, source = _kernel_module_version(probes)
             if version:
                 facts.notes.append(
-                    f"The NVIDIA kernel module reports version {version} ({source}), "
-                    "but nvidia-smi cannot use it."
+                    HostNote(
+                        f"The NVIDIA kernel module reports version {version} ({source}), "
+                        "but nvidia-smi cannot use it.",
+                        "driver",
+                    )
                 )
         return
     facts.driver = header.driver
@@ -159,19 +170,37 @@ def _from_smi(probes: Probes, smi: str, os_kind: str, facts: GpuFacts, kb: _KbLo
         facts.sources["driver_cuda"] = "nvidia-smi"
     elif header.cuda_raw:
         facts.notes.append(
-            f"nvidia-smi shows the driver's CUDA version as {header.cuda_raw!r}; "
-            "the highest CUDA version it supports is unknown."
+            HostNote(
+                f"nvidia-smi shows the driver's CUDA version as {header.cuda_raw!r}; "
+                "the highest CUDA version it supports is unknown.",
+                "driver_cuda",
+            )
         )
     else:
-        facts.notes.append("nvidia-smi does not show which CUDA version the driver supports.")
+        facts.notes.append(
+            HostNote(
+                "nvidia-smi does not show which CUDA version the driver supports.", "driver_cuda"
+            )
+        )
     if os_kind == "wsl2":
-        facts.notes.append(f"WSL2: the NVIDIA driver {header.driver} is the Windows host's driver.")
-        if not probes.exists(f"{WSL_LIB}/libcuda.so.1"):
-            facts.notes.append(f"WSL2: {WSL_LIB}/libcuda.so.1 is missing; CUDA will not load.")
+        _wsl_notes(probes, header.driver, facts)
     rows = {r.index: r for r in parse.parse_smi_table(out.stdout)}
     queried = _query(probes, smi, facts)
     for index in sorted(set(rows) | set(queried)):
         facts.gpus.append(_merge(index, rows.get(index), queried.get(index), kb))
+
+
+def _wsl_notes(probes: Probes, driver: Optional[str], facts: GpuFacts) -> None:
+    """The driver a WSL2 guest sees is the Windows host's: said about the driver. A
+    missing libcuda.so.1 is a fact of the WSL2 guest, whatever the driver: said about
+    the OS."""
+    facts.notes.append(
+        HostNote(f"WSL2: the NVIDIA driver {driver} is the Windows host's driver.", "driver")
+    )
+    if not probes.exists(f"{WSL_LIB}/libcuda.so.1"):
+        facts.notes.append(
+            HostNote(f"WSL2: {WSL_LIB}/libcuda.so.1 is missing; CUDA will not load.", "os")
+        )
 
 
 def _query(probes: Probes, smi: str, facts: GpuFacts) -> dict[int, dict[str, Optional[str]]]:
@@ -186,11 +215,15 @@ def _query(probes: Probes, smi: str, facts: GpuFacts) -> dict[int, dict[str, Opt
             why = out.problem or (
                 parse.smi_failure(out.text) if out.text.strip() else f"exit status {out.returncode}"
             )
-            facts.notes.append(f"nvidia-smi --query-gpu failed ({why}); GPU names may be cut.")
+            facts.notes.append(
+                HostNote(f"nvidia-smi --query-gpu failed ({why}); GPU names may be cut.", "gpus")
+            )
             return {}
         rows = _by_index(parse.parse_smi_query(out.stdout, fields))
         if not rows:
-            facts.notes.append("nvidia-smi --query-gpu listed no GPUs; GPU names may be cut.")
+            facts.notes.append(
+                HostNote("nvidia-smi --query-gpu listed no GPUs; GPU names may be cut.", "gpus")
+            )
         return rows
     return {}
 
@@ -252,8 +285,11 @@ class _KbLookup:
                 else "the knowledge base does not list this GPU (or the name is ambiguous)"
             )
             self._facts.notes.append(
-                f"The compute capability of {name!r} is unknown: nvidia-smi does not "
-                f"report it and {why}."
+                HostNote(
+                    f"The compute capability of {name!r} is unknown: nvidia-smi does not "
+                    f"report it and {why}.",
+                    "gpus",
+                )
             )
         return cc
 
@@ -264,7 +300,10 @@ class _KbLookup:
             except (ImportError, TfenvError) as exc:
                 self._failed = True
                 self._facts.notes.append(
-                    f"The knowledge base's GPU list cannot be read ({exc}); "
-                    "compute capabilities nvidia-smi does not report stay unknown."
+                    HostNote(
+                        f"The knowledge base's GPU list cannot be read ({exc}); "
+                        "compute capabilities nvidia-smi does not report stay unknown.",
+                        "gpus",
+                    )
                 )
         return self._catalog

@@ -4,14 +4,20 @@ This is the contract between detection and the solver (``tfenv resolve --host
 FILE``) and the lock command. :meth:`HostProfile.to_dict` writes the JSON shape
 (``"schema": 1``) and :meth:`HostProfile.from_dict` reads it back, raising
 :class:`~tfenv.errors.ConfigError` with a message that names the bad field.
+
+A note (:class:`HostNote`) says which fact it is about and the value that fact had
+when it was written, so a note about a fact someone edited in the file, or replaced
+with a flag, is known to be stale: :meth:`HostProfile.current_notes` is that rule.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from packaging.version import Version
 
@@ -25,13 +31,17 @@ __all__ = [
     "ARCHES",
     "CC_SOURCES",
     "GPU_NAME_MAX",
+    "NOTE_FACTS",
     "OS_KINDS",
+    "REPLACES",
     "SCHEMA",
     "CudnnInstall",
     "GpuInfo",
+    "HostNote",
     "HostProfile",
     "InstalledToolkit",
     "read_host_file",
+    "replaced_facts",
 ]
 
 SCHEMA = 1
@@ -58,6 +68,51 @@ _KEYS = (
     "notes",
     "sources",
 )
+#: The facts a note can be about (a note about none of them is a general note).
+NOTE_FACTS = (
+    "os",
+    "arch",
+    "glibc",
+    "python",
+    "driver",
+    "driver_cuda",
+    "gpus",
+    "cuda_toolkits",
+    "cudnn",
+    "packages",
+    "conda_env",
+)
+#: The facts a value given on the command line replaces: ``--driver`` replaces the
+#: driver and with it the CUDA version that driver supports; ``--gpu``/``--cc`` the GPUs.
+REPLACES: Mapping[str, tuple[str, ...]] = {
+    "os": ("os",),
+    "arch": ("arch",),
+    "glibc": ("glibc",),
+    "python": ("python",),
+    "driver": ("driver", "driver_cuda"),
+    "gpu": ("gpus",),
+}
+
+
+def replaced_facts(given: Iterable[str]) -> frozenset[str]:
+    """The profile facts that the given values (keys of :data:`REPLACES`) replace."""
+    return frozenset(fact for key in given for fact in REPLACES.get(key, ()))
+
+
+@dataclass(frozen=True)
+class HostNote:
+    """What detection said about one fact (``about``, one of :data:`NOTE_FACTS`), with
+    that fact's value when it was said (:meth:`HostProfile.fact_text`; None for a fact
+    that was absent). Keeping the value is what lets a reader tell that someone has since
+    edited the fact, and the note no longer describes the file. ``about`` None: a general
+    note, always current."""
+
+    text: str
+    about: Optional[str] = None
+    value: Optional[str] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"about": self.about, "value": self.value, "text": self.text}
 
 
 @dataclass(frozen=True)
@@ -123,7 +178,7 @@ class HostProfile:
     cuda_toolkits: tuple[InstalledToolkit, ...] = ()
     cudnn: tuple[CudnnInstall, ...] = ()
     packages: tuple[tuple[str, str], ...] = ()  # (distribution name, version), sorted
-    notes: tuple[str, ...] = ()
+    notes: tuple[HostNote, ...] = ()
     sources: tuple[tuple[str, str], ...] = ()  # (fact, probe that gave it)
 
     # -- queries ----------------------------------------------------------
@@ -164,6 +219,40 @@ class HostProfile:
             return self.gpus[0]
         return min(known, key=lambda g: (g.compute_capability, g.index))
 
+    # -- notes ------------------------------------------------------------
+    def fact_text(self, fact: str) -> Optional[str]:
+        """``fact`` as one line of text that changes whenever the fact does: what a
+        :class:`HostNote` is written against. None for an absent fact or an empty list.
+
+        Versions and names are as in the JSON; GPUs are ``index: name (cc)`` joined by
+        ``"; "`` (``?`` for an unknown compute capability), toolkits and cuDNN
+        ``version (path)``, packages ``name==version`` joined by ``", "``. A text longer
+        than a note may be is replaced by ``sha256:`` and its digest, so that it still
+        compares.
+        """
+        text = _FACT_TEXT[fact](self)
+        if text is None or len(text) <= _NOTE_MAX:
+            return text or None
+        return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def noted(self, notes: Iterable[HostNote]) -> tuple[HostNote, ...]:
+        """``notes`` written against this profile: each gets its fact's value here."""
+        return tuple(
+            replace(n, value=None if n.about is None else self.fact_text(n.about)) for n in notes
+        )
+
+    def current_notes(self, replaced: Iterable[str] = ()) -> tuple[HostNote, ...]:
+        """The notes that still describe this profile: general ones, and those whose fact
+        has the value it had when the note was written and is not in ``replaced`` (facts
+        a flag gave anew, see :func:`replaced_facts`). A note about an edited or replaced
+        fact ("No NVIDIA driver found" next to a driver someone typed in) is stale."""
+        gone = frozenset(replaced)
+        return tuple(
+            n
+            for n in self.notes
+            if n.about is None or (n.about not in gone and n.value == self.fact_text(n.about))
+        )
+
     # -- serialisation ----------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -179,7 +268,7 @@ class HostProfile:
             "cuda_toolkits": [t.to_dict() for t in self.cuda_toolkits],
             "cudnn": [c.to_dict() for c in self.cudnn],
             "packages": dict(self.packages),
-            "notes": list(self.notes),
+            "notes": [n.to_dict() for n in self.notes],
             "sources": dict(self.sources),
         }
 
@@ -205,7 +294,7 @@ class HostProfile:
             cuda_toolkits=tuple(_toolkit(t) for t in root.opt("cuda_toolkits").opt_items()),
             cudnn=tuple(_cudnn(c) for c in root.opt("cudnn").opt_items()),
             packages=_label_map(root.opt("packages")),
-            notes=tuple(n.label(_NOTE_MAX) for n in root.opt("notes").opt_items()),
+            notes=tuple(_note(n) for n in root.opt("notes").opt_items()),
             sources=_label_map(root.opt("sources")),
         )
 
@@ -279,6 +368,19 @@ def _driver(node: Node) -> Optional[str]:
     return text
 
 
+def _note(node: Node) -> HostNote:
+    """A note: an object, or a plain string (files written before notes had a fact,
+    read as general notes)."""
+    if isinstance(node.value, str):
+        return HostNote(node.label(_NOTE_MAX))
+    node.only("about", "value", "text")
+    about = node.opt("about").opt_choice(*NOTE_FACTS)
+    value = node.opt("value")
+    if about is None and not value.is_null:
+        raise value.fail("a note about no fact (about: null) has no value")
+    return HostNote(node.get("text").label(_NOTE_MAX), about, value.opt_label(_NOTE_MAX))
+
+
 def _label_map(node: Node) -> tuple[tuple[str, str], ...]:
     """A mapping of printable names to printable values, as sorted pairs."""
     pairs = node.str_map()
@@ -311,3 +413,24 @@ def _cap(text: str) -> str:
 
 def _vtext(v: Optional[Version]) -> Optional[str]:
     return None if v is None else str(v)
+
+
+def _joined(parts: Iterable[str], sep: str = "; ") -> Optional[str]:
+    return sep.join(parts) or None
+
+
+_FACT_TEXT: Mapping[str, Callable[[HostProfile], Optional[str]]] = {
+    "os": lambda p: p.os,
+    "arch": lambda p: p.arch,
+    "glibc": lambda p: _vtext(p.glibc),
+    "python": lambda p: str(p.python),
+    "driver": lambda p: p.driver,
+    "driver_cuda": lambda p: _vtext(p.driver_cuda),
+    "gpus": lambda p: _joined(
+        f"{g.index}: {g.name} ({g.compute_capability or '?'})" for g in p.gpus
+    ),
+    "cuda_toolkits": lambda p: _joined(f"{t.version} ({t.path})" for t in p.cuda_toolkits),
+    "cudnn": lambda p: _joined(f"{c.version} ({c.path})" for c in p.cudnn),
+    "packages": lambda p: _joined((f"{n}=={v}" for n, v in p.packages), ", "),
+    "conda_env": lambda p: p.conda_env,
+}
