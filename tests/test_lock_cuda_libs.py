@@ -8,6 +8,7 @@ would take the newest; the cases are tests/data/lock/cuda_libs.yaml."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +150,9 @@ def test_header_names_what_the_lock_pins_even_when_the_plan_differs(
     assert any("The plan named CUDA 12.5 and cuDNN 9.3" in line for line in lines)
     same = cuda_pins([("nvidia-cuda-runtime-cu12", "12.5.82"), ("nvidia-cudnn-cu12", "9.3.0.75")])
     lines = header_lines(config, res, "gpu", "0" * 64, pinned=same)
+    assert not any("The plan named" in line for line in lines)
+    coarse = replace(res, plan=replace(res.plan, cudnn="9"))  # a plan that names a major only
+    lines = header_lines(config, coarse, "gpu", "0" * 64, pinned=same)
     assert not any("The plan named" in line for line in lines)
     plain = header_lines(config, res, "gpu", "0" * 64)  # nothing pinned: the plan's stack
     assert "CUDA 12.5, cuDNN 9.3" in next(line for line in plain if line.startswith("Stack: "))
