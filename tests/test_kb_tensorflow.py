@@ -198,6 +198,18 @@ def test_known_issues_fields() -> None:
         assert issue.platforms <= set(PLATFORM_KEYS)
         assert str(issue.applies)
         assert issue.summary.strip()
+        # a real action, not "see the source" (check-upgrade's fix)
+        assert issue.action.strip().endswith(".")
+        assert "see the source" not in issue.action.lower()
+
+
+def test_changes_link_only_known_issues() -> None:
+    ids = {i.id for i in load_known_issues()}
+    linked = [c for c in load_changes() if c.issue is not None]
+    assert linked
+    assert all(c.issue in ids for c in linked)
+    gains = {c.id for c in load_changes() if c.effect == "gain"}
+    assert {"numpy-2-support", "and-cuda-extra"} <= gains
 
 
 def _hits(version: str, platform: str | None, package: str = "tensorflow") -> set[str]:
@@ -209,7 +221,9 @@ def test_known_issue_2_15_0_and_cuda() -> None:
     assert "and-cuda-2-15-0-tensorrt-unresolvable" not in _hits("2.15.1", "linux_x86_64")
     assert "and-cuda-2-15-0-tensorrt-unresolvable" not in _hits("2.15.0.post1", "linux_x86_64")
     assert "and-cuda-2-15-0-tensorrt-unresolvable" not in _hits("2.15.0", "macos_arm64")
-    assert "phantom-platform-pins-2-15-0-post1" in _hits("2.15.0.post1", "linux_x86_64")
+    # a metadata trap of universal lockers: listed where the missing packages would install
+    assert "phantom-platform-pins-2-15-0-post1" in _hits("2.15.0.post1", "windows_x86_64")
+    assert "phantom-platform-pins-2-15-0-post1" not in _hits("2.15.0.post1", "linux_x86_64")
     assert not any(
         i.severity == "broken" for i in load_known_issues() if i.matches("2.15.1", "linux_x86_64")
     )
@@ -224,6 +238,8 @@ def test_known_issue_ranges() -> None:
         assert "phantom-intel-pin-2-18-1-to-2-19" in _hits(v, "windows_x86_64")
     for v in ("2.18.0", "2.20.0", "2.20.0rc0"):
         assert "phantom-intel-pin-2-18-1-to-2-19" not in _hits(v, "windows_x86_64")
+    for platform in ("linux_x86_64", "linux_aarch64", "macos_arm64", "macos_x86_64"):
+        assert "phantom-intel-pin-2-18-1-to-2-19" not in _hits("2.19.0", platform)
     assert "and-cuda-ranges-newer-than-build" in _hits("2.22.0rc0", "linux_x86_64")
     assert "and-cuda-aarch64-cpu-only" in _hits("2.21.0", "linux_aarch64")
     assert "and-cuda-aarch64-cpu-only" not in _hits("2.21.0", "linux_x86_64")

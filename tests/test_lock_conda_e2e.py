@@ -58,6 +58,10 @@ def test_conda_target_locks_with_the_cuda_build(tmp_path: Path, channel: str) ->
     text = (tmp_path / "conda-lock.gpu.yml").read_text("utf-8")
     assert text.startswith("#")
     assert "tfenv" in text.splitlines()[0]
+    # the header names what the lock pins: the conda packages that carry CUDA and cuDNN
+    head = [line for line in text.splitlines() if line.startswith("#")]
+    assert "# CUDA packages: cuda-version 12.0, cudnn 8.9.7.29" in head
+    assert any(line.startswith("# Stack: ") and "CUDA 12.0, cuDNN 8.9" in line for line in head)
     env = yaml.safe_load((tmp_path / "environment.gpu.yml").read_text("utf-8"))
     assert "tensorflow=2.15.0=cuda120*" in env["dependencies"]
     assert check_project(kb, load_config(tmp_path), opts).up_to_date

@@ -1,5 +1,6 @@
-"""Live: lock ``tensorflow[and-cuda]==2.15.1`` for Linux x86_64 / Python 3.11 from the
-configured index (needs network; run in CI with ``-m live``)."""
+"""Live: lock ``tensorflow[and-cuda]==2.15.1`` for Linux x86_64 / Python 3.11, and the
+CUDA-library cases of 2.21 (tests/data/lock/cuda_libs.yaml), from the configured index
+(needs network; run in CI with ``-m live``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lock_cases import LockCase, check_lockfiles, load_cases
 from tfenv.config import load_config
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
@@ -54,3 +56,19 @@ def test_live_lock_and_cuda(
         assert entries[i].endswith("\\")
         assert entries[i + 1].strip().startswith("--hash=sha256:")
     assert (tmp_path / "pylock.cluster.toml").is_file()
+
+
+LIVE_CASES = [c for c in load_cases() if c.live]
+
+
+@pytest.mark.parametrize("case", LIVE_CASES, ids=[c.id for c in LIVE_CASES])
+def test_live_lock_pins_the_cuda_libs_policy(
+    case: LockCase, request: pytest.FixtureRequest, tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    """2.21 on the configured index: the extra's ranges would give cuDNN 9.28 and CUDA 12.9
+    wheels; the lock pins the build versions (9.3.0.75, 12.5), or with cuda-libs = "newest"
+    the newest the GPU and driver run, and its header says what it pins."""
+    (tmp_path / "tfenv.toml").write_text(case.config, "utf-8")
+    opts = LockOptions(cache_dir=_cache(request, tmp_path), timeout_s=60.0, environ=os.environ)
+    lock_project(kb, load_config(tmp_path), opts)
+    check_lockfiles(tmp_path, case)

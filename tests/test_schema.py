@@ -14,7 +14,8 @@ from tfenv import config as config_module
 from tfenv import specs
 from tfenv.config import parse_config
 from tfenv.errors import ConfigError
-from tfenv.models.target import MANAGERS
+from tfenv.kb.cuda_wheels import POLICIES
+from tfenv.models.target import CUDA_LIBS, MANAGERS
 from tfenv.schema import config_schema
 
 if sys.version_info >= (3, 11):
@@ -50,6 +51,8 @@ def test_the_schema_has_exactly_the_keys_the_reader_accepts() -> None:
     assert set(TARGET["properties"]) == set(config_module._TARGET_KEYS)
     assert SCHEMA["properties"]["manager"]["enum"] == list(MANAGERS)
     assert TARGET["properties"]["manager"]["enum"] == list(MANAGERS)
+    assert SCHEMA["properties"]["cuda-libs"]["enum"] == list(CUDA_LIBS) == list(POLICIES)
+    assert TARGET["properties"]["cuda-libs"]["enum"] == list(CUDA_LIBS)
     assert set(TARGET["properties"]["os"]["enum"]) == set(specs._OS_ALIASES)
     assert set(TARGET["properties"]["arch"]["enum"]) == set(specs._ARCH_ALIASES)
     name = SCHEMA["properties"]["targets"]["propertyNames"]["pattern"]
@@ -115,6 +118,9 @@ INVALID = [
     ('[targets.a]\nos = "linux"\nglibc = "2"\n', "a glibc that is not X.Y"),
     ('[targets.a]\nos = "linux"\ngpu-index = "0"\n', "a string for gpu-index"),
     ('[targets.a]\nos = "linux"\nmanager = "brew"\n', "an unknown target manager"),
+    ('cuda-libs = "latest"\n[targets.a]\nos = "linux"\n', "an unknown CUDA-library preference"),
+    ('cuda-libs = true\n[targets.a]\nos = "linux"\n', "a boolean CUDA-library preference"),
+    ('[targets.a]\nos = "linux"\ncuda-libs = "oldest"\n', "an unknown target CUDA-library pref"),
     ('[targets.a]\nos = "linux"\nno-gpu = "yes"\n', "a string for no-gpu"),
     ('[targets.a]\nos = "linux"\ndrvier = "535.104.05"\n', "an unknown target key"),
 ]

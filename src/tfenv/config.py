@@ -11,6 +11,7 @@ names the file and the key. The format is documented in ``docs/lock.md``::
     index-url = "https://mirror.example/simple/"   # default: pip/uv configuration
     channels = ["conda-forge"]
     manager = "auto"                     # auto, pip or conda
+    cuda-libs = "build"                  # CUDA wheels: build versions, or "newest" (capped)
     out = "locks"                        # where the lockfiles go (default: this file's folder)
 
     [tool.tfenv.targets.cluster]
@@ -40,7 +41,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from tfenv import errors, specs
 from tfenv.errors import ConfigError
 from tfenv.kb._fields import Node
-from tfenv.models.target import MANAGERS, MachineArgs
+from tfenv.models.target import CUDA_LIBS, MANAGERS, MachineArgs
 
 __all__ = [
     "CONFIG_FILES",
@@ -61,6 +62,7 @@ _TOP_KEYS = (
     "index-url",
     "channels",
     "manager",
+    "cuda-libs",
     "allow-cpu",
     "pre",
     "out",
@@ -78,6 +80,7 @@ _TARGET_KEYS = (
     "glibc",
     "python",
     "manager",
+    "cuda-libs",
     "allow-cpu",
 )
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
@@ -92,6 +95,7 @@ class TargetSpec:
     machine: MachineArgs
     manager: str = "auto"
     allow_cpu: bool = False
+    cuda_libs: Optional[str] = None  # its own CUDA-library preference; None: the project's
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ class ProjectConfig:
     allow_cpu: bool = False
     pre: bool = False
     out: Optional[Path] = None  # where the lockfiles live; relative to the file's folder
+    cuda_libs: str = "build"  # the default CUDA-library preference of every target
 
     @property
     def folder(self) -> Path:
@@ -176,6 +181,7 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
             f'[{prefix}targets.cluster] with os = "linux" and gpu = "A100"'
         )
     allow_cpu = root.opt("allow-cpu").opt_boolean() or False
+    cuda_libs = root.opt("cuda-libs").opt_choice(*CUDA_LIBS) or "build"
     return ProjectConfig(
         tensorflow=tensorflow,
         python=python,
@@ -191,6 +197,7 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
         allow_cpu=allow_cpu,
         pre=root.opt("pre").opt_boolean() or False,
         out=_out(root.opt("out")),
+        cuda_libs=cuda_libs,
     )
 
 
@@ -232,6 +239,7 @@ def _target(
         machine=machine,
         manager=t.opt("manager").opt_choice(*MANAGERS) or manager,
         allow_cpu=allow_cpu if own_cpu is None else own_cpu,
+        cuda_libs=t.opt("cuda-libs").opt_choice(*CUDA_LIBS),
     )
 
 

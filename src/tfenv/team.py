@@ -75,12 +75,14 @@ class TeamResolution:
 
 
 def request_for(request: Request, spec: TargetSpec) -> Request:
-    """The team's request as it applies to one target (its route and CPU preferences)."""
+    """The team's request as it applies to one target (its route, CPU and CUDA-library
+    preferences: a target's own ``cuda-libs`` wins over the project's)."""
     return replace(
         request,
         manager=spec.manager if spec.manager != "auto" else request.manager,
         allow_cpu=spec.allow_cpu or request.allow_cpu,
         no_gpu=spec.machine.no_gpu,
+        cuda_libs=spec.cuda_libs or request.cuda_libs,
     )
 
 
@@ -206,7 +208,13 @@ def _config_request(kb: KnowledgeBase, config: ProjectConfig) -> Request:
 
     try:
         return api.build_request(
-            kb, config.tensorflow, config.manager, config.allow_cpu, False, config.pre
+            kb,
+            config.tensorflow,
+            config.manager,
+            config.allow_cpu,
+            False,
+            config.pre,
+            cuda_libs=config.cuda_libs,
         )
     except errors.UsageError as exc:
         raise ConfigError(

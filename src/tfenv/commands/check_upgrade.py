@@ -129,7 +129,8 @@ def _report(args: argparse.Namespace) -> UpgradeReport:
             "Package changes compare lock pins with the new plan's top-level pins and "
             "TensorFlow's declared requirements; --relock compares every pin with a fresh lock.",
         )
-    return UpgradeReport(source.describe, move.to_text, way, reports, notes)  # type: ignore[arg-type]
+    folder = str(config.folder) if config is not None else None
+    return UpgradeReport(source.describe, move.to_text, way, reports, notes, folder)  # type: ignore[arg-type]
 
 
 def _relocked(

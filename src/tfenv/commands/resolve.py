@@ -14,7 +14,7 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from tfenv.models.target import MANAGERS
+    from tfenv.models.target import CUDA_LIBS, MANAGERS
 
     parser.add_argument(
         "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
@@ -35,7 +35,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pre", action="store_true", help="consider pre-releases")
     parser.add_argument(
         "--cuda-libs",
-        choices=("build", "newest"),
+        choices=CUDA_LIBS,
         default="build",
         help="which CUDA wheels a pip plan pins: the versions TensorFlow was built with "
         "(default) or the newest its extra allows that the GPU and driver run",

@@ -34,13 +34,31 @@ class Change:
     # who it concerns: None = everyone; "cuda" = CUDA installs on Linux/WSL2;
     # "tensorflow-gpu" = environments that install the tensorflow-gpu package
     concerns: Optional[str] = None
+    # "change": something to act on going up; "gain": it only adds something (info going
+    # up; going back below ``since`` loses it, a warning)
+    effect: str = "change"
+    undo: Optional[str] = None  # what to do going below ``since`` (None: a generic sentence)
+    issue: Optional[str] = None  # the known issue that describes the same trap (reported once)
 
 
 CHANGE_CONCERNS = frozenset({"cuda", "tensorflow-gpu"})
+CHANGE_EFFECTS = ("change", "gain")
 
 
 def _change(node: Node) -> Change:
-    node.only("id", "since", "kind", "summary", "action", "concerns", "source", "retrieved")
+    node.only(
+        "id",
+        "since",
+        "kind",
+        "summary",
+        "action",
+        "concerns",
+        "effect",
+        "undo",
+        "issue",
+        "source",
+        "retrieved",
+    )
     concerns = node.opt("concerns").opt_text()
     if concerns is not None and concerns not in CHANGE_CONCERNS:
         raise node.get("concerns").fail(
@@ -57,6 +75,9 @@ def _change(node: Node) -> Change:
         action=node.get("action").text(),
         provenance=node.provenance(),
         concerns=concerns,
+        effect=node.opt("effect").opt_choice(*CHANGE_EFFECTS) or "change",
+        undo=node.opt("undo").opt_text(),
+        issue=kebab_id(node.get("issue")) if node.has("issue") else None,
     )
 
 

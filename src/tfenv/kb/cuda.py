@@ -19,6 +19,7 @@ from tfenv.models.driver import DriverVersion
 
 __all__ = [
     "CUDA_FILE",
+    "ArchitectureSupport",
     "CudaFacts",
     "CudaFamily",
     "CudaToolkit",
@@ -78,6 +79,21 @@ class DriverBranch:
     note: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class ArchitectureSupport:
+    """The last driver branch that supports the GPUs of one architecture."""
+
+    architecture: str  # "Kepler"
+    cc_min: Version
+    cc_max: Version
+    last_branch: int
+    provenance: Provenance
+    note: Optional[str] = None
+
+    def covers(self, cc: Version) -> bool:
+        return self.cc_min <= cc <= self.cc_max
+
+
 class CudaFacts:
     """Toolkits, families and driver branches, with the lookups the resolver needs."""
 
@@ -88,10 +104,12 @@ class CudaFacts:
         driver_branches: tuple[DriverBranch, ...],
         ptx_isa: tuple[tuple[Version, Version], ...] = (),
         ptx_isa_provenance: Optional[Provenance] = None,
+        architectures: tuple[ArchitectureSupport, ...] = (),
     ) -> None:
         self.toolkits = toolkits
         self.families = families
         self.driver_branches = driver_branches
+        self.architectures = architectures
         self.ptx_isa = dict(ptx_isa)
         self.ptx_isa_provenance = ptx_isa_provenance
         self._toolkits = {_major_minor(t.version): t for t in toolkits}
@@ -148,6 +166,13 @@ class CudaFacts:
         if own is None:
             return None, f"the minimum {os} driver for CUDA {cuda} is not established"
         return own, f"PTX ISA {isa} came with CUDA {cuda}"
+
+    def last_branch(self, cc: Version | None) -> ArchitectureSupport | None:
+        """The last driver branch of the GPU architecture of compute capability ``cc``
+        (None: the architecture is still supported, or ``cc`` is not known)."""
+        if cc is None:
+            return None
+        return next((a for a in self.architectures if a.covers(cc)), None)
 
     def max_cuda_for_driver(self, driver: Version | str) -> Version | None:
         """The CUDA version a driver reports, looked up by branch (the driver's major).
@@ -222,6 +247,22 @@ def _branch(node: Node) -> DriverBranch:
     )
 
 
+def _architecture(node: Node) -> ArchitectureSupport:
+    node.only("architecture", "compute_capabilities", "last_branch", "note", "source", "retrieved")
+    ccs = node.get("compute_capabilities").only("min", "max")
+    cc_min, cc_max = ccs.get("min").version(), ccs.get("max").version()
+    if cc_min > cc_max:
+        raise ccs.fail(f"min {cc_min} is above max {cc_max}")
+    return ArchitectureSupport(
+        architecture=node.get("architecture").text(),
+        cc_min=cc_min,
+        cc_max=cc_max,
+        last_branch=node.get("last_branch").integer(minimum=1),
+        provenance=node.provenance(),
+        note=node.opt("note").opt_text(),
+    )
+
+
 def _unique(items: list[tuple[Node, object]], what: str) -> None:
     seen: set[object] = set()
     for node, key in items:
@@ -244,7 +285,7 @@ def _ptx_isa(node: Node) -> tuple[tuple[tuple[Version, Version], ...], Provenanc
 
 def parse(root: Node) -> CudaFacts:
     """Build the facts from a parsed file (exposed for tests on hand-made data)."""
-    root.only("toolkits", "families", "ptx_isa", "driver_branches")
+    root.only("toolkits", "families", "ptx_isa", "driver_branches", "architectures")
     tk_nodes = list(root.get("toolkits").items())
     fam_nodes = list(root.get("families").items())
     br_nodes = list(root.get("driver_branches").items())
@@ -270,7 +311,14 @@ def parse(root: Node) -> CudaFacts:
         previous = branch
     isa_node = root.opt("ptx_isa")
     isa, isa_provenance = _ptx_isa(isa_node) if not isa_node.is_null else ((), None)
-    return CudaFacts(toolkits, families, branches, isa, isa_provenance)
+    archs = tuple(_architecture(n) for n in root.opt("architectures").opt_items())
+    for i, a in enumerate(archs):
+        for b in archs[:i]:
+            if a.cc_min <= b.cc_max and b.cc_min <= a.cc_max:
+                raise root.get("architectures").fail(
+                    f"{a.architecture} and {b.architecture} overlap in compute capability"
+                )
+    return CudaFacts(toolkits, families, branches, isa, isa_provenance, archs)
 
 
 def load(root: Path | None = None) -> CudaFacts:

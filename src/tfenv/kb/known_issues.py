@@ -53,6 +53,7 @@ class KnownIssue:
     compute_capability: Optional[SpecifierSet] = None  # GPUs concerned; None: every machine
     remedy: Optional[str] = None  # what a plan does that avoids it ("pin-cuda-wheels")
     python: Optional[SpecifierSet] = None  # Pythons concerned; None: every Python
+    action: str = ""  # what to do about it (the fix check-upgrade gives)
 
     def concerns(
         self, route: str, cc: Optional[Version] = None, python: Optional[Version] = None
@@ -104,6 +105,7 @@ def _issue(node: Node) -> KnownIssue:
         "compute_capability",
         "python",
         "remedy",
+        "action",
         "source",
         "retrieved",
     )
@@ -126,6 +128,7 @@ def _issue(node: Node) -> KnownIssue:
         else None,
         remedy=node.opt("remedy").opt_choice(*REMEDIES),
         python=specifier(node.get("python")) if node.has("python") else None,
+        action=node.get("action").text(),
     )
 
 

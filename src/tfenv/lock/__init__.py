@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tfenv.config import ProjectConfig, TargetSpec
     from tfenv.kb import KnowledgeBase
     from tfenv.lock.check import Stale
+    from tfenv.lock.pinned import CudaPins
     from tfenv.lock.progress import Progress
     from tfenv.lock.shared import SharedRuns
     from tfenv.models.plan import Resolution
@@ -328,12 +329,18 @@ def _lock_one(kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, shown: Progres
     return TargetFiles(spec.name, plan.route, plan.tensorflow, tuple(files))
 
 
-def _header(ctx: _Context, spec: TargetSpec, res: Resolution, notes: Sequence[str]) -> list[str]:
+def _header(
+    ctx: _Context,
+    spec: TargetSpec,
+    res: Resolution,
+    notes: Sequence[str],
+    pinned: Optional[CudaPins] = None,
+) -> list[str]:
     from tfenv.lock.header import header_lines, input_digests, inputs_hash
 
     digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
     keys = input_digests(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    return header_lines(ctx.config, res, spec.name, digest, notes, keys)
+    return header_lines(ctx.config, res, spec.name, digest, notes, keys, pinned)
 
 
 def _pip_spec(
@@ -393,6 +400,7 @@ def _python_of(res: Resolution) -> str:
 def _pip_files(ctx: _Context, spec: TargetSpec, res: Resolution) -> list[tuple[str, str]]:
     from tfenv.lock import pylock
     from tfenv.lock.header import inputs_hash, stamp_content
+    from tfenv.lock.pinned import cuda_pins
     from tfenv.lock.pip import DEFAULT_GLIBC, python_platform
 
     plan = res.plan
@@ -404,7 +412,8 @@ def _pip_files(ctx: _Context, spec: TargetSpec, res: Resolution) -> list[tuple[s
         notes.append(
             f"glibc not given: assumed {DEFAULT_GLIBC[0]}.{DEFAULT_GLIBC[1]} for wheel tags"
         )
-    header = _header(ctx, spec, res, notes)
+    pinned = cuda_pins((p.name, str(p.version)) for p in shared.lock.packages if p.version)
+    header = _header(ctx, spec, res, notes, pinned)
     digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
     tool = {"target": spec.name, "tensorflow": plan.tensorflow, "inputs-sha256": digest}
     lock = pylock.restamp(shared.lock, res.target, py, tool)
@@ -428,9 +437,13 @@ def _conda_files(
     pip_reqs = (plan.pip if plan.route == "conda+pip" else ()) + ctx.config.dependencies
     if pip_reqs:
         result = result.with_pip(_conda_pip_packages(ctx, res, result, pip_reqs))
+    from tfenv.lock.pinned import cuda_pins
     from tfenv.textsafe import comment_block
 
-    header = comment_block(_header(ctx, spec, res, result.notes))
+    pinned = cuda_pins(((p.name, p.version) for p in result.packages), conda=True)
+    if not pinned:  # conda+pip: the CUDA wheels come from pip
+        pinned = cuda_pins((p.name, p.version) for p in result.pip_packages)
+    header = comment_block(_header(ctx, spec, res, result.notes, pinned))
     return [
         (result.lock_file_name, stamp_content(header + result.lock_text)),
         (result.env_file_name, stamp_content(header + result.env_text)),

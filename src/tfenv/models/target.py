@@ -12,10 +12,14 @@ from packaging.version import InvalidVersion, Version
 from tfenv.models.driver import DriverVersion
 from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
 
-__all__ = ["MANAGERS", "MachineArgs", "Request", "Target"]
+__all__ = ["CUDA_LIBS", "MANAGERS", "MachineArgs", "Request", "Target"]
 
 #: What --manager (and a target's ``manager`` key) accepts; each route says which select it.
 MANAGERS = ("auto", "pip", "conda", "container")
+#: What --cuda-libs (and ``cuda-libs`` in [tool.tfenv]) accepts: which CUDA wheels a pip plan
+#: pins (tfenv.kb.cuda_wheels): the versions TensorFlow was built with, or the newest the
+#: and-cuda extra allows that the GPU and driver run.
+CUDA_LIBS = ("build", "newest")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from tfenv.models.platform import DriverOs
     from tfenv.models.target import Target
 
-__all__ = ["DRIVER", "driver_floor"]
+__all__ = ["DRIVER", "driver_fix", "driver_floor"]
 
 
 def driver_floor(
@@ -24,6 +24,21 @@ def driver_floor(
 ) -> tuple[Optional[DriverVersion], str]:
     """The lowest driver of ``os`` that runs a build made with CUDA ``cuda``, and why."""
     return kb.cuda.driver_floor(cuda, os)
+
+
+def driver_fix(ctx: Context, floor: DriverVersion) -> str:
+    """What makes a driver >= ``floor`` hold here: installing one, unless no such driver
+    supports this machine's GPU (its architecture's last driver branch is older)."""
+    cc = ctx.target.cc
+    last = ctx.kb.cuda.last_branch(cc) if ctx.target.has_nvidia_gpu else None
+    if last is None or floor.branch <= last.last_branch:
+        return f"Install an NVIDIA driver >= {floor}"
+    name = ctx.target.gpu_name or f"a GPU of compute capability {cc}"
+    return (
+        f"No NVIDIA driver that runs this release supports {name}: R{last.last_branch} was "
+        f"the last driver branch for {last.architecture} GPUs, and this release needs "
+        f"{floor} or newer; use a newer GPU"
+    )
 
 
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -40,7 +55,7 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
             f"an NVIDIA driver >= {floor} ({rule})",
             lambda d: d is None or d >= floor,
             "driver",
-            fix=f"Install an NVIDIA driver >= {floor}",
+            fix=driver_fix(ctx, floor),
         ),
     )
 

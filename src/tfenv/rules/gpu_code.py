@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 from packaging.version import Version
 
 from tfenv.rules.base import Context, Rule
+from tfenv.rules.driver import driver_fix
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_driver, on_gpu
 
 if TYPE_CHECKING:
@@ -208,7 +209,7 @@ def _jit_needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
             f"({why})",
             lambda d: d is None or d >= floor,
             "jit-driver",
-            fix=f"Install an NVIDIA driver >= {floor}",
+            fix=driver_fix(ctx, floor),
         ),
     )
 

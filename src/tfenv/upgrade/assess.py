@@ -35,6 +35,7 @@ class TargetInput:
     manager: str = "auto"
     allow_cpu: bool = False
     no_gpu: bool = False
+    cuda_libs: str = "build"  # the CUDA-library preference of its pip plans (cuda-libs)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ def _request(inp: TargetInput, spec: SpecifierSet, text: str, move: Move) -> Req
         allow_cpu=inp.allow_cpu,
         no_gpu=inp.no_gpu,
         pre=move.pre,
+        cuda_libs=inp.cuda_libs,
     )
 
 

@@ -46,7 +46,8 @@ def package_diff(
     new = declared(kb, f.end, f.target.platform.key, python, _uses_and_cuda(new_plan))
     if current.pins is None:
         basis = f"tensorflow {f.start} vs {f.end}: declared requirements (no lockfile given)"
-        return basis, tuple(_requirements_diff(old, new, f.end))
+        pinned = (plan_pins(cur_plan) if cur_plan else {}, plan_pins(new_plan) if new_plan else {})
+        return basis, tuple(_requirements_diff(old, new, f.end, pinned))
     pins = current.pins
     top = plan_pins(new_plan) if new_plan else {"tensorflow": str(f.end)}
     out = _top_level(pins, top)
@@ -150,16 +151,30 @@ def _against_lock(
 
 
 def _requirements_diff(
-    old: Mapping[str, Requirement], new: Mapping[str, Requirement], end: Version
+    old: Mapping[str, Requirement],
+    new: Mapping[str, Requirement],
+    end: Version,
+    pinned: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {}),
 ) -> list[PackageChange]:
+    """The declared requirements compared; where a plan pins a package itself (the CUDA
+    wheels of a ranged and-cuda extra), its pin stands for the requirement."""
     out: list[PackageChange] = []
     for name, req in sorted(new.items()):
         spec = str(req.specifier) or "any version"
+        after = f"=={pinned[1][name]}" if name in pinned[1] else spec
+        why = "requirement changed"
+        if after != spec:
+            why = f"the new plan pins it; tensorflow {end} requires {spec}"
         if name not in old:
-            out.append(PackageChange(name, "added", None, spec, f"required by tensorflow {end}"))
-        elif str(old[name].specifier) != str(req.specifier):
-            before = str(old[name].specifier) or "any version"
-            out.append(PackageChange(name, "changed", before, spec, "requirement changed"))
+            why = f"required by tensorflow {end}" + (
+                ", the new plan pins it" if after != spec else ""
+            )
+            out.append(PackageChange(name, "added", None, after, why))
+            continue
+        was = str(old[name].specifier) or "any version"
+        before = f"=={pinned[0][name]}" if name in pinned[0] else was
+        if before != after:
+            out.append(PackageChange(name, "changed", before, after, why))
     for name in sorted(set(old) - set(new)):
         before = str(old[name].specifier) or "any version"
         why = f"no longer required by tensorflow {end}"

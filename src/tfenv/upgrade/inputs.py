@@ -179,6 +179,7 @@ def targets(
                 s.manager if manager == "auto" else manager,
                 s.allow_cpu or allow_cpu,
                 s.machine.no_gpu,
+                s.cuda_libs or config.cuda_libs,
             )
             for s in specs_
         ]

@@ -115,6 +115,9 @@ class UpgradeReport:
     direction: Literal["upgrade", "downgrade", "same"]
     targets: tuple[TargetReport, ...]
     notes: tuple[str, ...] = field(default=())
+    folder: Optional[str] = (
+        None  # the configuration's folder: Markdown shows paths below it relative
+    )
 
     @property
     def blocked(self) -> bool:

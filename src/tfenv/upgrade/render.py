@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from tfenv.upgrade.model import TargetReport, UpgradeFinding, UpgradeReport
 
-__all__ = ["to_json", "to_markdown", "to_text"]
+__all__ = ["short_source", "to_json", "to_markdown", "to_text"]
 
 _MARK = {"blocker": "BLOCKER", "warning": "WARNING", "info": "info"}
 _STATUS = {"blocked": "BLOCKED", "warnings": "works, with warnings", "safe": "safe"}
@@ -57,8 +58,80 @@ def _target_text(t: TargetReport) -> list[str]:
 
 
 def _src(f: UpgradeFinding) -> str:
-    text = "; ".join(f.sources) if f.sources else "-"
+    text = "; ".join(short_source(s) for s in f.sources) if f.sources else "-"
     return f"[{f.ref}] {text}" if f.ref else text
+
+
+_SHA = re.compile(r"\s*\(sha256 [0-9a-f]{64}\)")
+_FILE_URL = re.compile(r"pypi-files:/packages/(?:[0-9a-f]+/)+(?P<file>[^/\s]+)")
+_DIST = re.compile(r"(?<![\w.-])(?P<file>[A-Za-z0-9_.-]+?-[0-9][^\s/:]*?\.(?:whl|tar\.gz|zip))\b")
+_SIMPLE = re.compile(
+    r"(?:pypi-)?(?:simple|json):/(?P<name>[^/\s]+)/(?:json)?(?:\s*\(PEP 691 JSON\))?"
+)
+_COMMIT = re.compile(r" @ (?P<sha>[0-9a-f]{7})[0-9a-f]{33}\b")
+_GITHUB = re.compile(
+    r"https://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/"
+    r"(?:(?:issues|pull)/(?P<num>\d+)|releases/tag/(?P<tag>[\w.-]+))/?(?=\s|$|[),;])"
+)
+_MAX = 120
+
+
+def short_source(source: str) -> str:
+    """A source as a reader wants it in a table: a wheel's name and version instead of its
+    index path and digest (``pypi-files:/packages/43/fb/.../tensorflow-2.20.0-cp313-...whl
+    (sha256 ...) METADATA`` -> ``tensorflow 2.20.0 wheel METADATA``), ``owner/repo#123`` for
+    GitHub issues and pull requests, ``owner/repo release v2.16.1``, commits cut to 7 hex
+    digits, at most 120 characters. The full source stays in ``--json``."""
+    text = _SHA.sub("", source)
+    text = _FILE_URL.sub(lambda m: m.group("file"), text)
+    text = _DIST.sub(lambda m: _dist_name(m.group("file")), text)
+    text = _SIMPLE.sub(lambda m: f"{m.group('name')} on the index", text)
+    text = _COMMIT.sub(lambda m: f" @ {m.group('sha')}", text)
+    text = _GITHUB.sub(_github_name, text)
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX else text[: _MAX - 3].rstrip() + "..."
+
+
+def _dist_name(file: str) -> str:
+    from packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
+
+    try:
+        if file.endswith(".whl"):
+            name, version, _build, tags = parse_wheel_filename(file)
+            where = _wheel_platform(sorted(t.platform for t in tags)[0])
+            return f"{name} {version} wheel" + (f" ({where})" if where else "")
+        name, version = parse_sdist_filename(file)
+        return f"{name} {version} sdist"
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return file
+
+
+def _wheel_platform(tag: str) -> str:
+    """``manylinux_2_17_x86_64`` -> ``linux x86_64``; ``any`` -> ``""``."""
+    for prefix, system in (
+        ("manylinux", "linux"),
+        ("musllinux", "linux"),
+        ("linux", "linux"),
+        ("macosx", "macos"),
+        ("win", "windows"),
+    ):
+        if tag.startswith(prefix):
+            arch = (
+                tag.split("_", 1)[1] if prefix == "win" else re.sub(r"^[a-z]+\d*(_\d+)*_", "", tag)
+            )
+            return f"{system} {'x86_64' if arch == 'amd64' else arch}"
+    return ""
+
+
+def _github_name(m: re.Match[str]) -> str:
+    if m.group("num"):
+        return f"{m.group('repo')}#{m.group('num')}"
+    return f"{m.group('repo')} release {m.group('tag')}"
 
 
 def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
@@ -87,7 +160,26 @@ def _package_line(change: str, name: str, old: object, new: object) -> str:
 
 
 def to_markdown(report: UpgradeReport, strict: bool = False) -> str:
+    """For a pull-request comment: paths below the configuration's folder are shown
+    relative to it (a runner's checkout path means nothing to a reader)."""
     icon = "❌" if report.blocked else ("⚠️" if report.warned else "✅")
+    text = _markdown(report, strict, icon)
+    return relative_paths(text, report.folder) if report.folder else text
+
+
+def relative_paths(text: str, folder: str) -> str:
+    """``text`` with every path below ``folder`` written relative to it."""
+    import os
+
+    out = text
+    for base in dict.fromkeys((folder, os.path.realpath(folder), os.path.abspath(folder))):
+        base = base.rstrip("/\\")
+        if base and base not in (".", "/"):
+            out = re.sub(re.escape(base) + r"[/\\](?=[^\s/\\])", "", out)
+    return out
+
+
+def _markdown(report: UpgradeReport, strict: bool, icon: str) -> str:
     lines = [
         f"### {icon} TensorFlow {report.direction}: {report.from_text} → {report.to_text}",
         "",

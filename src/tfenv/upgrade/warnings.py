@@ -32,8 +32,10 @@ def warnings(f: Facts, current: CurrentState, plan: Optional[Plan]) -> list[Upgr
     out = [x for x in (_keras(f), _layout(f)) if x is not None]
     if f.wants_gpu == "cuda" and f.target.has_nvidia_gpu:
         out += [x for x in (_major(f, "cuda"), _major(f, "cudnn"), _gpu_code(f)) if x is not None]
-    out += _issues(f, plan)
-    out += _recorded(f, current)
+        out += [x for x in (_unknown_build(f), _driver_below_toolkit(f, plan)) if x is not None]
+    issues = _issues(f, plan)
+    out += issues
+    out += _recorded(f, current, plan, {i.ref for i in issues})
     return out
 
 
@@ -74,7 +76,8 @@ def _keras(f: Facts) -> Optional[UpgradeFinding]:
     old, new = _keras_major(f, f.start), _keras_major(f, f.end)
     if old is None or new is None or old == new:
         return None
-    summary = f"Keras {old} -> Keras {new}: tf.keras is Keras {new} from TensorFlow {f.end}"
+    first = _edge(f, _value(f, _keras_major))[1]
+    summary = f"Keras {old} -> Keras {new}: tf.keras is Keras {new} from {_release(f, first)}"
     fix = ""
     if not f.up:
         summary = f"Keras {old} -> Keras {new}: code written for Keras {old} (import keras) breaks"
@@ -88,6 +91,16 @@ def _keras(f: Facts) -> Optional[UpgradeFinding]:
 
 def _value(f: Facts, fn: Callable[[Facts, Version], Hashable]) -> Callable[[Version], Hashable]:
     return lambda v: fn(f, v)
+
+
+def _release(f: Facts, v: Version) -> str:
+    """ "TensorFlow 2.16" when ``v`` is the first stable release of its series (2.16.1 is
+    2.16's first), else "TensorFlow 2.16.2": the release where something changed."""
+    from tfenv.kb.tensorflow import series_of
+    from tfenv.upgrade.changes import stable_releases
+
+    same = [r for r in stable_releases(f.kb) if series_of(r) == series_of(v)]
+    return f"TensorFlow {series_of(v) if same and min(same) == v else v}"
 
 
 # -- CUDA, cuDNN, GPU code -------------------------------------------------------------
@@ -152,6 +165,61 @@ def _gpu_code(f: Facts) -> Optional[UpgradeFinding]:
     return _finding(f, "gpu-arch", _value(f, _mode), summary, "None needed.", "info")
 
 
+def _unknown_build(f: Facts) -> Optional[UpgradeFinding]:
+    """A warning, not "safe", where the new release's CUDA build facts are not recorded:
+    the checks that need them (driver, cuDNN, GPU code) could not run."""
+    build = build_of(f.kb, f.end)
+    if build is not None and f.target.platform.key not in build.gpu_platforms:
+        return None  # no CUDA build here at all: a blocker (checks.py)
+    cb = build.for_machine(f.target.os) if build is not None else None
+    missing = [
+        what
+        for what, known in (
+            ("its CUDA version", cb is not None and cb.cuda is not None),
+            ("its cuDNN version", cb is not None and cb.cudnn is not None),
+            ("the GPUs it has code for", build is not None and build.compute is not None),
+        )
+        if not known
+    ]
+    if not missing:
+        return None
+    summary = (
+        f"TensorFlow {f.end}'s build facts are not known to tfenv ({', '.join(missing)}), so "
+        "whether this machine's driver and GPU run it could not be checked"
+    )
+    fix = (
+        f"Read {f.end}'s release notes (CUDA, cuDNN, compute capabilities) and check them "
+        "against this machine before moving, or run 'tfenv refresh' once its wheels are on the "
+        "index and check again."
+    )
+    sources = build.provenance.sources[:1] if build is not None else ()
+    return UpgradeFinding("warning", "cuda", summary, fix, sources)
+
+
+def _driver_below_toolkit(f: Facts, plan: Optional[Plan]) -> Optional[UpgradeFinding]:
+    """The new plan runs on this driver only through minor-version compatibility: the
+    plan's warning, as a finding (so that text, Markdown and --strict show it)."""
+    from tfenv.rules.base import Context
+    from tfenv.rules.driver import driver_fix
+
+    t = f.target
+    if plan is None or plan.accelerator != "cuda" or not plan.cuda or t.driver is None:
+        return None
+    toolkit = f.kb.cuda.toolkit(plan.cuda)
+    if toolkit is None or not t.driver_os:
+        return None
+    own = toolkit.min_driver(t.driver_os)
+    if own is None or t.driver >= own:
+        return None
+    summary = (
+        f"Driver {t.driver} is older than CUDA {plan.cuda}'s own minimum ({own}): TensorFlow "
+        f"{f.end} runs through CUDA minor-version compatibility, but PTX JIT and XLA's ptxas "
+        f"need a driver >= {own}"
+    )
+    fix = driver_fix(Context(f.kb, t), own) + " if kernels fail to load or XLA fails to compile"
+    return UpgradeFinding("warning", "driver", summary, fix + ".", toolkit.provenance.sources[:1])
+
+
 # -- wheel layout (stub wheels) --------------------------------------------------------
 
 
@@ -182,19 +250,18 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
             continue
         if plan is not None and issue.remedy is not None and issue.remedy in plan.remedies:
             continue  # the new plan avoids it (and says how in its reasons)
-        python = Version(plan.python) if plan is not None and plan.python else None
-        if (plan is not None and not issue.concerns(plan.route, f.target.cc, python)) or (
+        if (plan is not None and not _concerns(issue, plan, f)) or (
             plan is None and issue.routes
         ):
             continue
         severity: Severity = "blocker" if issue.severity == "broken" else "warning"
         other = issue.prefer or _unaffected(f, issue)
-        fix = f"Use TensorFlow {other} instead" if other else "See the source for the workaround"
+        fix = issue.action
+        if other is not None and other != f.end:
+            fix = f"Use TensorFlow {other} instead, or {fix[:1].lower()}{fix[1:]}"
         summary = f"Known issue in TensorFlow {f.end}: {issue.summary}"
         out.append(
-            UpgradeFinding(
-                severity, "issue", summary, fix + ".", issue.provenance.sources[:1], issue.id
-            )
+            UpgradeFinding(severity, "issue", summary, fix, issue.provenance.sources[:1], issue.id)
         )
     return out
 
@@ -215,13 +282,61 @@ def _unaffected(f: Facts, issue: KnownIssue) -> Optional[Version]:
 # -- recorded packaging and API changes ------------------------------------------------
 
 
-def _recorded(f: Facts, current: CurrentState) -> list[UpgradeFinding]:
+def _recorded(
+    f: Facts, current: CurrentState, plan: Optional[Plan], reported: set[Optional[str]]
+) -> list[UpgradeFinding]:
     out: list[UpgradeFinding] = []
     for change in crossed(f.kb, f.start, f.end):
         if change.kind not in ("packaging", "api") or not _relevant(f, change, current):
             continue
+        if change.issue is not None and f.up:
+            if change.issue in reported:
+                continue  # the known issue says it, with its fix
+            done = _remedied(f, change.issue, plan)
+            if done is False:
+                continue  # the new plan does not take the route it concerns
+            if done:
+                out.append(_remedied_finding(change, done))
+                continue
         out.append(_change_finding(f, change))
     return out
+
+
+#: what a plan that applies a known issue's remedy does, in words (known_issues.yaml: remedy)
+_REMEDY_DONE = {
+    "pin-cuda-wheels": "the new plan, and so tfenv's lockfiles, pin the nvidia-* wheels",
+}
+
+
+def _concerns(issue: KnownIssue, plan: Plan, f: Facts) -> bool:
+    """Whether the known issue concerns the new plan (its route, the GPU, its Python)."""
+    return issue.concerns(plan.route, f.target.cc, Version(plan.python) if plan.python else None)
+
+
+def _remedied(f: Facts, issue_id: str, plan: Optional[Plan]) -> Optional[object]:
+    """What the new plan does about the known issue ``issue_id`` (a sentence), False when
+    the issue does not concern the plan, None when the plan does nothing about it."""
+    issue = next((i for i in f.kb.known_issues if i.id == issue_id), None)
+    if issue is None or plan is None:
+        return None
+    if not _concerns(issue, plan, f):
+        return False
+    if issue.remedy is not None and issue.remedy in plan.remedies:
+        pins = [p for p in plan.pip if p.startswith(("nvidia-cudnn-", "nvidia-cuda-runtime-"))]
+        done = _REMEDY_DONE.get(issue.remedy, f"the new plan applies {issue.remedy}")
+        return done + (f" ({', '.join(pins)})" if pins else "")
+    return None
+
+
+def _remedied_finding(change: Change, done: object) -> UpgradeFinding:
+    return UpgradeFinding(
+        "info",
+        change.kind,
+        change.summary,
+        f"None needed: {done}.",
+        change.provenance.sources[:1],
+        change.id,
+    )
 
 
 def _relevant(f: Facts, change: Change, current: CurrentState) -> bool:
@@ -234,16 +349,19 @@ def _relevant(f: Facts, change: Change, current: CurrentState) -> bool:
 
 
 def _change_finding(f: Facts, change: Change) -> UpgradeFinding:
+    """A recorded change crossed: going up, a warning with its action (a gain: info, what
+    it makes possible); going down, what undoing it means (losing a gain: a warning)."""
     sources = change.provenance.sources[:1]
+    gain = change.effect == "gain"
     if f.up:
+        severity: Severity = "info" if gain else "warning"
         return UpgradeFinding(
-            "warning", change.kind, change.summary, change.action, sources, change.id
+            severity, change.kind, change.summary, change.action, sources, change.id
         )
-    severity: Severity = "warning" if change.kind == "api" else "info"
+    severity = "warning" if gain or change.kind == "api" else "info"
     summary = f"Going below {change.since} undoes: {change.summary}"
-    fix = (
-        change.action
-        if change.kind == "api"
-        else f"Expect the behaviour before {change.since}; adjust requirements that relied on it."
+    fix = change.undo or (
+        f"Expect the behaviour before {change.since}; adjust code and requirements that relied "
+        "on it."
     )
     return UpgradeFinding(severity, change.kind, summary, fix, sources, change.id)
