@@ -21,14 +21,12 @@ from typing import TYPE_CHECKING, Any, Optional
 from tfenv.errors import TfenvError, UnsatisfiableError
 
 if TYPE_CHECKING:
-    from tfenv.config import ProjectConfig, TargetSpec
+    from tfenv.config import ProjectConfig
     from tfenv.kb import KnowledgeBase
     from tfenv.lock.check import Stale
-    from tfenv.lock.pinned import CudaPins
     from tfenv.lock.progress import Progress
     from tfenv.lock.shared import SharedRuns
-    from tfenv.models.plan import Resolution
-    from tfenv.models.target import Target
+    from tfenv.lock.target import LockContext
     from tfenv.team import TeamResolution
 
 __all__ = [
@@ -128,18 +126,6 @@ class CheckOutcome:
         return tuple(s.describe() for s in self.stale)
 
 
-@dataclass(frozen=True)
-class _Context:
-    config: ProjectConfig
-    team: TeamResolution
-    targets: dict[str, Target]
-    kb_version: str
-    options: LockOptions
-    index_url: str
-    uv_bin: Optional[str] = None  # found once, before the worker threads start
-    runs: SharedRuns = field(default_factory=lambda: _shared_runs(None))  # one uv run per input
-
-
 def plan_team(kb: KnowledgeBase, config: ProjectConfig) -> TeamResolution:
     """The team's TensorFlow version and each target's plan; UnsatisfiableError when none."""
     from tfenv.team import team_resolve
@@ -174,6 +160,7 @@ def lock_project(
     from concurrent.futures import ThreadPoolExecutor  # here: uv can start before this import
 
     from tfenv.lock.progress import NullProgress
+    from tfenv.lock.target import distinct_pip_specs, lock_one
 
     ctx = _context(kb, config, options, started=started)
     names = _selected(config, options)
@@ -182,9 +169,9 @@ def lock_project(
     failures: dict[str, str] = {}
     try:
         with ThreadPoolExecutor(max_workers=max(1, min(options.jobs, len(names)))) as pool:
-            for pspec in _distinct_pip_specs(ctx, names):  # each uv run once, before any waits
+            for pspec in distinct_pip_specs(ctx, names):  # each uv run once, before any waits
                 pool.submit(ctx.runs.get, pspec)  # a failure reaches the targets that need it
-            futures = {n: pool.submit(_lock_one, kb, ctx, config.target(n), shown) for n in names}
+            futures = {n: pool.submit(lock_one, kb, ctx, config.target(n), shown) for n in names}
             _prepare_rendering()  # while uv runs
             for name, fut in futures.items():
                 try:
@@ -218,9 +205,10 @@ def lock_target(
 ) -> TargetFiles:
     """One target's files, rendered but not written (for tests and tools)."""
     from tfenv.lock.progress import NullProgress
+    from tfenv.lock.target import lock_one
 
     ctx = _context(kb, config, options)
-    return _lock_one(kb, ctx, config.target(name), NullProgress())
+    return lock_one(kb, ctx, config.target(name), NullProgress())
 
 
 def check_project(
@@ -268,7 +256,7 @@ def _context(
     options: LockOptions,
     need_index: bool = True,
     started: Optional[Mapping[Any, Any]] = None,
-) -> _Context:
+) -> LockContext:
     from tfenv.lock.header import kb_data_version
     from tfenv.team import build_targets
 
@@ -286,11 +274,13 @@ def _context(
         if not index_url:
             index_url, _source = configured_index_url(None, options.environ)
     version = kb_data_version(kb)
-    runs = _shared_runs(options.environ, started)
-    return _Context(config, team, targets, version, options, index_url, uv_bin, runs)
+    runs = shared_runs(options.environ, started)
+    from tfenv.lock.target import LockContext
+
+    return LockContext(config, team, targets, version, options, index_url, uv_bin, runs)
 
 
-def _shared_runs(
+def shared_runs(
     environ: Optional[Mapping[str, str]], started: Optional[Mapping[Any, Any]] = None
 ) -> SharedRuns:
     from tfenv.lock.shared import SharedRuns
@@ -305,173 +295,3 @@ def _selected(config: ProjectConfig, options: LockOptions) -> list[str]:
     for n in options.only:
         config.target(n)  # raises UsageError naming the known targets
     return [n for n in names if n in options.only]
-
-
-def _lock_one(kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, shown: Progress) -> TargetFiles:
-    from tfenv import routes
-
-    res = ctx.team.by_target[spec.name]
-    plan = res.plan
-    assert plan is not None
-    shown.start(spec.name, f"TensorFlow {plan.tensorflow} ({plan.route})")
-    try:
-        if routes.route(plan.route).locker == "conda":
-            files = _conda_files(kb, ctx, spec, res)
-        else:
-            files = _pip_files(ctx, spec, res)
-    except TfenvError as exc:
-        shown.failed(spec.name, str(exc))
-        raise
-    except Exception as exc:  # a bug: shown here, then reported by the CLI's last resort
-        shown.failed(spec.name, str(exc))
-        raise
-    shown.done(spec.name, ", ".join(n for n, _ in files))
-    return TargetFiles(spec.name, plan.route, plan.tensorflow, tuple(files))
-
-
-def _header(
-    ctx: _Context,
-    spec: TargetSpec,
-    res: Resolution,
-    notes: Sequence[str],
-    pinned: Optional[CudaPins] = None,
-) -> list[str]:
-    from tfenv.lock.header import header_lines, input_digests, inputs_hash
-
-    digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    keys = input_digests(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    return header_lines(ctx.config, res, spec.name, digest, notes, keys, pinned)
-
-
-def _pip_spec(
-    ctx: _Context, res: Resolution, reqs: Sequence[str], cons: Sequence[str], py: str
-) -> Any:
-    from tfenv.lock.pip import PipLockSpec, python_platform
-
-    o = ctx.options
-    return PipLockSpec(
-        index_url=ctx.index_url,
-        python_version=py,
-        python_platform=python_platform(res.target),
-        requirements=tuple(reqs),
-        constraints=tuple(cons),
-        cache_dir=o.cache_dir,
-        offline=o.offline,
-        timeout_s=o.timeout_s,
-        retries=o.retries,
-        uv_bin=ctx.uv_bin or o.uv_bin,
-    )
-
-
-def _target_pip_spec(ctx: _Context, res: Resolution) -> Any:
-    """The uv run that locks a pip-route target: equal for targets with equal inputs."""
-    from tfenv.lock.pip import plan_requirements
-
-    plan = res.plan
-    assert plan is not None
-    reqs, cons = plan_requirements(plan, ctx.config.dependencies)
-    return _pip_spec(ctx, res, reqs, cons, _python_of(res))
-
-
-def _distinct_pip_specs(ctx: _Context, names: Sequence[str]) -> list[Any]:
-    from tfenv import routes
-
-    found: dict[Any, None] = {}
-    for name in names:
-        res = ctx.team.by_target[name]
-        if res.plan is None or routes.route(res.plan.route).locker == "conda":
-            continue
-        try:
-            found.setdefault(_target_pip_spec(ctx, res))
-        except TfenvError:
-            continue  # the target's own run reports it
-    return list(found)
-
-
-def _python_of(res: Resolution) -> str:
-    plan = res.plan
-    assert plan is not None
-    py = plan.python or (str(res.target.python) if res.target.python else None)
-    if py is None:
-        raise LockError("The plan names no Python version: give the target's python.")
-    return py
-
-
-def _pip_files(ctx: _Context, spec: TargetSpec, res: Resolution) -> list[tuple[str, str]]:
-    from tfenv.lock import pylock
-    from tfenv.lock.header import inputs_hash, stamp_content
-    from tfenv.lock.pinned import cuda_pins
-    from tfenv.lock.pip import DEFAULT_GLIBC, python_platform
-
-    plan = res.plan
-    assert plan is not None
-    py = _python_of(res)
-    shared = ctx.runs.get(_target_pip_spec(ctx, res))
-    notes = [f"Resolved by uv for {python_platform(res.target)}, Python {py}"]
-    if res.target.platform.is_linux and res.target.glibc is None:
-        notes.append(
-            f"glibc not given: assumed {DEFAULT_GLIBC[0]}.{DEFAULT_GLIBC[1]} for wheel tags"
-        )
-    pinned = cuda_pins((p.name, str(p.version)) for p in shared.lock.packages if p.version)
-    header = _header(ctx, spec, res, notes, pinned)
-    digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    tool = {"target": spec.name, "tensorflow": plan.tensorflow, "inputs-sha256": digest}
-    lock = pylock.restamp(shared.lock, res.target, py, tool)
-    pylock_text = pylock.render_pylock(lock, header, shared.packages_toml)
-    return [
-        (f"requirements.{spec.name}.txt", stamp_content(pylock.render_requirements(lock, header))),
-        (f"pylock.{spec.name}.toml", stamp_content(pylock_text)),
-    ]
-
-
-def _conda_files(
-    kb: KnowledgeBase, ctx: _Context, spec: TargetSpec, res: Resolution
-) -> list[tuple[str, str]]:
-    from tfenv.lock.conda import CondaLockSpec, lock_conda
-    from tfenv.lock.header import stamp_content
-
-    plan = res.plan
-    assert plan is not None
-    cspec = CondaLockSpec(channels=ctx.config.channels, cache_dir=None, offline=ctx.options.offline)
-    result = lock_conda(res.target, plan, cspec, kb=kb, label=spec.name)
-    pip_reqs = (plan.pip if plan.route == "conda+pip" else ()) + ctx.config.dependencies
-    if pip_reqs:
-        result = result.with_pip(_conda_pip_packages(ctx, res, result, pip_reqs))
-    from tfenv.lock.pinned import cuda_pins
-    from tfenv.textsafe import comment_block
-
-    pinned = cuda_pins(((p.name, p.version) for p in result.packages), conda=True)
-    if not pinned:  # conda+pip: the CUDA wheels come from pip
-        pinned = cuda_pins((p.name, p.version) for p in result.pip_packages)
-    header = comment_block(_header(ctx, spec, res, result.notes, pinned))
-    return [
-        (result.lock_file_name, stamp_content(header + result.lock_text)),
-        (result.env_file_name, stamp_content(header + result.env_text)),
-    ]
-
-
-def _conda_pip_packages(
-    ctx: _Context, res: Resolution, result: Any, reqs: Sequence[str]
-) -> list[Any]:
-    """The pip half of a conda route: uv resolves what pip installs on top of conda,
-    with every conda-provided package pinned as a constraint and left out."""
-    from tfenv.lock.conda import LockedPipPackage
-
-    conda_names = {p.name for p in result.packages}
-    cons = tuple(f"{p.name}=={p.version}" for p in result.packages if p.name != "python")
-    py = result.python_minor or _python_of(res)
-    lock = ctx.runs.get(_pip_spec(ctx, res, reqs, cons, py)).lock
-    out = []
-    for pkg in lock.packages:
-        if pkg.name in conda_names or not pkg.wheels or pkg.version is None:
-            continue
-        wheel = pkg.wheels[0]
-        out.append(
-            LockedPipPackage(
-                name=pkg.name,
-                version=str(pkg.version),
-                url=str(wheel.url),
-                sha256=(wheel.hashes or {}).get("sha256"),
-            )
-        )
-    return out

@@ -250,9 +250,7 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
             continue
         if plan is not None and issue.remedy is not None and issue.remedy in plan.remedies:
             continue  # the new plan avoids it (and says how in its reasons)
-        if (plan is not None and not _concerns(issue, plan, f)) or (
-            plan is None and issue.routes
-        ):
+        if (plan is not None and not _concerns(issue, plan, f)) or (plan is None and issue.routes):
             continue
         severity: Severity = "blocker" if issue.severity == "broken" else "warning"
         other = issue.prefer or _unaffected(f, issue)
