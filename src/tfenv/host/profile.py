@@ -21,11 +21,8 @@ from typing import Any, Callable, Optional, Union
 
 from packaging.version import Version
 
-from tfenv.errors import ConfigError, UsageError
-from tfenv.kb._fields import Node
+from tfenv.errors import UsageError
 from tfenv.models.driver import DriverVersion
-from tfenv.specs import cc_problem, parse_driver
-from tfenv.textsafe import is_printable
 
 __all__ = [
     "ARCHES",
@@ -46,13 +43,12 @@ __all__ = [
 
 SCHEMA = 1
 GPU_NAME_MAX = 200  # NVML allows 96 bytes; nvidia-smi prints fewer
-_PATH_MAX = 4096
-_NOTE_MAX = 2000
-_FILE_MAX = 4 * 1024 * 1024  # a host profile is a few KiB
+PATH_MAX = 4096
+NOTE_MAX = 2000
 OS_KINDS = ("linux", "windows", "wsl2", "macos")
 ARCHES = ("x86_64", "aarch64", "arm64")
 CC_SOURCES = ("nvml", "nvidia-smi", "kb", "given")
-_KEYS = (
+PROFILE_KEYS = (
     "schema",
     "os",
     "arch",
@@ -231,7 +227,7 @@ class HostProfile:
         compares.
         """
         text = _FACT_TEXT[fact](self)
-        if text is None or len(text) <= _NOTE_MAX:
+        if text is None or len(text) <= NOTE_MAX:
             return text or None
         return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -278,137 +274,22 @@ class HostProfile:
     @classmethod
     def from_dict(cls, data: Any, *, origin: str = "the host profile") -> HostProfile:
         """Read a profile written by :meth:`to_dict`; ConfigError names any bad field."""
-        root = Node(data, origin, errors=_invalid).only(*_KEYS)
-        schema = root.opt("schema")
-        if schema.value != SCHEMA:
-            raise schema.fail(f"must be {SCHEMA}, found {schema.value!r}")
-        return cls(
-            os=root.get("os").choice(*OS_KINDS),
-            arch=root.get("arch").choice(*ARCHES),
-            glibc=root.opt("glibc").opt_version(strict=True),
-            python=root.get("python").version(strict=True),
-            conda_env=root.opt("conda_env").opt_label(_PATH_MAX),
-            driver=_driver(root.opt("driver")),
-            driver_cuda=root.opt("driver_cuda").opt_version(strict=True),
-            gpus=tuple(_gpu(g) for g in root.opt("gpus").opt_items()),
-            cuda_toolkits=tuple(_toolkit(t) for t in root.opt("cuda_toolkits").opt_items()),
-            cudnn=tuple(_cudnn(c) for c in root.opt("cudnn").opt_items()),
-            packages=_label_map(root.opt("packages")),
-            notes=tuple(_note(n) for n in root.opt("notes").opt_items()),
-            sources=_label_map(root.opt("sources")),
-        )
+        from tfenv.host.profile_file import profile_from_dict
+
+        return profile_from_dict(data, origin)
 
     @classmethod
     def from_json(cls, text: str, *, origin: str = "the host profile") -> HostProfile:
-        from tfenv.structured import StructureError, load_json
+        from tfenv.host.profile_file import profile_from_json
 
-        try:
-            data = load_json(text)
-        except StructureError as exc:
-            raise ConfigError(
-                f"{_cap(origin)} is not valid JSON ({exc}).",
-                hint="Write it with 'tfenv detect --json --output FILE'.",
-            ) from None
-        return cls.from_dict(data, origin=origin)
+        return profile_from_json(text, origin)
 
 
 def read_host_file(path: Union[str, Path]) -> HostProfile:
     """Read a host profile written by ``tfenv detect --json``."""
-    from tfenv.fsutil import InputFileError, read_text
+    from tfenv.host.profile_file import read_profile
 
-    p = Path(path)
-    try:
-        text = read_text(p, limit=_FILE_MAX)
-    except InputFileError as exc:
-        raise ConfigError(f"The host file {p} cannot be read ({exc.strerror}).") from None
-    return HostProfile.from_json(text, origin=f"the host file {p}")
-
-
-# -- reading helpers --------------------------------------------------------
-
-
-def _invalid(origin: str, path: str, problem: str) -> ConfigError:
-    where = f"field '{path}': " if path else ""
-    return ConfigError(
-        f"{_cap(origin)} is not a valid host profile: {where}{problem}.",
-        hint="Regenerate it with 'tfenv detect --json --output FILE', or fix that field.",
-    )
-
-
-def _gpu(g: Node) -> GpuInfo:
-    g.only("index", "name", "compute_capability", "cc_source", "memory_mib", "mig", "uuid")
-    return GpuInfo(
-        index=g.get("index").integer(minimum=0, maximum=1023),
-        name=g.get("name").label(GPU_NAME_MAX),
-        compute_capability=_cc(g.opt("compute_capability")),
-        cc_source=g.opt("cc_source").opt_choice(*CC_SOURCES),
-        memory_mib=g.opt("memory_mib").opt_integer(minimum=0, maximum=2**40),
-        mig=g.opt("mig").opt_boolean() or False,
-        uuid=g.opt("uuid").opt_label(),
-    )
-
-
-def _cc(node: Node) -> Optional[Version]:
-    cc = node.opt_version(strict=True)
-    problem = None if cc is None else cc_problem(cc)
-    if problem:
-        raise node.fail(problem)
-    return cc
-
-
-def _driver(node: Node) -> Optional[str]:
-    """The driver as written (535.104.05 keeps its zero), checked like --driver."""
-    text = node.opt_string()
-    if text is None:
-        return None
-    try:
-        parse_driver(text, flag="the driver")
-    except UsageError as exc:
-        raise node.fail(exc.message.rstrip(".")) from None
-    return text
-
-
-def _note(node: Node) -> HostNote:
-    """A note: an object, or a plain string (files written before notes had a fact,
-    read as general notes)."""
-    if isinstance(node.value, str):
-        return HostNote(node.label(_NOTE_MAX))
-    node.only("about", "value", "text")
-    about = node.opt("about").opt_choice(*NOTE_FACTS)
-    value = node.opt("value")
-    if about is None and not value.is_null:
-        raise value.fail("a note about no fact (about: null) has no value")
-    return HostNote(node.get("text").label(_NOTE_MAX), about, value.opt_label(_NOTE_MAX))
-
-
-def _label_map(node: Node) -> tuple[tuple[str, str], ...]:
-    """A mapping of printable names to printable values, as sorted pairs."""
-    pairs = node.str_map()
-    for key, child in node.entries() if pairs else ():
-        if not key or len(key) > 200 or not is_printable(key):
-            raise child.fail("the key is not a printable name of at most 200 characters")
-        child.label(_NOTE_MAX)
-    return pairs
-
-
-def _toolkit(t: Node) -> InstalledToolkit:
-    t.only("version", "path", "source")
-    return InstalledToolkit(
-        version=t.get("version").version(strict=True),
-        path=t.get("path").label(_PATH_MAX),
-        source=t.get("source").label(),
-    )
-
-
-def _cudnn(c: Node) -> CudnnInstall:
-    c.only("version", "path")
-    return CudnnInstall(
-        version=c.get("version").version(strict=True), path=c.get("path").label(_PATH_MAX)
-    )
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
+    return read_profile(path)
 
 
 def _vtext(v: Optional[Version]) -> Optional[str]:

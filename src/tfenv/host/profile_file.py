@@ -1,0 +1,171 @@
+"""Reading a host file: the JSON that ``tfenv detect --json`` writes, validated field by
+field (bounded, printable text; versions and drivers checked as the flags are), every
+problem one :class:`~tfenv.errors.ConfigError` that names the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from packaging.version import Version
+
+from tfenv.errors import ConfigError, UsageError
+from tfenv.host.profile import (
+    ARCHES,
+    CC_SOURCES,
+    GPU_NAME_MAX,
+    NOTE_FACTS,
+    NOTE_MAX,
+    OS_KINDS,
+    PATH_MAX,
+    PROFILE_KEYS,
+    SCHEMA,
+    CudnnInstall,
+    GpuInfo,
+    HostNote,
+    HostProfile,
+    InstalledToolkit,
+)
+from tfenv.kb._fields import Node
+from tfenv.specs import cc_problem, parse_driver
+from tfenv.textsafe import is_printable
+
+__all__ = ["profile_from_dict", "profile_from_json", "read_profile"]
+
+_FILE_MAX = 4 * 1024 * 1024  # a host profile is a few KiB
+
+
+def profile_from_dict(data: Any, origin: str) -> HostProfile:
+    """Read a profile written by :meth:`HostProfile.to_dict`; ConfigError names any bad
+    field."""
+    root = Node(data, origin, errors=_invalid).only(*PROFILE_KEYS)
+    schema = root.opt("schema")
+    if schema.value != SCHEMA:
+        raise schema.fail(f"must be {SCHEMA}, found {schema.value!r}")
+    return HostProfile(
+        os=root.get("os").choice(*OS_KINDS),
+        arch=root.get("arch").choice(*ARCHES),
+        glibc=root.opt("glibc").opt_version(strict=True),
+        python=root.get("python").version(strict=True),
+        conda_env=root.opt("conda_env").opt_label(PATH_MAX),
+        driver=_driver(root.opt("driver")),
+        driver_cuda=root.opt("driver_cuda").opt_version(strict=True),
+        gpus=tuple(_gpu(g) for g in root.opt("gpus").opt_items()),
+        cuda_toolkits=tuple(_toolkit(t) for t in root.opt("cuda_toolkits").opt_items()),
+        cudnn=tuple(_cudnn(c) for c in root.opt("cudnn").opt_items()),
+        packages=_label_map(root.opt("packages")),
+        notes=tuple(_note(n) for n in root.opt("notes").opt_items()),
+        sources=_label_map(root.opt("sources")),
+    )
+
+
+def profile_from_json(text: str, origin: str) -> HostProfile:
+    from tfenv.structured import StructureError, load_json
+
+    try:
+        data = load_json(text)
+    except StructureError as exc:
+        raise ConfigError(
+            f"{_cap(origin)} is not valid JSON ({exc}).",
+            hint="Write it with 'tfenv detect --json --output FILE'.",
+        ) from None
+    return profile_from_dict(data, origin)
+
+
+def read_profile(path: Union[str, Path]) -> HostProfile:
+    """Read a host profile written by ``tfenv detect --json``."""
+    from tfenv.fsutil import InputFileError, read_text
+
+    p = Path(path)
+    try:
+        text = read_text(p, limit=_FILE_MAX)
+    except InputFileError as exc:
+        raise ConfigError(f"The host file {p} cannot be read ({exc.strerror}).") from None
+    return profile_from_json(text, f"the host file {p}")
+
+
+# -- reading helpers --------------------------------------------------------
+
+
+def _invalid(origin: str, path: str, problem: str) -> ConfigError:
+    where = f"field '{path}': " if path else ""
+    return ConfigError(
+        f"{_cap(origin)} is not a valid host profile: {where}{problem}.",
+        hint="Regenerate it with 'tfenv detect --json --output FILE', or fix that field.",
+    )
+
+
+def _gpu(g: Node) -> GpuInfo:
+    g.only("index", "name", "compute_capability", "cc_source", "memory_mib", "mig", "uuid")
+    return GpuInfo(
+        index=g.get("index").integer(minimum=0, maximum=1023),
+        name=g.get("name").label(GPU_NAME_MAX),
+        compute_capability=_cc(g.opt("compute_capability")),
+        cc_source=g.opt("cc_source").opt_choice(*CC_SOURCES),
+        memory_mib=g.opt("memory_mib").opt_integer(minimum=0, maximum=2**40),
+        mig=g.opt("mig").opt_boolean() or False,
+        uuid=g.opt("uuid").opt_label(),
+    )
+
+
+def _cc(node: Node) -> Optional[Version]:
+    cc = node.opt_version(strict=True)
+    problem = None if cc is None else cc_problem(cc)
+    if problem:
+        raise node.fail(problem)
+    return cc
+
+
+def _driver(node: Node) -> Optional[str]:
+    """The driver as written (535.104.05 keeps its zero), checked like --driver."""
+    text = node.opt_string()
+    if text is None:
+        return None
+    try:
+        parse_driver(text, flag="the driver")
+    except UsageError as exc:
+        raise node.fail(exc.message.rstrip(".")) from None
+    return text
+
+
+def _note(node: Node) -> HostNote:
+    """A note: an object, or a plain string (files written before notes had a fact,
+    read as general notes)."""
+    if isinstance(node.value, str):
+        return HostNote(node.label(NOTE_MAX))
+    node.only("about", "value", "text")
+    about = node.opt("about").opt_choice(*NOTE_FACTS)
+    value = node.opt("value")
+    if about is None and not value.is_null:
+        raise value.fail("a note about no fact (about: null) has no value")
+    return HostNote(node.get("text").label(NOTE_MAX), about, value.opt_label(NOTE_MAX))
+
+
+def _label_map(node: Node) -> tuple[tuple[str, str], ...]:
+    """A mapping of printable names to printable values, as sorted pairs."""
+    pairs = node.str_map()
+    for key, child in node.entries() if pairs else ():
+        if not key or len(key) > 200 or not is_printable(key):
+            raise child.fail("the key is not a printable name of at most 200 characters")
+        child.label(NOTE_MAX)
+    return pairs
+
+
+def _toolkit(t: Node) -> InstalledToolkit:
+    t.only("version", "path", "source")
+    return InstalledToolkit(
+        version=t.get("version").version(strict=True),
+        path=t.get("path").label(PATH_MAX),
+        source=t.get("source").label(),
+    )
+
+
+def _cudnn(c: Node) -> CudnnInstall:
+    c.only("version", "path")
+    return CudnnInstall(
+        version=c.get("version").version(strict=True), path=c.get("path").label(PATH_MAX)
+    )
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
