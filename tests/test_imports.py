@@ -78,6 +78,8 @@ HEAVY = (
     "packaging.markers",
     "difflib",
     "tfenv.routes.container_images",
+    "tfenv.kb.gpu_families",  # the GPU table's generation rules: loading only
+    "tfenv.kb.gpu_table",
 )
 
 _HEAVY_CHECK = textwrap.dedent(
@@ -126,7 +128,8 @@ def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
     cold = _run_heavy_check(env)
     assert cold["statuses"] == ["ok"] * len(_RUNS), cold
     assert cold["after_import"] == [], "importing the resolve path imports " + str(cold)
-    parsing = {"yaml", "packaging.requirements", "packaging.markers"}  # loading the data
+    # loading the data: its parsers and the GPU table's rules
+    parsing = {"yaml", "packaging.requirements", "packaging.markers", "tfenv.kb.gpu_families"}
     assert set(cold["after_resolve"]) <= parsing, cold
     warm = _run_heavy_check(env)  # the knowledge base now comes from the cache
     assert warm["after_resolve"] == [], f"a warm tfenv resolve imports {warm['after_resolve']}"

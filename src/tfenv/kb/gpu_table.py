@@ -20,6 +20,7 @@ from typing import Any, Optional
 
 from tfenv.errors import UsageError
 from tfenv.kb.gpu_families import FAMILIES_FILE, ChipRange, GpuFamilies, device_id
+from tfenv.kb.gpus import README_FILE
 
 __all__ = [
     "GENERATED_BY",
@@ -32,7 +33,6 @@ __all__ = [
     "readme_source",
 ]
 
-README_FILE = "nvidia/gpus-readme.json"
 GENERATED_BY = "tfenv refresh --gpus"
 REPOSITORY = "NVIDIA/open-gpu-kernel-modules"
 _HEADING = "## compatible gpus"

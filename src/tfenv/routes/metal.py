@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from tfenv.kb.metal import metal_plugin
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install
 
 if TYPE_CHECKING:
@@ -21,11 +20,15 @@ class MetalRoute(Route):
     emits = ("requirements",)
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
+        from tfenv.kb.metal import metal_plugin  # imported for Apple silicon targets only
+
         if metal_plugin(where.kb, option.version) is None:
             return f"no tensorflow-metal release is paired with TensorFlow {option.version}"
         return None
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
+        from tfenv.kb.metal import metal_plugin
+
         opt = choice.option
         pin = f"{opt.package}=={opt.version}"
         plugin = metal_plugin(where.kb, opt.version)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tfenv.kb.metal import metal_plugin
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_machine
 
@@ -21,6 +20,8 @@ def _never(_: Target) -> bool:
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.accel != "metal":
         return ()
+    from tfenv.kb.metal import metal_plugin  # only for Apple silicon targets
+
     if metal_plugin(ctx.kb, c.option.version) is not None:
         return ()
     text = f"a tensorflow-metal release for TensorFlow {c.option.version}"
