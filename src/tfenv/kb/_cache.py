@@ -44,7 +44,7 @@ def cached(name: str, load: Callable[[], T]) -> T:
     path = folder / f"kb-{_key()}-{name}.pickle"
     try:
         if _mine(path):  # a pickle runs code when loaded: only this user's own file
-            return _unpickle(read_bytes(path, limit=_MAX_ENTRY))
+            return _unpickle(read_bytes(path, limit=_MAX_ENTRY))  # type: ignore[no-any-return]
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
         pass
     value = load()
