@@ -67,6 +67,11 @@ URLS = [
 ]  # fmt: skip
 EXAMPLES = [
     "Could not load dynamic library 'cudart64_110.dll'",
+    "ERROR: Could not find a version that satisfies the requirement tensorflow==2.13.0 "
+    "(from versions: 2.16.1, 2.17.0)",
+    "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8",
+    "ptxas fatal   : Value 'sm_89' is not defined for option 'gpu-name'",
+    "  - nothing provides __cuda needed by tensorflow-2.7.0-cuda102py310hcf4adbc_0",
     "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open",
     "/usr/local/cuda/bin/ptxas --version returned 1",
     "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0",
@@ -577,7 +582,7 @@ def _number(rng: random.Random, sane: str) -> str:
     return _value(rng, sane, NUMBERS)
 
 
-def _machine(rng: random.Random, ws: Workspace) -> list[str]:
+def _machine(rng: random.Random, ws: Workspace, python: bool = True) -> list[str]:
     out: list[str] = []
     pool: list[Callable[[], list[str]]] = [
         lambda: ["--host", ws.pick(rng, "host", "special")],
@@ -598,7 +603,8 @@ def _machine(rng: random.Random, ws: Workspace) -> list[str]:
         if i not in chosen:
             chosen.append(i)
     for i in chosen:
-        out += pool[i]()
+        if python or i != len(pool) - 1:  # doctor's environment has its own Python
+            out += pool[i]()
     return out
 
 
@@ -698,7 +704,8 @@ def _doctor(rng: random.Random, ws: Workspace) -> Case:
     argv = ["doctor"]
     pick = rng.randrange(3)
     if pick == 0:
-        argv += ["--python", rng.choice([*ws.paths["python"], "", ws.pick(rng, "special")])]
+        flag = rng.choice(["--interpreter", "--python"])
+        argv += [flag, rng.choice([*ws.paths["python"], "", ws.pick(rng, "special"), "3.11"])]
     elif pick == 1:
         argv += ["--prefix", rng.choice([*ws.paths["prefix"], "", ws.pick(rng, "special")])]
     if _maybe(rng, 0.2):
@@ -708,6 +715,8 @@ def _doctor(rng: random.Random, ws: Workspace) -> Case:
         argv.append("--load-libraries")
     if _maybe(rng, 0.3):
         argv.append("--json")
+    if _maybe(rng, 0.3):
+        argv += _machine(rng, ws, python=False)
     smi = rng.choice(ws.smi_dirs) if _maybe(rng, 0.5) else None
     return Case("doctor", tuple(argv), smi=smi)
 
@@ -715,14 +724,21 @@ def _doctor(rng: random.Random, ws: Workspace) -> Case:
 def _explain(rng: random.Random, ws: Workspace) -> Case:
     argv = ["explain"]
     stdin = None
-    if _maybe(rng):
+    pick = rng.randrange(5)
+    if pick < 2:
         argv.append(rng.choice([*STRINGS, *VERSIONS, *EXAMPLES]))
-    else:
+    elif pick < 4:
         argv.append("-")
         stdin = Path(ws.pick(rng, "log")).read_bytes()
+    else:
+        argv += ["--file", ws.pick(rng, "log", "special")]
     for flag in ("--json", "--no-detect"):
         if _maybe(rng, 0.4):
             argv.append(flag)
+    if _maybe(rng, 0.3):
+        argv += ["--tf", _value(rng, "tf", VERSIONS)]
+    if _maybe(rng, 0.3):
+        argv += _machine(rng, ws)
     return Case("explain", tuple(argv), stdin=stdin)
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.version import Version
@@ -181,7 +183,9 @@ def test_machine_without_a_wheel_platform_is_named(tmp_path: Path, kb: Knowledge
 
 
 def test_pip_libdevice_without_xla_flags(tmp_path: Path, kb: KnowledgeBase) -> None:
-    prefix = _venv(tmp_path)
+    """Before 2.14 XLA looks for libdevice only where XLA_FLAGS says (and /usr/local/cuda);
+    from 2.14 it also looks in site-packages/nvidia/cuda_nvcc (and_cuda.yaml xla_search)."""
+    prefix = _venv(tmp_path, "2.13.1")
     nvcc = prefix / "lib" / "python3.11" / "site-packages" / "nvidia" / "cuda_nvcc"
     (nvcc / "nvvm" / "libdevice").mkdir(parents=True)
     (nvcc / "nvvm" / "libdevice" / "libdevice.10.bc").write_bytes(b"")
@@ -190,6 +194,13 @@ def test_pip_libdevice_without_xla_flags(tmp_path: Path, kb: KnowledgeBase) -> N
     assert "xla_gpu_cuda_data_dir" in (found["xla-libdevice"].fix or "")
     ok = _run(prefix, kb, {"XLA_FLAGS": f"--xla_gpu_cuda_data_dir={nvcc}"})
     assert ok["xla-libdevice"].status == "ok"
+    newer = _venv(tmp_path / "new", "2.15.1")
+    nvcc = newer / "lib" / "python3.11" / "site-packages" / "nvidia" / "cuda_nvcc"
+    (nvcc / "nvvm" / "libdevice").mkdir(parents=True)
+    (nvcc / "nvvm" / "libdevice" / "libdevice.10.bc").write_bytes(b"")
+    libdevice = _run(newer, kb, {})["xla-libdevice"]
+    assert libdevice.status == "ok"
+    assert "nvidia-cuda-nvcc wheel" in libdevice.detail
 
 
 def test_cli_on_this_machine_without_tensorflow(capsys: pytest.CaptureFixture[str]) -> None:
@@ -202,3 +213,214 @@ def test_cli_on_this_machine_without_tensorflow(capsys: pytest.CaptureFixture[st
 
 def test_cli_bad_prefix(tmp_path: Path) -> None:
     assert main(["doctor", "--prefix", str(tmp_path / "missing")]) == 2
+
+
+# -- pins: what tfenv pins, the extra's range, the machine's caps -------------------------
+
+
+def _host_gpu(cc: str, name: str, driver: str = "570.124.06") -> HostProfile:
+    return HostProfile(
+        os="linux",
+        arch="x86_64",
+        python=Version("3.11"),
+        driver=driver,
+        driver_cuda=Version("12.8"),
+        gpus=(GpuInfo(0, name, Version(cc)),),
+    )
+
+
+def test_pins_follow_what_tfenv_pins_and_the_machine_caps(
+    tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    """2.20's extra gives ranges: the build version is ok, a newer one in the range is ok
+    where the GPU runs it, and a cuDNN the GPU cannot run (9.11+ on a V100) is a problem."""
+    prefix = _venv(tmp_path, "2.20.0")
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    _dist(site, "nvidia-cuda-runtime-cu12", "12.5.82")  # the build's version
+    _dist(site, "nvidia-cublas-cu12", "12.6.4.1")  # newer, in the range
+    _dist(site, "nvidia-cudnn-cu12", "9.28.0.42")  # newer than a V100 runs
+    _dist(site, "nvidia-nccl-cu12", "2.20.5")  # below the range
+    found = _run(prefix, kb, {}, host=_host_gpu("7.0", "Tesla V100-SXM2-16GB"))
+    assert found["pin-nvidia-cuda-runtime-cu12"].status == "ok"
+    assert "built with" in found["pin-nvidia-cuda-runtime-cu12"].detail
+    assert found["pin-nvidia-cublas-cu12"].status == "ok"
+    assert "tfenv pins nvidia-cublas-cu12==12.5.3.2" in found["pin-nvidia-cublas-cu12"].detail
+    cudnn = found["pin-nvidia-cudnn-cu12"]
+    assert cudnn.status == "problem"
+    assert "compute capability 7.0" in cudnn.detail
+    assert (cudnn.fix or "").startswith("pip install 'nvidia-cudnn-cu12==9.10.")
+    assert found["pin-nvidia-nccl-cu12"].status == "problem"
+    assert "does not match" in found["pin-nvidia-nccl-cu12"].title
+    assert found["pin-nvidia-curand-cu12"].status == "problem"  # missing
+    assert found["pin-nvidia-curand-cu12"].fix == "pip install 'nvidia-curand-cu12==10.3.6.82'"
+    # an RTX 4090 runs the newest cuDNN of the range
+    ada = _run(prefix, kb, {}, host=_host_gpu("8.9", "NVIDIA GeForce RTX 4090"))
+    assert ada["pin-nvidia-cudnn-cu12"].status == "ok"
+
+
+# -- fixes that name the real cause --------------------------------------------------------
+
+
+def test_a_broken_library_on_ld_library_path_is_fixed_by_removing_that_folder(
+    tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    prefix = _venv(tmp_path)
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    good = site / "nvidia" / "cuda_runtime" / "lib" / "libcudart.so.12"
+    _so(good, CUDART_C)
+    _dist(site, "nvidia-cuda-runtime-cu12", "12.2.140")
+    stale = tmp_path / "old-cuda" / "lib64"
+    stale.mkdir(parents=True)
+    (stale / "libcudart.so.12").write_bytes(b"not an ELF file")
+    lib = _run(prefix, kb, {"LD_LIBRARY_PATH": str(stale)})["lib-cudart"]
+    assert lib.status == "problem"
+    assert (lib.fix or "").startswith(f"remove {stale} from LD_LIBRARY_PATH")
+    assert f"TensorFlow then loads {good}" in (lib.fix or "")
+    assert "pip install" not in (lib.fix or "")
+    # the copy in the wheel itself broken: reinstall that wheel, by name and version
+    stale_free = _venv(tmp_path / "b")
+    site = stale_free / "lib" / "python3.11" / "site-packages"
+    (site / "nvidia" / "cuda_runtime" / "lib").mkdir(parents=True)
+    (site / "nvidia" / "cuda_runtime" / "lib" / "libcudart.so.12").write_bytes(b"broken")
+    _dist(site, "nvidia-cuda-runtime-cu12", "12.2.140")
+    lib = _run(stale_free, kb, {})["lib-cudart"]
+    assert "--force-reinstall --no-deps 'nvidia-cuda-runtime-cu12==12.2.140'" in (lib.fix or "")
+
+
+def _ptxas(path: Path, release: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "#!/bin/sh\necho 'ptxas: NVIDIA (R) Ptx optimizing assembler'\n"
+        f"echo 'Cuda compilation tools, release {release}, V{release}.99'\n"
+    )
+    path.chmod(0o755)
+
+
+def test_a_ptxas_first_on_path_is_named_instead_of_the_wheels(
+    tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    """TensorFlow 2.15 finds the nvidia-cuda-nvcc wheel's ptxas on its own (2.14+), but a
+    ptxas on PATH comes first: the finding names PATH, not the wheel."""
+    prefix = _venv(tmp_path)
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    _ptxas(site / "nvidia" / "cuda_nvcc" / "bin" / "ptxas", "12.2")
+    _dist(site, "nvidia-cuda-nvcc-cu12", "12.2.140")
+    alone = _run(prefix, kb, {"PATH": "/nonexistent"})["xla-ptxas"]
+    assert alone.status == "ok"
+    assert "nvidia-cuda-nvcc wheel" in alone.detail
+    newer = tmp_path / "cuda-12.4" / "bin"
+    _ptxas(newer / "ptxas", "12.4")
+    first = _run(prefix, kb, {"PATH": str(newer)})["xla-ptxas"]
+    assert first.status == "warning"
+    assert "PATH" in first.title
+    assert "(CUDA 12.4), not the nvidia-cuda-nvcc wheel's (CUDA 12.2)" in first.title
+    assert (first.fix or "").startswith(f"remove {newer} from PATH")
+    older = tmp_path / "cuda-11.0" / "bin"
+    _ptxas(older / "ptxas", "11.0")
+    old = _run(prefix, kb, {"PATH": str(older)})["xla-ptxas"]  # an RTX 3080: sm_86
+    assert old.status == "problem"
+    assert "too old for compute capability 8.6 (CUDA 11.1 or newer)" in old.title
+
+
+def test_driver_versions_print_as_nvidia_writes_them(tmp_path: Path, kb: KnowledgeBase) -> None:
+    found = _run(_venv(tmp_path), kb, {})
+    text = " ".join(f"{f.title} {f.detail}" for f in found.values())
+    assert "535.104.05" in text
+    assert not re.search(r"535\.104\.5\b", text)
+
+
+# -- a CPU CI runner, and an environment built there for a GPU machine --------------------
+
+
+def test_import_on_a_machine_without_a_gpu_is_healthy(tmp_path: Path) -> None:
+    """Every Linux wheel is a CUDA build; on a machine without a GPU it sees none: ok."""
+    from tfenv.doctor.imports import run_import_check
+
+    fake = tmp_path / "python"
+    result = (
+        'TFENV-DOCTOR-RESULT {"version": "2.15.1", "built_with_cuda": true, "gpus": [], '
+        '"details": [], "build_info": {"cuda_version": "12.2"}}'
+    )
+    fake.write_text(f"#!/bin/sh\necho '{result}'\n")
+    fake.chmod(0o755)
+    cpu = {f.id: f for f in run_import_check(str(fake), 30, has_gpu=False).findings}
+    assert cpu["import-gpu"].status == "ok"
+    assert "as expected on a machine without an NVIDIA GPU" in cpu["import-gpu"].title
+    gpu = {f.id: f for f in run_import_check(str(fake), 30, has_gpu=True).findings}
+    assert gpu["import-gpu"].status == "problem"
+
+
+def _gpu_host_file(tmp_path: Path) -> Path:
+    host = tmp_path / "gpu-host.json"
+    host.write_text(
+        HostProfile(
+            os="linux",
+            arch="x86_64",
+            python=Version("3.11"),
+            driver="535.104.05",
+            driver_cuda=Version("12.2"),
+            gpus=(GpuInfo(0, "NVIDIA GeForce RTX 3090", Version("8.6"), "nvml"),),
+        ).to_json()
+    )
+    return host
+
+
+def _fake_gpu_env(tmp_path: Path) -> Path:
+    """A TensorFlow 2.15.1 environment with two of its CUDA wheels (real shared objects)."""
+    prefix = _venv(tmp_path)
+    site = prefix / "lib" / "python3.11" / "site-packages"
+    _so(site / "nvidia" / "cuda_runtime" / "lib" / "libcudart.so.12", CUDART_C)
+    _dist(site, "nvidia-cuda-runtime-cu12", "12.2.140")
+    _so(site / "nvidia" / "cudnn" / "lib" / "libcudnn.so.8", CUDNN_C)
+    _dist(site, "nvidia-cudnn-cu12", "8.9.4.25")
+    return prefix
+
+
+def _doctor_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["doctor", "--json", *argv])
+    doc = json.loads(capsys.readouterr().out)
+    return code, {f["id"]: f for f in doc["findings"]}
+
+
+@pytest.mark.skipif(
+    Path("/proc/driver/nvidia/version").exists(), reason="needs a machine without a GPU"
+)
+def test_a_gpu_environment_built_without_a_gpu(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On this machine (no GPU) the environment is healthy; checked for the GPU machine it is
+    for (--host, or --gpu/--driver), the pin and library checks run."""
+    prefix = _fake_gpu_env(tmp_path)
+    code, found = _doctor_json(["--prefix", str(prefix)], capsys)
+    assert code == 0
+    assert found["gpu"]["status"] == "ok"
+    assert "--host FILE" in found["gpu"]["detail"]
+    assert not any(k.startswith(("pin-", "lib-")) for k in found)
+    code, found = _doctor_json(
+        ["--prefix", str(prefix), "--host", str(_gpu_host_file(tmp_path)), "--load-libraries"],
+        capsys,
+    )
+    assert code == 1  # two of the twelve pinned wheels are installed
+    assert "NVIDIA GeForce RTX 3090" in found["machine"]["title"]
+    assert found["pin-nvidia-cuda-runtime-cu12"]["status"] == "ok"
+    assert found["pin-nvidia-cudnn-cu12"]["status"] == "ok"
+    assert found["pin-nvidia-cublas-cu12"]["status"] == "problem"
+    assert found["lib-cudart"]["status"] == "ok"
+    assert "loads" in found["lib-cudart"]["title"]
+    assert found["driver"]["status"] == "ok"
+    assert "535.104.05" in found["driver"]["title"]
+    # the same with flags instead of a host file
+    code, found = _doctor_json(
+        ["--prefix", str(prefix), "--gpu", "RTX 3090", "--driver", "535.104.05"], capsys
+    )
+    assert found["pin-nvidia-cuda-runtime-cu12"]["status"] == "ok"
+    assert found["compute-gpu0"]["status"] in ("ok", "warning")
+
+
+def test_doctor_interpreter_flag_and_its_old_name(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    assert main(["doctor", "--json", "--interpreter", sys.executable]) in (0, 1)
+    capsys.readouterr()
+    assert main(["doctor", "--python", "3.11"]) == 2
+    assert "path of a Python interpreter, not a version" in capsys.readouterr().err

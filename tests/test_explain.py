@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -78,16 +79,30 @@ def test_compute_capability_checked_against_builds(kb: KnowledgeBase) -> None:
     assert m.groups["cc"] == "3.0"
     assert "No official TensorFlow 2.x wheel can run on it." in m.facts
     sm = explain("CUDA_ERROR_NO_BINARY_FOR_GPU on a card with sm_86", kb).matches[0]
-    assert sm.groups["cc"] == "8.6"
+    assert "Compute capability 8.6 (sm_86)." in sm.facts
     assert any("native code" in f for f in sm.facts)
 
 
 def test_host_facts_driver_and_platform_note(kb: KnowledgeBase) -> None:
     host = HostProfile(os="linux", arch="x86_64", python=Version("3.11"), driver="440.33")
-    m = explain(_message("windows-cuda-dll-missing"), kb, host).matches[0]
-    assert any("too old" in f for f in m.facts)
+    m = explain("Could not load dynamic library 'libcudart.so.11.0'", kb, host).matches[0]
+    assert any("this machine has 440.33 (too old" in f for f in m.facts)
+    mac = HostProfile(os="macos", arch="arm64", python=Version("3.11"))
+    m = explain(_message("linux-cuda-library-missing"), kb, mac).matches[0]
     assert m.elsewhere is not None
-    assert "linux_x86_64" in m.elsewhere
+    assert "macos_arm64" in m.elsewhere
+
+
+def test_a_windows_dll_gets_the_windows_driver_floor_even_on_linux(kb: KnowledgeBase) -> None:
+    """cudart64_110.dll is a Windows message: the Windows floor, never Linux's, and the
+    Linux host's own driver says nothing about that Windows machine."""
+    host = HostProfile(os="linux", arch="x86_64", python=Version("3.11"), driver="440.33")
+    result = explain(_message("windows-cuda-dll-missing"), kb, host)
+    m = result.matches[0]
+    floor, _ = kb.cuda.driver_floor("11.0", "windows")
+    assert f"CUDA 11.0 needs a Windows NVIDIA driver >= {floor}" in " ".join(m.facts)
+    assert not any("440.33" in f for f in m.facts)
+    assert "is another one" in result.machine
 
 
 def test_unknown_text(kb: KnowledgeBase) -> None:
@@ -113,3 +128,101 @@ def test_cli_explain_json_and_stdin(
     monkeypatch.setattr("sys.stdin", io.StringIO("nothing we know"))
     assert main(["explain", "--no-detect", "-"]) == 1
     assert "tfenv doctor" in capsys.readouterr().out
+
+
+# -- whole logs, end to end --------------------------------------------------------------
+
+REAL = DATA / "real"
+
+
+def _log(name: str) -> str:
+    return "\n".join((REAL / f"{name}.txt").read_text("utf-8").splitlines()[1:]) + "\n"
+
+
+def test_cli_reads_a_whole_log_from_a_file_and_answers_each_error_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(_log("logs/windows-train-tf22-missing-dlls-pip-conflicts"))
+    assert main(["explain", "--no-detect", "--json", "--file", str(log)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # every known error, in the order it first appears; duplicates dropped, noise last
+    assert doc["errors"][:5] == ["windows-cuda-dll-missing"] * 4 + ["pip-dependency-conflict"]
+    assert doc["errors"].count("pip-dependency-conflict") == 5
+    assert doc["noise"] == ["cpu-features-notice"]
+    dlls = [m for m in doc["matches"] if m["id"] == "windows-cuda-dll-missing"]
+    assert [m["named"]["dll"] for m in dlls] == [
+        "cudart64_101.dll",
+        "cublas64_10.dll",
+        "cusparse64_10.dll",
+        "cudnn64_7.dll",
+    ]
+    assert dlls[0]["count"] == 2  # cudart64_101.dll is named on two lines: one error
+    assert dlls[0]["follows"] == ["cannot-dlopen-gpu-libraries"]  # "Cannot dlopen": a consequence
+    lines = [m["line_number"] for m in doc["matches"] if m["severity"] != "harmless"]
+    assert lines == sorted(lines)
+    # the log names TensorFlow 2.2 (pip's conflict lines): its Windows CUDA and cuDNN
+    assert "Install CUDA 10.1 and cuDNN 7.6" in dlls[0]["fix"]
+    assert "Windows" in doc["machine"]
+
+
+def test_cli_log_from_stdin_text_output_sums_up_the_noise(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(_log("logs/train-rtx3090-tf215-noise")))
+    assert main(["explain", "--no-detect", "--tf", "2.15", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "1 error(s)" in out
+    assert "XLA could not start a CUDA tool" in out
+    assert "nvidia-cuda-nvcc-cu12==12.2.140" in out  # what TensorFlow 2.15.1 pins
+    assert "Harmless notices (nothing to fix):" in out
+    assert "No NUMA node for the GPU (notice) x" in out
+    assert out.count("cause:") == 1  # only the error is answered in full
+
+
+def test_cli_a_log_of_notices_only_says_nothing_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "import.log"
+    log.write_text(_log("logs/import-nonuma-kernel-tf217-noise"))
+    assert main(["explain", "--no-detect", "--file", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "nothing wrong, only notices" in out
+
+
+def test_cli_answers_for_the_machine_the_flags_describe(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = (
+        "ERROR: Could not find a version that satisfies the requirement tensorflow "
+        "(from versions: none)"
+    )
+    argv = ["explain", "--no-detect", "--json", "--os", "windows", "--python", "3.13", text]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    facts = " ".join(doc["matches"][0]["facts"])
+    assert "Python 3.13 wheels from 2.20.0 on" in facts
+    assert doc["machine"].startswith("Windows, x86_64, Python 3.13")
+
+
+def test_cli_file_errors(tmp_path: Path) -> None:
+    assert main(["explain", "--file", str(tmp_path / "missing.log")]) == 2
+    assert main(["explain", "--file", str(tmp_path)]) == 2
+    (tmp_path / "x.log").write_text("x")
+    assert main(["explain", "--file", str(tmp_path / "x.log"), "also text"]) == 2
+
+
+def test_catalog_texts_carry_no_placeholders_and_every_answer_is_known() -> None:
+    for e in ENTRIES:
+        for text in (e.cause, e.fix, e.title):
+            assert not re.search(r"<[a-z][\w ]*>", text), (e.id, text)
+        assert e.answer is None or e.answer in kb_errors.ANSWERS
+        for pattern in e.patterns:  # the pre-check has something to look for
+            assert len(kb_errors.required_literal(pattern.pattern)) >= 8, (e.id, pattern.pattern)
+
+
+def test_every_answer_name_has_a_function() -> None:
+    from tfenv.explain import answer_for
+
+    for name in kb_errors.ANSWERS:
+        assert callable(answer_for(name))

@@ -496,6 +496,17 @@ def test_explain_answers_a_megabyte_line_in_well_under_a_second(kb: KnowledgeBas
         "x" * 999_000 + " /usr/bin/ptxas --version returned 1",
         "1." * 500_000,
         " not found" * 100_000,
+        # the pip, uv, conda, container and ptxas classes (and the message hints they read)
+        "a" * 1_000_000 + " has no wheels with a matching Python ABI tag (e.g., `cp313`)",
+        "Could not find a version that satisfies the requirement " + "x" * 1_000_000,
+        "tensorflow 2.2.0 requires " * 40_000 + ", but you have",
+        "nothing provides __cuda needed by " + "tensorflow-2.7.0" * 60_000,
+        "unsatisfied condition: cuda>=" * 35_000,
+        "/" * 999_000 + "ptxas ptxas too old",
+        "Value 'sm_" * 100_000 + "' is not defined for option 'gpu-name'",
+        "Loaded runtime CuDNN library: " + "1." * 450_000 + " but source was compiled with",
+        "is not a supported wheel on this platform" + "a-" * 450_000 + ".whl",
+        "C:\\Users\\" * 100_000 + " You require CPython 3." + "1" * 100_000,
     ]
     known = []
     for line in lines:

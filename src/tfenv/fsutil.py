@@ -33,6 +33,7 @@ __all__ = [
     "atomic_write_bytes",
     "describe_oserror",
     "read_bytes",
+    "read_tail",
     "read_text",
     "remove_stale",
     "replace_all",
@@ -99,6 +100,41 @@ def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
             if size > limit:
                 raise InputFileError(f"it is larger than {_size(limit)}, the most tfenv reads")
         return b"".join(chunks)
+    except InputFileError:
+        raise
+    except OSError as exc:
+        raise InputFileError(describe_oserror(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def read_tail(path: PathLike, keep: int) -> tuple[bytes, bool]:
+    """The last ``keep`` bytes of the regular file at ``path`` and whether it is longer
+    (a log's end holds its errors); InputFileError for anything but a regular file."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InputFileError(describe_oserror(exc), exc.errno or 0) from None
+    except ValueError as exc:  # a NUL byte in the path
+        raise InputFileError(describe_oserror(exc)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputFileError(f"it is {_kind(st.st_mode)}, not a regular file")
+        start = max(0, st.st_size - keep)
+        if start:
+            os.lseek(fd, start, os.SEEK_SET)
+        chunks: list[bytes] = []
+        size = 0
+        while size < keep:
+            chunk = os.read(fd, min(1 << 20, keep - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks), start > 0
     except InputFileError:
         raise
     except OSError as exc:

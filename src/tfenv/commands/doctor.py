@@ -1,12 +1,15 @@
-"""``tfenv doctor``: diagnose an installed TensorFlow environment on this machine.
+"""``tfenv doctor``: diagnose an installed TensorFlow environment.
 
-Reads the target environment from disk (the current one, ``--python PATH`` or
-``--prefix DIR``), detects the machine, and checks TensorFlow, the nvidia-* wheels, the
-CUDA libraries, ptxas/libdevice, the driver and the GPUs against the knowledge base.
-Nothing from the target environment runs unless asked: ``--load-libraries`` loads each
-CUDA library found (in a child process; their initialisation code runs), ``--import``
-also imports TensorFlow in an isolated child interpreter. Exit 0 when healthy, 1 when a
-problem was found, 2 for bad input.
+Reads the target environment from disk (the current one, ``--interpreter PATH`` or
+``--prefix DIR``) and checks TensorFlow, the nvidia-* wheels, the CUDA libraries,
+ptxas/libdevice, the driver and the GPUs against the knowledge base, for this machine or,
+with ``--host FILE`` or the machine flags (``--gpu``, ``--driver`` ...), for the machine
+the environment is meant for: a GPU environment built on a CI runner or in a Docker build,
+where there is no GPU, is checked as it will run there. Nothing from the target
+environment runs unless asked: ``--load-libraries`` loads each CUDA library found (in a
+child process; their initialisation code runs), ``--import`` also imports TensorFlow in an
+isolated child interpreter, on this machine. Exit 0 when healthy, 1 when a problem was
+found, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -14,10 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
+    from tfenv.doctor.env import TargetEnv
     from tfenv.doctor.findings import Finding
+    from tfenv.host.profile import HostProfile
+    from tfenv.kb import KnowledgeBase
 
 __all__ = ["configure", "run"]
 
@@ -25,11 +31,19 @@ _MARK = {"ok": "ok     ", "warning": "WARNING", "problem": "PROBLEM"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from tfenv.commands.resolve import add_machine_flags
+
     target = parser.add_mutually_exclusive_group()
     target.add_argument(
-        "--python", metavar="PATH", help="check the environment of this interpreter"
+        "--interpreter",
+        "--python",
+        dest="interpreter",
+        metavar="PATH",
+        help="check the environment of this Python interpreter (a path; --python is an old "
+        "name for it)",
     )
     target.add_argument("--prefix", metavar="DIR", help="check the environment in this folder")
+    add_machine_flags(parser, python=False)
     parser.add_argument(
         "--load-libraries",
         action="store_true",
@@ -68,31 +82,72 @@ def run(args: argparse.Namespace) -> int:
     from tfenv.host import detect
     from tfenv.kb import KnowledgeBase
 
-    if args.python is not None:
-        env = target_env.from_python(args.python)
+    if args.interpreter is not None:
+        env = target_env.from_python(_interpreter(args.interpreter))
     elif args.prefix is not None:
         env = target_env.from_prefix(Path(args.prefix))
     else:
         env = target_env.current()
-    host = detect()
+    kb = KnowledgeBase.from_environment()
+    here = detect()
+    machine = _target_machine(kb, args, here, env)
     inputs = Inputs(
         env=env,
-        host=host,
-        kb=KnowledgeBase.from_environment(),
+        host=machine or here,
+        kb=kb,
         environ=dict(os.environ),
         load_libraries=args.load_libraries or args.do_import,
+        given=machine is not None,
     )
     findings = diagnose(inputs)
     log = ""
     if args.do_import:
         from tfenv.doctor.imports import run_import_check
 
-        python = env.interpreter or args.python or sys.executable
-        result = run_import_check(python, args.timeout)
+        python = env.interpreter or args.interpreter or sys.executable
+        result = run_import_check(python, args.timeout, has_gpu=here.has_gpu)
         findings += list(result.findings)
         log = result.log
     _print(findings, log, args.json)
     return 1 if any(f.status == "problem" for f in findings) else 0
+
+
+def _interpreter(text: str) -> str:
+    """--interpreter is a path: a bare X.Y (what --python means elsewhere) is refused."""
+    import re
+
+    from tfenv.errors import UsageError
+
+    if re.fullmatch(r"\s*[0-9]+\.[0-9]+\s*", text):
+        raise UsageError(
+            f"doctor's --interpreter (or --python) is the path of a Python interpreter, not a "
+            f"version: {text!r}.",
+            hint=f"Give the interpreter, e.g. --interpreter $(command -v python{text.strip()}).",
+        )
+    return text
+
+
+_MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "gpu_index")
+
+
+def _target_machine(
+    kb: KnowledgeBase, args: argparse.Namespace, here: HostProfile, env: TargetEnv
+) -> Optional[HostProfile]:
+    """The machine --host or the machine flags describe (None: check for this machine)."""
+    if not (any(getattr(args, f) is not None for f in _MACHINE_FLAGS) or args.no_gpu):
+        return None
+    from tfenv.host.profile import read_host_file
+
+    if args.host is not None and not any(
+        getattr(args, f) is not None for f in _MACHINE_FLAGS if f != "host"
+    ):
+        return read_host_file(args.host)
+    from tfenv import api
+    from tfenv.commands.resolve import machine_args
+    from tfenv.doctor.checks import profile_of
+
+    target = api.build_target(kb, machine_args(args), detect=lambda: here)
+    return profile_of(kb, target, env.python)
 
 
 def _print(findings: list[Finding], log: str, as_json: bool) -> None:

@@ -1,8 +1,11 @@
-"""``tfenv explain "<error text>"``: the cause and fix of a TensorFlow/CUDA error message.
+"""``tfenv explain "<error text>"``: the cause and fix of TensorFlow/CUDA error messages.
 
-The text comes from the argument, from stdin with ``-``, or from stdin when no argument
-is given and stdin is not a terminal. Exit 0 when the text is recognised, 1 when it is
-not, 2 for bad input.
+The text comes from the argument, from a file with ``--file LOG``, from stdin with ``-``,
+or from stdin when no argument is given and stdin is not a terminal; a whole log is fine:
+every distinct known error is answered, in the order it first appears, and harmless notices
+are summed up at the end. Answers are for the machine at hand: the one ``--host`` or the
+machine flags describe, else this one (unless ``--no-detect``). Exit 0 when the text is
+recognised, 1 when it is not, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -10,41 +13,50 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
-    from tfenv.explain import Explanation
+    from packaging.version import Version
+
+    from tfenv.explain import Explanation, Match
+    from tfenv.host.profile import HostProfile
+    from tfenv.kb import KnowledgeBase
+    from tfenv.models.target import Target
 
 __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from tfenv.commands.resolve import add_machine_flags
+
     parser.add_argument("text", nargs="?", help="the error message or log ('-' reads stdin)")
+    parser.add_argument(
+        "--file", metavar="LOG", type=Path, help="read the message or a whole log from this file"
+    )
     parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
     parser.add_argument(
-        "--no-detect", action="store_true", help="do not read this machine (no host-specific facts)"
+        "--no-detect",
+        action="store_true",
+        help="do not read this machine (answers use only --host or the machine flags)",
     )
+    parser.add_argument(
+        "--tf",
+        metavar="VERSION",
+        help="the TensorFlow release the text comes from (default: the one installed here, "
+        "else what the text says)",
+    )
+    add_machine_flags(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfenv.errors import UsageError
     from tfenv.explain import explain
     from tfenv.kb import KnowledgeBase
 
-    if args.text == "-" or (args.text is None and not _is_terminal(sys.stdin)):
-        text, cut = read_stdin()
-    elif args.text is None:
-        raise UsageError("Give the error text as an argument, or '-' to read it from stdin.")
-    else:
-        text, cut = _bounded(args.text)
-    if not text.strip():
-        raise UsageError("The error text is empty.")
-    host = None
-    if not args.no_detect:
-        from tfenv.host import detect
-
-        host = detect()
-    result = explain(text, KnowledgeBase.from_environment(), host)
+    text, cut = _text(args)
+    kb = KnowledgeBase.from_environment()
+    host, target = _machine(kb, args)
+    result = explain(text, kb, host, target=target, tf=_tf(kb, args.tf))
     if cut:
         print(
             f"tfenv: the text is longer than {MAX_TEXT // (1024 * 1024)} MiB; only its last "
@@ -56,6 +68,89 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(result)
     return 0 if result.known else 1
+
+
+def _text(args: argparse.Namespace) -> tuple[str, bool]:
+    from tfenv.errors import UsageError
+
+    if args.file is not None:
+        if args.text is not None:
+            raise UsageError("Give the text as an argument or with --file, not both.")
+        text, cut = read_file(args.file)
+    elif args.text == "-" or (args.text is None and not _is_terminal(sys.stdin)):
+        text, cut = read_stdin()
+    elif args.text is None:
+        raise UsageError(
+            "Give the error text as an argument, a log with --file LOG, or '-' to read stdin."
+        )
+    else:
+        text, cut = _bounded(args.text)
+    if not text.strip():
+        raise UsageError("The error text is empty.")
+    return text, cut
+
+
+def read_file(path: Path) -> tuple[str, bool]:
+    """The last :data:`MAX_TEXT` bytes of a log file, decoded as :func:`read_stdin` does."""
+    from tfenv.errors import UsageError
+    from tfenv.fsutil import InputFileError, read_tail
+
+    try:
+        data, cut = read_tail(path, MAX_TEXT)
+    except InputFileError as exc:
+        raise UsageError(f"--file {path}: cannot read it ({exc.strerror}).") from None
+    return data.decode("utf-8", "replace"), cut
+
+
+_MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python", "gpu_index")
+
+
+def _machine(
+    kb: KnowledgeBase, args: argparse.Namespace
+) -> tuple[Optional[HostProfile], Optional[Target]]:
+    """This machine's profile (unless --no-detect) and the machine to answer for: the one
+    --host or the flags describe, else this one."""
+    from tfenv import api
+    from tfenv.commands.resolve import machine_args
+
+    given = any(getattr(args, f) is not None for f in _MACHINE_FLAGS) or args.no_gpu
+    host = None
+    if not args.no_detect:
+        from tfenv.host import detect
+
+        host = detect()
+    if not given:
+        return host, None
+    m = machine_args(args)
+    if host is None and m.host_file is None and not m.describes_another_machine:
+        from dataclasses import replace
+
+        m = replace(m, os="linux")  # --no-detect: the flags describe a Linux machine
+    target = api.build_target(kb, m, detect=(lambda: host) if host is not None else None)
+    return (host if m.host_file is None and not m.describes_another_machine else None), target
+
+
+def _tf(kb: KnowledgeBase, text: Optional[str]) -> Optional[Version]:
+    """--tf as a release: a series (2.15) is its newest release tfenv knows."""
+    if text is None:
+        return None
+    from tfenv.errors import UsageError
+    from tfenv.kb.releases import known_versions
+    from tfenv.specs import to_version
+
+    try:
+        version = to_version(text)
+    except ValueError as exc:
+        raise UsageError(f"--tf: {exc}.", hint="Give a release such as 2.15.1.") from None
+    if len(version.release) == 2:
+        series = [
+            v
+            for v in known_versions(kb)
+            if v.release[:2] == version.release and not v.is_prerelease
+        ]
+        if series:
+            return max(series)
+    return version
 
 
 MAX_TEXT = 8 * 1024 * 1024  # a log's last 8 MiB hold its errors; more is not kept
@@ -129,17 +224,24 @@ def _is_terminal(stream: object) -> bool:
 def _to_dict(result: Explanation) -> dict[str, object]:
     return {
         "known": result.known,
+        "machine": result.machine or None,
+        "lines": result.lines,
+        "errors": [m.entry.id for m in result.errors],
+        "noise": [m.entry.id for m in result.noise],
         "matches": [
             {
                 "id": m.entry.id,
                 "title": m.entry.title,
                 "severity": m.entry.severity,
                 "line": m.excerpt,
+                "line_number": m.line,
+                "count": m.count,
                 "named": dict(m.groups),
                 "cause": m.entry.cause,
-                "fix": m.entry.fix,
+                "fix": m.fix_text,
                 "facts": list(m.facts),
                 "elsewhere": m.elsewhere,
+                "follows": list(m.follows),
                 "sources": list(m.entry.provenance.sources),
                 "retrieved": m.entry.provenance.retrieved,
             }
@@ -150,21 +252,56 @@ def _to_dict(result: Explanation) -> dict[str, object]:
 
 
 def _print(result: Explanation) -> None:
-    from tfenv.textsafe import visible
-
     if not result.known:
         print("tfenv does not recognise this message.")
         print("Run `tfenv doctor` (and `tfenv doctor --import`) to check the environment.")
         return
-    for i, m in enumerate(result.matches):
-        if i:
-            print()
-        print(f"{m.entry.title} [{m.entry.severity}]  ({m.entry.id})")
-        print(f"  line:  {visible(m.excerpt)}")
-        print(f"  cause: {m.entry.cause}")
-        for fact in m.facts:
+    print(f"Machine: {result.machine}")
+    errors, noise = result.errors, result.noise
+    shown = errors or noise
+    if len(shown) > 1 or result.lines > 1:
+        what = f"{len(errors)} error(s)" if errors else "nothing wrong, only notices"
+        print(f"Read {result.lines} line(s): {what}.")
+    said: dict[str, str] = {}  # text already printed -> the number it was printed under
+    for i, m in enumerate(shown):
+        print()
+        _print_match(m, f"{i + 1}. " if len(shown) > 1 else "", said, f"{i + 1}.")
+    if errors and noise:
+        print()
+        parts = [f"{m.entry.title}{_times(m)} (line {m.line})" for m in noise]
+        print("Harmless notices (nothing to fix): " + "; ".join(parts) + ".")
+
+
+def _times(m: Match) -> str:
+    return f" x{m.count}" if m.count > 1 else ""
+
+
+def _print_match(m: Match, number: str, said: dict[str, str], label: str) -> None:
+    """One error; what an earlier one already said (the cause of the same entry, a fact, the
+    same fix) is referred to, not repeated."""
+    from tfenv.textsafe import visible
+
+    def once(text: str) -> Optional[str]:
+        if text in said:
+            return None
+        said[text] = label
+        return text
+
+    where = f"line {m.line}" + (f", {m.count} times" if m.count > 1 else "")
+    print(f"{number}{m.entry.title} [{m.entry.severity}]  ({m.entry.id}; {where})")
+    print(f"  line:  {visible(m.excerpt)}")
+    cause = m.entry.cause
+    print(f"  cause: {cause}" if once(cause) else f"  cause: as for {said[cause]}")
+    for fact in m.facts:
+        if once(fact):
             print(f"  fact:  {visible(fact)}")
-        if m.elsewhere:
-            print(f"  note:  {m.elsewhere}")
-        print(f"  fix:   {m.entry.fix}")
-        print(f"  see:   {m.entry.provenance.cite()}")
+    if m.elsewhere:
+        print(f"  note:  {m.elsewhere}")
+    fix = m.fix_text
+    print(f"  fix:   {visible(fix)}" if once(fix) else f"  fix:   as for {said[fix]}")
+    also = f"{', '.join(m.follows)} (found too; they only follow from this)"
+    if m.follows and once(also):
+        print(f"  also:  {also}")
+    see = m.entry.provenance.cite()
+    if once(see):
+        print(f"  see:   {see}")

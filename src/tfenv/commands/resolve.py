@@ -57,8 +57,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_machine_flags(parser: argparse.ArgumentParser) -> None:
-    """Flags that describe the target machine (shared with other commands)."""
+def add_machine_flags(parser: argparse.ArgumentParser, python: bool = True) -> None:
+    """Flags that describe the target machine (shared with other commands); ``python``:
+    whether --python X.Y is one of them (doctor's environment has its own Python)."""
     parser.add_argument(
         "--host", metavar="FILE", type=Path, help="host profile from 'tfenv detect --json'"
     )
@@ -79,7 +80,8 @@ def add_machine_flags(parser: argparse.ArgumentParser) -> None:
         "--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 535.104.05"
     )
     parser.add_argument("--glibc", metavar="X.Y", help="glibc version of a Linux target")
-    parser.add_argument("--python", metavar="X.Y", help="Python version the plan must use")
+    if python:
+        parser.add_argument("--python", metavar="X.Y", help="Python version the plan must use")
 
 
 def _gpu_index(text: str) -> int:
@@ -103,7 +105,7 @@ def machine_args(args: argparse.Namespace) -> MachineArgs:
         no_gpu=args.no_gpu,
         driver=args.driver,
         glibc=args.glibc,
-        python=args.python,
+        python=getattr(args, "python", None),
         gpu_index=args.gpu_index,
     )
 

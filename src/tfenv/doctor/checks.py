@@ -22,9 +22,19 @@ from tfenv.rules.gpu_code import describe_caps, gpu_code
 if TYPE_CHECKING:
     from tfenv.host.profile import GpuInfo, HostProfile
     from tfenv.kb import KnowledgeBase
+    from tfenv.kb.index import WheelSet
     from tfenv.kb.tensorflow import TfBuild
+    from tfenv.models.target import Target
 
-__all__ = ["Finding", "Inputs", "Status", "TfInstall", "diagnose", "installed_tensorflow"]
+__all__ = [
+    "Finding",
+    "Inputs",
+    "Status",
+    "TfInstall",
+    "diagnose",
+    "installed_tensorflow",
+    "profile_of",
+]
 
 TF_PACKAGES = (
     "tensorflow",
@@ -57,6 +67,7 @@ class Inputs:
     ld_conf: Path = field(default=Path("/etc/ld.so.conf.d"))
     load_libraries: bool = True
     cuda_home: Path = CUDA_HOME  # the CUDA folder XLA falls back to
+    given: bool = False  # host is the machine --host or the flags describe, not this one
 
 
 def installed_tensorflow(env: TargetEnv) -> Optional[TfInstall]:
@@ -74,9 +85,34 @@ def installed_tensorflow(env: TargetEnv) -> Optional[TfInstall]:
     return None
 
 
+def profile_of(kb: KnowledgeBase, target: Target, python: Optional[str]) -> HostProfile:
+    """The machine a :class:`Target` describes, as doctor checks against it (the environment
+    brings its own Python)."""
+    from tfenv.host.profile import GpuInfo, HostNote, HostProfile
+
+    gpus: tuple[GpuInfo, ...] = ()
+    if target.cc is not None:
+        name = target.gpu_name or f"a GPU of compute capability {target.cc}"
+        gpus = (GpuInfo(0, name, target.cc, "given"),)
+    py = Version(python) if python else (target.python or Version("3"))
+    driver = target.driver
+    return HostProfile(
+        os=target.os,
+        arch=target.arch,
+        python=py,
+        glibc=target.glibc,
+        driver=str(driver) if driver is not None else None,
+        driver_cuda=kb.cuda.max_cuda_for_driver(driver) if driver is not None else None,
+        gpus=gpus,
+        notes=tuple(HostNote(n) for n in target.notes),  # the target's, already current
+    )
+
+
 def diagnose(inp: Inputs) -> list[Finding]:
     """Every finding, in the order a reader wants them."""
     findings = [_python_finding(inp)]
+    if inp.given:
+        findings.append(_machine_finding(inp.host))
     tf = installed_tensorflow(inp.env)
     if tf is None:
         findings.append(
@@ -101,6 +137,18 @@ def diagnose(inp: Inputs) -> list[Finding]:
         findings += _gpu_checks(inp, tf, build, platform)
     findings += _env_findings(inp.environ)
     return findings
+
+
+def _machine_finding(host: HostProfile) -> Finding:
+    gpus = "; ".join(f"{g.name} (compute capability {g.compute_capability})" for g in host.gpus)
+    driver = f", driver {host.driver}" if host.driver else ""
+    return Finding(
+        "machine",
+        "ok",
+        f"Checked for the machine given: {host.os} {host.arch}, {gpus or 'no NVIDIA GPU'}{driver}",
+        "The pin, library, driver and GPU checks are for that machine; the libraries are "
+        "found (and loaded) here.",
+    )
 
 
 def _where(env: TargetEnv) -> str:
@@ -152,7 +200,12 @@ def _tf_finding(
 def _gpu_summary(host: HostProfile) -> Finding:
     if not host.has_gpu:
         return Finding(
-            "gpu", "ok", "No NVIDIA GPU found: TensorFlow will run on the CPU; GPU checks skipped"
+            "gpu",
+            "ok",
+            "No NVIDIA GPU found: TensorFlow will run on the CPU; GPU checks skipped",
+            "To check this environment for a GPU machine (one built on a CI runner or in a "
+            "Docker build), give --host FILE (from `tfenv detect --json` there) or --gpu NAME "
+            "--driver VERSION.",
         )
     names = "; ".join(
         f"{g.name} (compute capability {g.compute_capability or '?'})" for g in host.gpus
@@ -177,7 +230,8 @@ def _gpu_checks(
     out += [_compute_finding(g, build) for g in inp.host.gpus]
     pins = _and_cuda(inp, tf, platform)
     if pins:
-        out += check_pins(inp.env, pins, f"{tf.package} {tf.version}")
+        out += check_pins(inp.env, inp.kb, _wheelset(inp, tf, platform), inp.env.python or "",
+                          f"{tf.package} {tf.version}", inp.host)  # fmt: skip
     out += check_libraries(
         inp.env,
         windows=os == "windows",
@@ -189,10 +243,30 @@ def _gpu_checks(
         system_dirs=inp.system_dirs,
         ld_conf=inp.ld_conf,
         load=inp.load_libraries,
+        tf_label=f"{tf.package}=={tf.version}",
     )
     if os == "linux":
-        out += check_xla(inp.environ, inp.env.site_packages, inp.host.driver_cuda, inp.cuda_home)
+        out += check_xla(
+            inp.environ,
+            inp.env.site_packages,
+            inp.host.driver_cuda,
+            inp.cuda_home,
+            xla=inp.kb.and_cuda.xla,
+            tf=tf.version,
+            build_cuda=cuda,
+            need=_ptxas_need(inp),
+        )
     return out
+
+
+def _ptxas_need(inp: Inputs) -> Optional[tuple[Version, Version]]:
+    """The newest GPU's compute capability and the first CUDA whose ptxas compiles for it."""
+    ccs = [g.compute_capability for g in inp.host.gpus if g.compute_capability is not None]
+    if not ccs:
+        return None
+    cc = max(ccs)
+    first = inp.kb.cuda.first_for(cc)
+    return (cc, first) if first is not None else None
 
 
 def _finds_pip_libraries(
@@ -208,11 +282,15 @@ def _finds_pip_libraries(
     )
 
 
-def _and_cuda(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> tuple[str, ...]:
+def _wheelset(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> Optional[WheelSet]:
     if platform is None or tf.source != "pip":
-        return ()
+        return None
     release = inp.kb.index.release("tensorflow", tf.version)
-    ws = release.wheelset(platform, inp.env.python) if release is not None else None
+    return release.wheelset(platform, inp.env.python) if release is not None else None
+
+
+def _and_cuda(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> tuple[str, ...]:
+    ws = _wheelset(inp, tf, platform)
     return ws.and_cuda or () if ws is not None else ()
 
 

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfenv.doctor import libs
-from tfenv.doctor.env import TargetEnv
+from tfenv.doctor.env import Distribution, TargetEnv
 from tfenv.doctor.findings import ACTIVATE_FIX, Finding
+
+if TYPE_CHECKING:
+    from tfenv.host.profile import HostProfile
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.cuda_wheels import WheelPin
+    from tfenv.kb.index import WheelSet
 
 __all__ = ["check_libraries", "check_pins", "wanted_name"]
 
@@ -36,7 +44,33 @@ def wanted_name(
     return f"lib{key}.so.{cuda.major}.{0 if cuda.major == 11 else cuda.minor}"
 
 
-def check_pins(env: TargetEnv, pins: Sequence[str], tf_label: str) -> list[Finding]:
+def check_pins(
+    env: TargetEnv,
+    kb: KnowledgeBase,
+    ws: Optional[WheelSet],
+    python: str,
+    tf_label: str,
+    host: HostProfile,
+) -> list[Finding]:
+    """The nvidia-* wheels against what tfenv pins for this release (the versions it was built
+    with, :func:`~tfenv.kb.cuda_wheels.cuda_wheels`), within the and-cuda extra's ranges and
+    the caps the machine's GPU and driver set."""
+    from tfenv.kb.cuda_wheels import cuda_wheels
+
+    if ws is None or not ws.and_cuda:
+        return []
+    py = python if python and ws.serves(python) else next(iter(reversed(ws.pythons)), "")
+    build = cuda_wheels(kb, ws, py, "build")
+    if build is None:
+        return []
+    if build.problem is not None:
+        return [
+            Finding(
+                "cuda-wheels",
+                "warning",
+                f"tensorflow[and-cuda] cannot install here: {build.problem}",
+            )
+        ]
     installed = [d for d in env.distributions if d.name.startswith("nvidia-")]
     if not installed:
         return [
@@ -44,37 +78,72 @@ def check_pins(env: TargetEnv, pins: Sequence[str], tf_label: str) -> list[Findi
                 "cuda-wheels",
                 "warning",
                 "No nvidia-* CUDA wheels installed",
-                f"{tf_label} lists {len(pins)} CUDA wheels in its and-cuda extra; without them "
-                "the CUDA libraries must come from a system CUDA/cuDNN install.",
+                f"{tf_label} lists {len(build.pins)} CUDA wheels in its and-cuda extra; without "
+                "them the CUDA libraries must come from a system CUDA/cuDNN install.",
                 f"pip install '{tf_label.replace(' ', '[and-cuda]==')}'",
             )
         ]
-    return [_pin_finding(env, pin) for pin in pins]
-
-
-def _pin_finding(env: TargetEnv, pin: str) -> Finding:
-    try:
-        req = Requirement(pin)
-    except InvalidRequirement:
-        return Finding(f"pin-{pin}", "warning", f"Cannot read the pin {pin!r}")
-    dist = env.dist(req.name)
-    fid = f"pin-{req.name}"
-    if dist is None:
-        return Finding(
-            fid, "problem", f"{req.name} is missing", f"wanted: {req}", f"pip install '{req}'"
+    cc = min((g.compute_capability for g in host.gpus if g.compute_capability), default=None)
+    newest = cuda_wheels(kb, ws, py, "newest", cc, host.driver_version)
+    caps = {p.name: p.version for p in newest.pins} if newest is not None else {}
+    why = "; ".join(newest.caps) if newest is not None else ""
+    out = [_pin_finding(env, pin, caps.get(pin.name), why, tf_label) for pin in build.pins]
+    if build.dropped:
+        out.append(
+            Finding(
+                "cuda-wheels-optional",
+                "ok",
+                "Optional and-cuda packages with no wheel here, left out: "
+                + ", ".join(build.dropped),
+            )
         )
+    return out
+
+
+def _pin_finding(
+    env: TargetEnv, pin: WheelPin, cap: Optional[Version], why: str, tf_label: str
+) -> Finding:
+    fid = f"pin-{pin.name}"
+    want = f"{pin.name}=={pin.version}"
     try:
-        ok = req.specifier.contains(Version(dist.version), prereleases=True)
+        spec = Requirement(pin.requirement).specifier
+    except InvalidRequirement:
+        spec = SpecifierSet()
+    built = (
+        f"wanted: {want}, what {tf_label} was built with (its and-cuda extra: {pin.requirement})"
+    )
+    dist = env.dist(pin.name)
+    if dist is None:
+        return Finding(fid, "problem", f"{pin.name} is missing", built, f"pip install '{want}'")
+    try:
+        have = Version(dist.version)
     except InvalidVersion:
-        ok = False
-    if ok:
-        return Finding(fid, "ok", f"{req.name} {dist.version}", f"wanted: {req}")
+        return Finding(fid, "problem", f"{pin.name} {dist.version} is not a version", built)
+    if have == pin.version:
+        return Finding(fid, "ok", f"{pin.name} {have}", f"the version {tf_label} was built with")
+    if not spec.contains(have, prereleases=True):
+        return Finding(
+            fid,
+            "problem",
+            f"{pin.name} {have} does not match {spec}",
+            built,
+            f"pip install '{want}'",
+        )
+    if cap is not None and have > cap:
+        bad = pin.name.startswith("nvidia-cudnn-")  # no cuDNN for the GPU: nothing runs
+        return Finding(
+            fid,
+            "problem" if bad else "warning",
+            f"{pin.name} {have} is newer than this machine's GPU and driver run",
+            f"{why}: {pin.name} up to {cap}",
+            f"pip install '{pin.name}=={cap}'",
+        )
     return Finding(
         fid,
-        "problem",
-        f"{req.name} {dist.version} does not match {req.specifier}",
-        f"wanted: {req}",
-        f"pip install '{req}'",
+        "ok",
+        f"{pin.name} {have}",
+        f"within the and-cuda extra's range {spec}; tfenv pins {want}, the version {tf_label} "
+        "was built with",
     )
 
 
@@ -90,6 +159,7 @@ def check_libraries(
     system_dirs: Sequence[str] = libs.SYSTEM_DIRS,
     ld_conf: Path = Path("/etc/ld.so.conf.d"),
     load: bool = True,
+    tf_label: str = "tensorflow",
 ) -> list[Finding]:
     dirs = libs.search_dirs(
         windows=windows,
@@ -107,20 +177,20 @@ def check_libraries(
     ]
     if load:
         reports = libs.load(reports)
-    return [_library_finding(r) for r in reports]
+    return [_library_finding(r, env, tf_label) for r in reports]
 
 
-def _library_finding(r: libs.LibraryReport) -> Finding:
+def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Finding:
     fid = f"lib-{r.key}"
     name = r.wanted or f"lib{r.key}"
     if r.path is None:
         seen = ", ".join(str(p) for p in r.others[:3])
         detail = f"other versions seen: {seen}" if seen else "not found in any searched folder"
-        return Finding(fid, "problem", f"{name} not found", detail, _install_fix(r))
+        return Finding(fid, "problem", f"{name} not found", detail, _install_fix(r, tf_label))
     where = f"{r.path} ({r.origin})" + (f", version {r.version}" if r.version else "")
     if r.loaded is False:
         return Finding(
-            fid, "problem", f"{name} cannot be loaded", f"{where}: {r.error}", _install_fix(r)
+            fid, "problem", f"{name} cannot be loaded", f"{where}: {r.error}", _broken_fix(r, env)
         )
     if not r.on_path:
         return Finding(
@@ -133,8 +203,45 @@ def _library_finding(r: libs.LibraryReport) -> Finding:
     return Finding(fid, "ok", f"{name} found" + (" and loads" if r.loaded else ""), where)
 
 
-def _install_fix(r: libs.LibraryReport) -> str:
+def _install_fix(r: libs.LibraryReport, tf_label: str) -> str:
+    name, _, version = tf_label.partition("==")
+    extra = f"{name}[and-cuda]=={version}" if version else f"{name}[and-cuda]"
     return (
-        f"install the library this TensorFlow pins (pip install 'tensorflow[and-cuda]==<version>'"
-        f" brings {r.wanted or r.key}) and source activate-tfenv.sh from `tfenv resolve --emit`"
+        f"install the library this TensorFlow pins (pip install '{extra}' brings "
+        f"{r.wanted or r.key}) and source activate-tfenv.sh from `tfenv resolve --emit`"
+    )
+
+
+def _broken_fix(r: libs.LibraryReport, env: TargetEnv) -> str:
+    """The copy that does not load is the cause: say where it comes from and how it goes."""
+    assert r.path is not None
+    folder, file = r.path.parent, r.path.name
+    good = [p for p in r.others if p.name == file]
+    if r.origin in ("LD_LIBRARY_PATH", "PATH"):
+        then = f"; TensorFlow then loads {good[0]}" if good else ""
+        return (
+            f"remove {folder} from {r.origin}: its {file} does not load, and the loader takes "
+            f"it before any other copy{then} (reinstalling a package does not help)"
+        )
+    if r.origin == "pip":
+        dist = _owner(env, folder)
+        if dist is not None:
+            return (
+                f"reinstall the wheel that holds it: pip install --force-reinstall --no-deps "
+                f"'{dist.name}=={dist.version}'"
+            )
+    if r.origin == "conda":
+        return f"reinstall the conda package that holds {file} (conda install --force-reinstall)"
+    return (
+        f"{r.path} ({r.origin}) is a copy that does not load: reinstall the package that owns "
+        "it (dpkg -S or rpm -qf names it) or remove it"
+    )
+
+
+def _owner(env: TargetEnv, folder: Path) -> Optional[Distribution]:
+    """The nvidia-* wheel a site-packages/nvidia/<part>/lib folder belongs to."""
+    part = folder.parent.name.replace("_", "-")
+    return next(
+        (d for d in env.distributions if re.fullmatch(rf"nvidia-{re.escape(part)}-cu\d+", d.name)),
+        None,
     )

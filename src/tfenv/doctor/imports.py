@@ -43,10 +43,11 @@ class ImportResult:
     log: str  # stderr of the child: TensorFlow's own log, for `tfenv explain`
 
 
-def run_import_check(python: str, timeout: float) -> ImportResult:
+def run_import_check(python: str, timeout: float, has_gpu: bool = True) -> ImportResult:
     """Import TensorFlow in ``python``, isolated: ``-I`` (no current folder, user site or
     PYTHON* variables) in a new empty folder, so a ``tensorflow.py`` or ``tensorflow/``
-    where tfenv was started cannot be imported instead."""
+    where tfenv was started cannot be imported instead. ``has_gpu``: whether this machine
+    has an NVIDIA GPU (without one, a CUDA build that sees none is what is expected)."""
     from tfenv import procs
 
     try:
@@ -76,7 +77,7 @@ def run_import_check(python: str, timeout: float) -> ImportResult:
             "run `tfenv explain` on the log below",
         )
         return ImportResult((f,), None, proc.stderr)
-    return ImportResult(tuple(_findings(data)), data, proc.stderr)
+    return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)
 
 
 def _result(stdout: str) -> Optional[dict[str, Any]]:
@@ -92,7 +93,7 @@ def _result(stdout: str) -> Optional[dict[str, Any]]:
     return None
 
 
-def _findings(data: dict[str, Any]) -> list[Finding]:
+def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
     if data.get("missing"):
         return [
             Finding(
@@ -108,12 +109,25 @@ def _findings(data: dict[str, Any]) -> list[Finding]:
     info = info if isinstance(info, dict) else {}
     detail = ", ".join(f"{k}={info[k]}" for k in ("cuda_version", "cudnn_version") if k in info)
     if not data.get("built_with_cuda"):
+        status: Status = "warning" if has_gpu else "ok"
+        what = "" if has_gpu else ": TensorFlow runs on the CPU, as it must here (no NVIDIA GPU)"
         out.append(
-            Finding("import-cuda", "warning", "This TensorFlow is not built with CUDA", detail)
+            Finding("import-cuda", status, f"This TensorFlow is not built with CUDA{what}", detail)
         )
         return out
     raw_gpus = data.get("gpus")
     gpus = [str(g) for g in raw_gpus] if isinstance(raw_gpus, list) else []
+    if not gpus and not has_gpu:
+        out.append(
+            Finding(
+                "import-gpu",
+                "ok",
+                "A CUDA build that sees no GPU, as expected on a machine without an NVIDIA GPU "
+                "(a CPU CI runner): TensorFlow runs on the CPU",
+                detail,
+            )
+        )
+        return out
     if not gpus:
         out.append(
             Finding(
@@ -127,6 +141,6 @@ def _findings(data: dict[str, Any]) -> list[Finding]:
         return out
     out.append(Finding("import-gpu", "ok", f"GPUs visible: {', '.join(gpus)}", detail))
     device = str(data.get("matmul_device", ""))
-    status: Status = "ok" if "GPU" in device else "problem"
-    out.append(Finding("import-matmul", status, f"A matmul placed on /GPU:0 ran on {device}"))
+    ran: Status = "ok" if "GPU" in device else "problem"
+    out.append(Finding("import-matmul", ran, f"A matmul placed on /GPU:0 ran on {device}"))
     return out

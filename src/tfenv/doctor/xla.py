@@ -1,21 +1,43 @@
-"""ptxas and libdevice, which XLA needs to compile GPU kernels."""
+"""ptxas and libdevice, which XLA needs to compile GPU kernels.
+
+Where XLA looks, in order, depends on the release (``xla_search`` in
+``tensorflow/and_cuda.yaml``, read from TensorFlow's sources and its wheels): the folder
+``XLA_FLAGS=--xla_gpu_cuda_data_dir`` names, PATH (for ptxas; before 2.16 even first), the
+build machine's ``/usr/local/cuda-X.Y``, ``/usr/local/cuda``, and from 2.14
+``site-packages/nvidia/cuda_nvcc`` (the nvidia-cuda-nvcc wheel). The first found wins, so
+an older or newer ptxas on PATH is used instead of the wheel's: that is what the finding
+names.
+"""
 
 from __future__ import annotations
 
 import re
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
 from tfenv.doctor.findings import Finding
 
-__all__ = ["check_xla", "ptxas_version"]
+if TYPE_CHECKING:
+    from tfenv.kb.cuda_wheels import XlaSearch
+
+__all__ = ["CUDA_HOME", "check_xla", "ptxas_version"]
 
 _DATA_DIR = re.compile(r"--xla_gpu_cuda_data_dir=(?P<dir>\S+)")
 _RELEASE = re.compile(r"release (?P<mm>\d+\.\d+), V(?P<full>[\d.]+)")
+CUDA_HOME = Path("/usr/local/cuda")  # where XLA looks for a CUDA folder by default
+_LIBDEVICE = Path("nvvm") / "libdevice" / "libdevice.10.bc"
+_PLACE_NAMES = {
+    "xla_flags": "the XLA_FLAGS folder",
+    "path": "PATH",
+    "build_toolkit": "the build's CUDA folder",
+    "cuda_home": "/usr/local/cuda",
+    "pip_nvcc": "the nvidia-cuda-nvcc wheel",
+}
 
 
 def data_dir(environ: Mapping[str, str]) -> Optional[Path]:
@@ -34,94 +56,179 @@ def ptxas_version(path: Path, timeout: float = 10.0) -> Optional[Version]:
     return Version(m.group("mm")) if m else None
 
 
-CUDA_HOME = Path("/usr/local/cuda")  # where XLA looks for a CUDA folder by default
+@dataclass(frozen=True)
+class Search:
+    """What XLA searches on this machine for one release."""
+
+    environ: Mapping[str, str]
+    site: Sequence[Path]
+    cuda_home: Path
+    places: tuple[str, ...]
+    build_cuda: Optional[Version] = None  # the build's CUDA (its /usr/local/cuda-X.Y)
+
+    def folders(self, place: str, tool: str) -> list[Path]:
+        """The folders of one place: where ``tool`` ("ptxas" or "libdevice") would be."""
+        sub = "bin" if tool == "ptxas" else ""
+        roots: list[Path] = []
+        if place == "xla_flags":
+            dd = data_dir(self.environ)
+            roots = [dd] if dd is not None else []
+        elif place == "path":
+            return [Path(p) for p in self.environ.get("PATH", "").split(":") if p]
+        elif place == "build_toolkit" and self.build_cuda is not None:
+            mm = f"{self.build_cuda.major}.{self.build_cuda.minor}"
+            roots = [self.cuda_home.parent / f"{self.cuda_home.name}-{mm}"]  # /usr/local/cuda-X.Y
+        elif place == "cuda_home":
+            roots = [self.cuda_home]
+        elif place == "pip_nvcc":
+            roots = pip_nvcc(self.site)
+        return [r / sub if sub else r for r in roots]
 
 
-def _ptxas_candidates(
-    environ: Mapping[str, str], site: Sequence[Path], cuda_home: Path = CUDA_HOME
-) -> list[Path]:
-    dirs: list[Path] = []
-    dd = data_dir(environ)
-    if dd is not None:
-        dirs.append(dd / "bin")
-    dirs += [Path(p) for p in environ.get("PATH", "").split(":") if p]
-    if environ.get("CUDA_PATH"):
-        dirs.append(Path(environ["CUDA_PATH"]) / "bin")
-    dirs.append(cuda_home / "bin")
-    return [d / "ptxas" for d in dirs]
+def pip_nvcc(site: Sequence[Path]) -> list[Path]:
+    return [s / "nvidia" / "cuda_nvcc" for s in site if (s / "nvidia" / "cuda_nvcc").is_dir()]
 
 
-def _pip_nvcc(site: Sequence[Path]) -> Optional[Path]:
-    for s in site:
-        if (s / "nvidia" / "cuda_nvcc").is_dir():
-            return s / "nvidia" / "cuda_nvcc"
-    return None
+def _ptxas_candidates(search: Search) -> list[tuple[Path, str]]:
+    out: list[tuple[Path, str]] = []
+    for place in search.places:
+        out += [(folder / "ptxas", place) for folder in search.folders(place, "ptxas")]
+    return out
 
 
 def check_ptxas(
-    environ: Mapping[str, str],
-    site: Sequence[Path],
+    search: Search,
     driver_cuda: Optional[Version],
-    cuda_home: Path = CUDA_HOME,
+    floor: Optional[Version] = None,
+    need: Optional[tuple[Version, Version]] = None,
 ) -> Finding:
-    found = next((p for p in _ptxas_candidates(environ, site, cuda_home) if p.is_file()), None)
-    nvcc = _pip_nvcc(site)
+    """``need``: (compute capability, the first CUDA whose ptxas compiles for it)."""
+    found, place, version = _first_ptxas(search, floor)
+    wheels = [p / "bin" / "ptxas" for p in pip_nvcc(search.site)]
+    wheel = next((w for w in wheels if w.is_file()), None)
     if found is None:
-        if nvcc is not None and (nvcc / "bin" / "ptxas").is_file():
-            return Finding(
-                "xla-ptxas",
-                "problem",
-                "ptxas is installed (nvidia-cuda-nvcc) but XLA will not find it",
-                f"{nvcc / 'bin' / 'ptxas'} is not on PATH and XLA_FLAGS does not name its folder.",
-                f"source activate-tfenv.sh from `tfenv resolve --emit`, or export "
-                f"PATH={nvcc / 'bin'}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}",
-            )
+        return _no_ptxas(search, wheel)
+    detail = f"{found} ({_PLACE_NAMES[place]})" + (f", CUDA {version}" if version else "")
+    if need is not None and version is not None and version < need[1]:
         return Finding(
             "xla-ptxas",
-            "warning",
-            "ptxas not found: XLA-compiled models (jit_compile) will fail",
-            "Looked in XLA_FLAGS' CUDA folder, PATH, CUDA_PATH and /usr/local/cuda/bin.",
-            "pip install the nvidia-cuda-nvcc wheel your TensorFlow pins "
-            "(tensorflow[and-cuda]) and source activate-tfenv.sh",
+            "problem",
+            f"The ptxas XLA finds first is from CUDA {version}: too old for compute capability "
+            f"{need[0]} (CUDA {need[1]} or newer)",
+            f"{detail}. XLA looks in: {_order(search)}; the first found wins.",
+            _first_fix(found, place, wheel)
+            if wheel is not None
+            else (
+                f"put a ptxas of CUDA {need[1]} or newer first (the nvidia-cuda-nvcc wheel your "
+                "TensorFlow pins), or remove this one from PATH"
+            ),
         )
-    version = ptxas_version(found)
-    detail = f"{found}" + (f" (CUDA {version})" if version else "")
+    if wheel is not None and found != wheel:
+        mine = ptxas_version(wheel)
+        if version is None or mine is None or version != mine:
+            return Finding(
+                "xla-ptxas",
+                "warning",
+                f"XLA runs the ptxas {_PLACE_NAMES[place]} finds first ({_cuda(version)}), not "
+                f"the nvidia-cuda-nvcc wheel's ({_cuda(mine)})",
+                f"{detail}. XLA looks in: {_order(search)}; the first found wins.",
+                _first_fix(found, place, wheel),
+            )
     if version is not None and driver_cuda is not None and version > driver_cuda:
         return Finding(
             "xla-ptxas",
             "warning",
             f"ptxas is from CUDA {version}, newer than the driver's CUDA {driver_cuda}",
-            f"{detail}. XLA disables parallel compilation and PTX it emits may not load.",
-            f"update the NVIDIA driver to one supporting CUDA {version}, or install an "
+            f"{detail}. XLA then links its kernels without the driver, one at a time: "
+            "compilation is slower; the kernels run normally.",
+            f"update the NVIDIA driver to one supporting CUDA {version}, or use an "
             f"nvidia-cuda-nvcc no newer than {driver_cuda}",
         )
-    return Finding("xla-ptxas", "ok", "ptxas found", detail)
+    return Finding("xla-ptxas", "ok", "ptxas found where XLA looks", detail)
 
 
-def check_libdevice(
-    environ: Mapping[str, str], site: Sequence[Path], cuda_home: Path = CUDA_HOME
-) -> Finding:
-    rel = Path("nvvm") / "libdevice" / "libdevice.10.bc"
-    dd = data_dir(environ)
-    for base in [p for p in (dd, cuda_home) if p is not None]:
-        if (base / rel).is_file():
-            return Finding("xla-libdevice", "ok", "libdevice found", str(base / rel))
+def _cuda(version: Optional[Version]) -> str:
+    return f"CUDA {version}" if version is not None else "version unknown"
+
+
+def _order(search: Search) -> str:
+    return ", ".join(_PLACE_NAMES[p] for p in search.places)
+
+
+def _first_fix(found: Path, place: str, wheel: Path) -> str:
+    if place == "path":
+        return (
+            f"remove {found.parent} from PATH, or put {wheel.parent} first on PATH "
+            "(activate-tfenv.sh from `tfenv resolve --emit` does)"
+        )
+    if place == "xla_flags":
+        return f"point XLA_FLAGS=--xla_gpu_cuda_data_dir at {wheel.parent.parent}"
+    return f"put {wheel.parent} first on PATH (activate-tfenv.sh from `tfenv resolve --emit` does)"
+
+
+def _first_ptxas(
+    search: Search, floor: Optional[Version]
+) -> tuple[Optional[Path], str, Optional[Version]]:
+    for path, place in _ptxas_candidates(search):
+        if not path.is_file():
+            continue
+        version = ptxas_version(path)
+        if floor is not None and version is not None and version < floor:
+            continue  # XLA passes it over
+        return path, place, version
+    return None, "", None
+
+
+def _no_ptxas(search: Search, wheel: Optional[Path]) -> Finding:
+    if wheel is not None:  # installed, but this release does not look there
+        nvcc = wheel.parent.parent
+        return Finding(
+            "xla-ptxas",
+            "problem",
+            "ptxas is installed (nvidia-cuda-nvcc) but XLA will not find it",
+            f"{wheel} is not on PATH and XLA_FLAGS does not name its folder; this TensorFlow "
+            f"looks only in: {_order(search)}.",
+            f"source activate-tfenv.sh from `tfenv resolve --emit`, or export "
+            f"PATH={wheel.parent}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}",
+        )
+    return Finding(
+        "xla-ptxas",
+        "warning",
+        "ptxas not found: XLA-compiled models (jit_compile) will fail",
+        f"Looked in: {_order(search)}.",
+        "pip install the nvidia-cuda-nvcc wheel your TensorFlow pins "
+        "(tensorflow[and-cuda]) and source activate-tfenv.sh",
+    )
+
+
+def check_libdevice(search: Search) -> Finding:
+    for place in search.places:
+        for root in search.folders(place, "libdevice"):
+            if (root / _LIBDEVICE).is_file():
+                return Finding(
+                    "xla-libdevice",
+                    "ok",
+                    "libdevice found where XLA looks",
+                    f"{root / _LIBDEVICE} ({_PLACE_NAMES[place]})",
+                )
+    dd = data_dir(search.environ)
     if dd is not None:
         return Finding(
             "xla-libdevice",
             "problem",
             "XLA_FLAGS names a CUDA folder without libdevice",
-            f"{dd / rel} does not exist.",
+            f"{dd / _LIBDEVICE} does not exist.",
             "point --xla_gpu_cuda_data_dir at a folder containing nvvm/libdevice "
             "(site-packages/nvidia/cuda_nvcc for pip installs)",
         )
-    nvcc = _pip_nvcc(site)
-    if nvcc is not None and (nvcc / rel).is_file():
+    nvcc = next((p for p in pip_nvcc(search.site) if (p / _LIBDEVICE).is_file()), None)
+    if nvcc is not None:  # installed, but this release does not look there
         return Finding(
             "xla-libdevice",
             "problem",
             "libdevice is installed (nvidia-cuda-nvcc) but XLA will not find it",
-            f"{nvcc / rel} exists, but XLA_FLAGS is not set.",
+            f"{nvcc / _LIBDEVICE} exists, but XLA_FLAGS is not set and this TensorFlow looks "
+            f"only in: {_order(search)}.",
             f"source activate-tfenv.sh from `tfenv resolve --emit`, or export "
             f"XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}",
         )
@@ -129,7 +236,7 @@ def check_libdevice(
         "xla-libdevice",
         "warning",
         "libdevice not found: XLA-compiled models will fail",
-        f"No nvvm/libdevice/libdevice.10.bc in XLA_FLAGS' folder or {cuda_home}.",
+        f"No nvvm/libdevice/libdevice.10.bc in: {_order(search)}.",
         "install nvidia-cuda-nvcc (tensorflow[and-cuda]) and source activate-tfenv.sh",
     )
 
@@ -139,8 +246,19 @@ def check_xla(
     site: Sequence[Path],
     driver_cuda: Optional[Version],
     cuda_home: Path = CUDA_HOME,
+    *,
+    xla: Optional[XlaSearch] = None,
+    tf: Optional[Version] = None,
+    build_cuda: Optional[Version] = None,
+    need: Optional[tuple[Version, Version]] = None,
 ) -> list[Finding]:
-    return [
-        check_ptxas(environ, site, driver_cuda, cuda_home),
-        check_libdevice(environ, site, cuda_home),
-    ]
+    """ptxas and libdevice, searched as the release at hand searches them."""
+    ptxas_places: tuple[str, ...] = ("xla_flags", "path", "cuda_home")
+    libdevice_places: tuple[str, ...] = ("xla_flags", "cuda_home")
+    floor = None
+    if xla is not None:
+        ptxas_places, libdevice_places = xla.places("ptxas", tf), xla.places("libdevice", tf)
+        floor = xla.floor_for(tf)
+    ptxas = Search(environ, site, cuda_home, ptxas_places, build_cuda)
+    libdevice = Search(environ, site, cuda_home, libdevice_places, build_cuda)
+    return [check_ptxas(ptxas, driver_cuda, floor, need), check_libdevice(libdevice)]

@@ -105,6 +105,7 @@ class CudaFacts:
         ptx_isa: tuple[tuple[Version, Version], ...] = (),
         ptx_isa_provenance: Optional[Provenance] = None,
         architectures: tuple[ArchitectureSupport, ...] = (),
+        arch_specific_isa: Optional[Version] = None,
     ) -> None:
         self.toolkits = toolkits
         self.families = families
@@ -112,6 +113,8 @@ class CudaFacts:
         self.architectures = architectures
         self.ptx_isa = dict(ptx_isa)
         self.ptx_isa_provenance = ptx_isa_provenance
+        # the PTX ISA that introduced architecture-specific targets (sm_90a)
+        self.arch_specific_isa = arch_specific_isa
         self._toolkits = {_major_minor(t.version): t for t in toolkits}
         self._families = {f.major: f for f in families}
 
@@ -173,6 +176,19 @@ class CudaFacts:
         if cc is None:
             return None
         return next((a for a in self.architectures if a.covers(cc)), None)
+
+    def first_for(self, cc: Version, arch_specific: bool = False) -> Version | None:
+        """The first CUDA release whose ptxas compiles for compute capability ``cc`` (an
+        architecture-specific target such as sm_90a: not before the ISA that introduced them)."""
+        found = [t.version for t in self.toolkits if t.can_target(cc)]
+        if not found:
+            return None
+        first = min(found)
+        if arch_specific and self.arch_specific_isa is not None:
+            since = self.ptx_isa.get(self.arch_specific_isa)
+            if since is not None and since > first:
+                first = since
+        return first
 
     def max_cuda_for_driver(self, driver: Version | str) -> Version | None:
         """The CUDA version a driver reports, looked up by branch (the driver's major).
@@ -272,7 +288,7 @@ def _unique(items: list[tuple[Node, object]], what: str) -> None:
 
 
 def _ptx_isa(node: Node) -> tuple[tuple[tuple[Version, Version], ...], Provenance]:
-    node.only("versions", "source", "retrieved")
+    node.only("versions", "arch_specific_from", "source", "retrieved")
     pairs = []
     for item in node.get("versions").items():
         item.only("isa", "cuda")
@@ -318,7 +334,18 @@ def parse(root: Node) -> CudaFacts:
                 raise root.get("architectures").fail(
                     f"{a.architecture} and {b.architecture} overlap in compute capability"
                 )
-    return CudaFacts(toolkits, families, branches, isa, isa_provenance, archs)
+    arch = None if isa_node.is_null else isa_node.opt("arch_specific_from").opt_version()
+    if arch is not None and arch not in dict(isa):
+        raise isa_node.get("arch_specific_from").fail(f"PTX ISA {arch} is not listed")
+    return CudaFacts(
+        toolkits,
+        families,
+        branches,
+        isa,
+        isa_provenance,
+        architectures=archs,
+        arch_specific_isa=arch,
+    )
 
 
 def load(root: Path | None = None) -> CudaFacts:

@@ -20,24 +20,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 
 if TYPE_CHECKING:
-    from packaging.specifiers import SpecifierSet
-
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import WheelSet
 
 __all__ = [
     "AND_CUDA_FILE",
     "POLICIES",
+    "XLA_PLACES",
     "AndCudaFacts",
     "CudaWheels",
     "Policy",
     "WheelPin",
+    "XlaSearch",
     "cuda_wheels",
     "load",
 ]
@@ -54,10 +55,50 @@ class PackageSet:
     provenance: Provenance
 
 
+#: where XLA may look for ptxas and libdevice (``xla_search`` in and_cuda.yaml)
+XLA_PLACES = ("xla_flags", "path", "build_toolkit", "cuda_home", "pip_nvcc")
+
+
+@dataclass(frozen=True)
+class XlaSearch:
+    """Where XLA inside TensorFlow looks for ptxas and libdevice, in order."""
+
+    pip_nvcc: SpecifierSet  # releases that also look in site-packages/nvidia/cuda_nvcc
+    path_first: SpecifierSet  # releases that try PATH before the XLA_FLAGS folder
+    build_toolkit: SpecifierSet  # releases that look in the build's /usr/local/cuda-X.Y
+    ptxas_floor: Optional[Version]  # a ptxas older than this is passed over ...
+    ptxas_floor_in: SpecifierSet  # ... by these releases
+    ptxas: tuple[str, ...]  # places (XLA_PLACES), first found wins
+    libdevice: tuple[str, ...]
+    summary: str
+    provenance: Provenance
+
+    def places(self, tool: Literal["ptxas", "libdevice"], tf: Optional[Version]) -> tuple[str, ...]:
+        """The places ``tf`` looks for ``tool``, in order (every place when ``tf`` is None)."""
+        order = list(self.ptxas if tool == "ptxas" else self.libdevice)
+        if tf is None:
+            return tuple(order)
+        if "path" in order and self.path_first.contains(tf, prereleases=True):
+            order.remove("path")
+            order.insert(0, "path")
+        if not self.pip_nvcc.contains(tf, prereleases=True):
+            order = [p for p in order if p != "pip_nvcc"]
+        if not self.build_toolkit.contains(tf, prereleases=True):
+            order = [p for p in order if p != "build_toolkit"]
+        return tuple(order)
+
+    def floor_for(self, tf: Optional[Version]) -> Optional[Version]:
+        """The oldest ptxas ``tf`` accepts (None: any)."""
+        if tf is None or not self.ptxas_floor_in.contains(tf, prereleases=True):
+            return None
+        return self.ptxas_floor
+
+
 @dataclass(frozen=True)
 class AndCudaFacts:
     optional: PackageSet  # TensorFlow loads these only when present (TensorRT)
     cuda_versioned: PackageSet  # their version is the CUDA version they ship with
+    xla: Optional[XlaSearch] = None  # where XLA looks for ptxas and libdevice (None: not recorded)
 
 
 def _set(node: Node) -> PackageSet:
@@ -68,9 +109,54 @@ def _set(node: Node) -> PackageSet:
     return PackageSet(names, node.get("summary").text(), node.provenance())
 
 
+def _places(node: Node) -> tuple[str, ...]:
+    places = tuple(n.choice(*XLA_PLACES) for n in node.items())
+    if len(set(places)) != len(places):
+        raise node.fail("a place is listed twice")
+    return places
+
+
+def _spec(node: Node) -> SpecifierSet:
+    try:
+        return SpecifierSet(node.text())
+    except InvalidSpecifier:
+        raise node.fail(f"{node.text()!r} is not a version specifier") from None
+
+
+def _xla(node: Node) -> XlaSearch:
+    node.only(
+        "pip_nvcc",
+        "path_first",
+        "build_toolkit",
+        "ptxas_floor",
+        "ptxas_floor_in",
+        "ptxas",
+        "libdevice",
+        "summary",
+        "source",
+        "retrieved",
+    )
+    return XlaSearch(
+        pip_nvcc=_spec(node.get("pip_nvcc")),
+        path_first=_spec(node.get("path_first")),
+        build_toolkit=_spec(node.get("build_toolkit")),
+        ptxas_floor=node.get("ptxas_floor").opt_version(),
+        ptxas_floor_in=_spec(node.get("ptxas_floor_in")),
+        ptxas=_places(node.get("ptxas")),
+        libdevice=_places(node.get("libdevice")),
+        summary=node.get("summary").text(),
+        provenance=node.provenance(),
+    )
+
+
 def load(root: Optional[Path] = None) -> AndCudaFacts:
-    doc = load_node(AND_CUDA_FILE, root).only("optional", "cuda_versioned")
-    return AndCudaFacts(_set(doc.get("optional")), _set(doc.get("cuda_versioned")))
+    doc = load_node(AND_CUDA_FILE, root).only("optional", "cuda_versioned", "xla_search")
+    xla = doc.opt("xla_search")
+    return AndCudaFacts(
+        _set(doc.get("optional")),
+        _set(doc.get("cuda_versioned")),
+        None if xla.is_null else _xla(xla),
+    )
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from tfenv.kb._files import load_node
 from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = [
+    "ANSWERS",
     "ERRORS_FILE",
     "SEVERITIES",
     "Applies",
@@ -47,8 +48,39 @@ _KEYS = (
     "cause",
     "fix",
     "applies",
+    "answer",
+    "supersedes",
     "source",
     "retrieved",
+)
+#: the answers ``tfenv explain`` knows how to give (``answer:`` of an entry); each one asks
+#: the knowledge base, the rules or the solver about what the message names
+ANSWERS = (
+    "cc",
+    "conda-cuda",
+    "conda-cudatoolkit",
+    "conda-platform",
+    "container-brand",
+    "container-require",
+    "container-runtime",
+    "cudnn-pair",
+    "dll",
+    "driver-ptxas",
+    "glibc",
+    "kernel-module",
+    "metal",
+    "nvrtc",
+    "pip-conflict",
+    "pip-index",
+    "pip-wheel-tag",
+    "ptx-isa",
+    "ptx-invalid",
+    "ptxas-arch",
+    "ptxas-missing",
+    "ptxas-old",
+    "soname",
+    "tensorflow-gpu",
+    "windows-gpu",
 )
 
 Severity = Literal["problem", "warning", "harmless"]
@@ -76,6 +108,10 @@ class CatalogPattern:
         if self._needle and self._needle not in _casefolded(text):
             return None
         return self._regex.search(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Every match (no pre-check: call after :meth:`search` found one)."""
+        return self._regex.finditer(text)
 
 
 _last_folded: list[tuple[str, str]] = []
@@ -170,6 +206,8 @@ class ErrorEntry:
     fix: str
     applies: Applies
     provenance: Provenance
+    answer: Optional[str] = None  # one of ANSWERS: how explain interprets what it names
+    supersedes: tuple[str, ...] = ()  # entries that only follow from this one
 
 
 def _kebab(node: Node) -> str:
@@ -222,6 +260,8 @@ def _entry(node: Node) -> ErrorEntry:
         fix=node.get("fix").text(),
         applies=_applies(node.opt("applies")),
         provenance=node.provenance(),
+        answer=node.opt("answer").opt_choice(*ANSWERS),
+        supersedes=tuple(_kebab(n) for n in node.opt("supersedes").opt_items()),
     )
 
 
@@ -237,4 +277,8 @@ def load(root: Optional[Path] = None) -> tuple[ErrorEntry, ...]:
             raise item.get("id").fail(f"id {entry.id!r} appears twice")
         seen.add(entry.id)
         out.append(entry)
+    for item, entry in zip(doc.get("errors").items(), out):
+        unknown = [s for s in entry.supersedes if s not in seen or s == entry.id]
+        if unknown:
+            raise item.get("supersedes").fail(f"not another entry's id: {', '.join(unknown)}")
     return tuple(out)

@@ -1,0 +1,187 @@
+"""Answers for conda and mamba solver failures, from the conda facts (``conda.yaml``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import Version
+
+from tfenv.explain.common import join, span, version_or_none
+from tfenv.explain.context import Answer, Context
+
+if TYPE_CHECKING:
+    from tfenv.kb.conda import CondaTfBuild, CondaTfVariant
+
+__all__ = ["ANSWERS"]
+
+_BUILD = re.compile(r"tensorflow-(?P<v>\d+\.\d+\.\d+)-cuda(?P<c>\d{2,3})py")
+
+
+def _cuda_of(code: str) -> Version:
+    """``102`` -> 10.2, ``112`` -> 11.2, ``129`` -> 12.9 (conda-forge's cuda{XY} build strings)."""
+    return Version(f"{code[:-1]}.{code[-1]}")
+
+
+def _conda_cuda(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """A CUDA build needs the __cuda virtual package, which conda sets only where it sees a
+    driver: absent on a machine (or in a container build) without one."""
+    vc = ctx.kb.conda.virtual_cuda
+    facts = [f"{vc.name} is a virtual package: {vc.meaning.rstrip('.')}."]
+    m = _BUILD.search(groups.get("conda_build", "")) or _BUILD.search(ctx.text)
+    tf = version_or_none(m.group("v")) if m else None
+    cuda = _cuda_of(m.group("c")) if m else None
+    if tf is not None and cuda is not None:
+        facts.append(
+            f"The solver picked a CUDA build of tensorflow {tf} (cuda{m.group('c') if m else ''}"
+            f", CUDA {cuda}), which requires {vc.name}; there was none: conda saw no NVIDIA "
+            "driver. The driver is missing where conda ran, not too old."
+        )
+        build = ctx.kb.conda.conda_forge_build(tf)
+        if build is not None:
+            facts.append(_variants(build))
+    driver = ctx.driver
+    override = vc.override_env
+    example = cuda or Version("12.2")
+    if driver is not None:
+        top = ctx.kb.cuda.max_cuda_for_driver(driver)
+        if top is not None:
+            facts.append(
+                f"This machine's driver {driver} supports CUDA {top}, so conda did not see it "
+                "where it solved (inside `docker build`, or a container started without GPUs)."
+            )
+            example = top
+        fix = (
+            f"Where the driver is not visible (a Docker build, CI), tell conda the GPU "
+            f"machine's CUDA: {override}={example} conda install ...; or install the CPU "
+            "build: "
+        )
+    else:
+        fix = (
+            "On a machine without an NVIDIA driver (a CI runner, a Docker build) tell conda "
+            f"the CUDA of the GPU machine the environment is for: {override}={example} conda "
+            "install ... (nvidia-smi there shows 'CUDA Version'), or `tfenv lock`, which solves "
+            f"with the target's {vc.name} without a GPU here; or install the CPU build: "
+        )
+    fix += f"'tensorflow={tf or '2.*'}=cpu*'."
+    return Answer(tuple(facts), fix)
+
+
+def _variants(build: CondaTfBuild) -> str:
+    cudas = ", ".join(str(c) for c in build.cuda) or "none usable"
+    cpu = join(list(build.cpu_subdirs)) or "none"
+    return (
+        f"conda-forge's tensorflow {build.version}: CUDA builds for CUDA {cudas} (linux-64), "
+        f"CPU builds for {cpu}."
+    )
+
+
+def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """cudatoolkit ends with 11.8: CUDA 12 is packaged as cuda-version and split packages."""
+    asked = version_or_none(groups.get("ctk", "").rstrip(".*"))
+    ct, cv = ctx.kb.conda.cudatoolkit, ctx.kb.conda.cuda_version
+    facts = [
+        f"cudatoolkit stops at {ct.last} on conda-forge (NVIDIA's channel: "
+        f"{ct.nvidia_last or 'unknown'}); CUDA 12 and later are split packages (cuda-cudart, "
+        "libcublas, cuda-nvcc ...) selected by the cuda-version package.",
+    ]
+    m = ctx.machine
+    platform = m.platform.key if m is not None else None
+    if platform == "windows_x86_64" or (
+        platform is None and ctx.hints.platform == "windows_x86_64"
+    ):
+        return Answer(tuple(facts + _windows_facts(ctx)), _windows_fix(ctx))
+    want = asked or Version("12.0")
+    pick = _conda_tf(ctx, want)
+    fix = f"Ask for cuda-version={want.major}.{want.minor} instead of cudatoolkit"
+    if pick is not None:
+        version, variant = pick
+        fix += (
+            f"; for TensorFlow, conda-forge's CUDA builds bring their own CUDA libraries: "
+            f"conda install -c conda-forge 'tensorflow={version}={variant.build_glob}' "
+            f"'cuda-version={variant.cuda}'"
+        )
+    if m is not None and m.has_nvidia_gpu:
+        from tfenv.models.target import Request
+
+        res = ctx.solve(m, Request(manager="conda"))
+        if res.plan is not None and res.plan.route == "conda":
+            fix += (
+                f" (`tfenv resolve --manager conda` for this machine: {', '.join(res.plan.conda)})"
+            )
+    if cv.versions and want not in cv.versions:
+        facts.append(f"cuda-version has {span(list(cv.versions))}; there is no {want}.")
+    return Answer(tuple(facts), fix + ".")
+
+
+def _conda_tf(ctx: Context, want: Version) -> Optional[tuple[Version, CondaTfVariant]]:
+    """The newest conda-forge TensorFlow with a usable CUDA variant of ``want``'s major,
+    the variant nearest ``want`` from below (else the lowest)."""
+    for build in sorted(ctx.kb.conda.conda_forge_tensorflow, key=lambda b: b.version, reverse=True):
+        same = [v for v in build.usable if v.cuda.major == want.major]
+        if not same:
+            continue
+        below = [v for v in same if v.cuda <= want]
+        variant = max(below, key=lambda v: v.cuda) if below else min(same, key=lambda v: v.cuda)
+        return build.version, variant
+    return None
+
+
+def _windows_facts(ctx: Context) -> list[str]:
+    from tfenv.explain.libraries import windows_gpu_end
+
+    facts = []
+    if not ctx.kb.conda.tf_windows_builds:
+        facts.append("conda-forge builds no tensorflow for Windows (win-64) at all.")
+    last = windows_gpu_end(ctx.kb)
+    if last is not None and last.windows is not None:
+        facts.append(
+            f"Native-Windows GPU support ended with TensorFlow {last.series} (CUDA "
+            f"{last.windows.cuda}, cuDNN {last.windows.cudnn})."
+        )
+    return facts
+
+
+def _windows_fix(ctx: Context) -> str:
+    from tfenv.explain.libraries import windows_gpu_end
+
+    last = windows_gpu_end(ctx.kb)
+    text = "On Windows install TensorFlow with pip (it runs on the CPU) or use WSL2 for the GPU"
+    if last is not None and last.windows is not None:
+        text += (
+            f"; for a native-Windows GPU, TensorFlow {last.series} with cudatoolkit="
+            f"{last.windows.cuda} cudnn={last.windows.cudnn} from conda-forge and "
+            f"tensorflow-gpu {last.series} from pip"
+        )
+    return text + "."
+
+
+def _conda_platform(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """conda finds no tensorflow for this platform or Python."""
+    m = ctx.machine
+    platform = m.platform.key if m is not None else ctx.hints.platform
+    facts = []
+    py = version_or_none(groups.get("conda_python")) or (m.python if m is not None else None)
+    builds = ctx.kb.conda.conda_forge_tensorflow
+    if platform == "windows_x86_64":
+        return Answer(tuple(_windows_facts(ctx)), _windows_fix(ctx))
+    pythons = sorted({p for b in builds for v in b.variants for p in v.python or ()})
+    if pythons:
+        facts.append(
+            f"conda-forge's tensorflow CUDA builds (linux-64) serve Python {span(pythons)}; "
+            f"the newest on conda-forge is {ctx.kb.conda.tf_newest}."
+        )
+    fix = None
+    if py is not None and pythons and Version(f"{py.major}.{py.minor}") not in pythons:
+        near = max(p for p in pythons if p <= py) if any(p <= py for p in pythons) else pythons[0]
+        facts.append(f"Python {py} has no conda-forge tensorflow build.")
+        fix = f"Create the environment with python={near} (or use pip in it)."
+    return Answer(tuple(facts), fix)
+
+
+ANSWERS = {
+    "conda-cuda": _conda_cuda,
+    "conda-cudatoolkit": _cudatoolkit,
+    "conda-platform": _conda_platform,
+}

@@ -1,0 +1,155 @@
+"""Answers for containers that do not start: NVIDIA_REQUIRE_CUDA, the container toolkit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Optional
+
+from tfenv.explain.common import join, version_or_none
+from tfenv.explain.context import Answer, Context
+from tfenv.models.require_cuda import RequireCudaError, evaluate, parse
+
+if TYPE_CHECKING:
+    from tfenv.models.require_cuda import HostFacts
+
+__all__ = ["ANSWERS"]
+
+_REQUIRE = re.compile(r"--require=(?P<clause>[^\]\n]{1,4000}?) --pid=")
+
+
+def _host(ctx: Context) -> Optional[HostFacts]:
+    from tfenv.routes.container_images import host_facts
+
+    m = ctx.machine
+    if m is None or m.driver is None:
+        return None
+    return host_facts(ctx.kb, m, m.driver)
+
+
+def _starting_images(ctx: Context, host: HostFacts) -> list[str]:
+    """The newest official TensorFlow GPU images and CUDA base images this host starts."""
+    from tfenv.kb.releases import known_versions
+
+    official = ctx.kb.containers.official
+    versions = [v for v in known_versions(ctx.kb) if not v.is_prerelease]
+    out: list[str] = []
+    for rec in reversed(official.releases):
+        if rec.require_cuda is None or evaluate(rec.require_cuda, host).admits is not True:
+            continue
+        inside = [v for v in versions if rec.covers(v)]
+        if inside:
+            out.append(f"{official.image(max(inside))} (CUDA {rec.cuda})")
+        if len(out) == 2:
+            break
+    bases = [
+        b.image
+        for b in ctx.kb.containers.cuda_bases
+        if b.require_cuda is not None and evaluate(b.require_cuda, host).admits is True
+    ]
+    if bases:
+        out.append(bases[-1])
+    return out
+
+
+def _require(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """``unsatisfied condition: cuda>=X``: the host driver reports an older CUDA than the image."""
+    need = version_or_none(groups.get("req_cuda"))
+    if need is None:
+        return Answer()
+    kb = ctx.kb
+    tk = kb.cuda.toolkit(need)
+    floor = tk.min_driver("linux") if tk is not None else None
+    branch = next(
+        (
+            b.branch
+            for b in kb.cuda.driver_branches
+            if b.max_cuda is not None and b.max_cuda >= need
+        ),
+        None,
+    )
+    text = (
+        f"The image's NVIDIA_REQUIRE_CUDA asks for cuda>={need}: the host driver must report "
+        f"CUDA {need} or newer"
+    )
+    if floor is not None:
+        text += f", which a driver >= {floor}" + (f" (branch {branch})" if branch else "") + " does"
+    facts = [
+        text + ". The container toolkit checks this before the container starts; the image's "
+        "CUDA libraries do not matter to it."
+    ]
+    host = _host(ctx)
+    fix = [f"Update the host's NVIDIA driver to {floor} or newer" if floor else "Update the driver"]
+    if host is not None and host.cuda is not None:
+        verdict = "too old" if host.cuda < need else "new enough (the image may name more terms)"
+        facts.append(f"This machine's driver {host.driver} reports CUDA {host.cuda}: {verdict}.")
+        images = _starting_images(ctx, host)
+        if images:
+            fix.append(f"or use an image this driver starts: {join(images, 'or')}")
+    family = kb.cuda.family(need.major)
+    fam_floor = family.min_driver("linux") if family is not None else None
+    if fam_floor is not None:
+        fix.append(
+            f"NVIDIA_DISABLE_REQUIRE=1 skips the check, which is safe only while the image's "
+            f"CUDA {need.major}.x runs on the driver by minor-version compatibility (a driver "
+            f">= {fam_floor}, and no PTX compiled at run time)"
+        )
+    return Answer(tuple(facts), "; ".join(fix) + ".")
+
+
+def _brand(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """``unsatisfied condition: brand = tesla``: an OR'ed clause read wrongly by an old toolkit."""
+    m = _REQUIRE.search(ctx.text)
+    facts = []
+    if m is not None:
+        try:
+            clause = parse(m.group("clause").strip())
+        except RequireCudaError:
+            clause = None
+        if clause is not None:
+            facts.append(
+                f"The image requires {clause.describe()}: any one of these admits the host."
+            )
+            host = _host(ctx)
+            if host is not None and evaluate(clause, host).admits is True:
+                facts.append(
+                    f"This machine (driver {host.driver}, CUDA {host.cuda}) satisfies it, so "
+                    "the container toolkit evaluated it wrongly."
+                )
+    facts.append(
+        "Early nvidia-docker / libnvidia-container releases stopped at the first brand term "
+        "instead of trying the others (reports on GeForce cards)."
+    )
+    return Answer(tuple(facts))
+
+
+def _runtime(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """Docker has no GPU runtime, or the runtime cannot reach the host's driver."""
+    needs = ctx.kb.containers.host
+    m = ctx.machine
+    os = "wsl2" if m is not None and m.os in ("wsl2", "windows") else "linux"
+    facts = [f"A GPU container needs on the host: {'; '.join(needs.for_os(os))}."]
+    if "libnvidia-ml" in ctx.text:
+        facts.append(
+            "The toolkit could not load the driver's NVML library (libnvidia-ml.so.1) on the "
+            "host: no NVIDIA driver there, or (Docker Desktop on WSL2) a Windows build or "
+            "driver without GPU support for WSL2."
+        )
+        fix = (
+            "Make `nvidia-smi` work on the host first (on WSL2: a current Windows NVIDIA driver "
+            "and Windows 11 or Windows 10 21H2 or later; no Linux driver inside WSL2)."
+        )
+    else:
+        fix = (
+            "Install the NVIDIA Container Toolkit, register it with Docker (sudo nvidia-ctk "
+            "runtime configure --runtime=docker) and restart Docker; on Docker Desktop, use the "
+            "WSL2 backend."
+        )
+    return Answer(tuple(facts), fix)
+
+
+ANSWERS = {
+    "container-require": _require,
+    "container-brand": _brand,
+    "container-runtime": _runtime,
+}

@@ -1,0 +1,222 @@
+"""What an answer may ask: the knowledge base, the machine at hand, and the solver.
+
+The machine at hand is the one the user described (``--host`` or flags), else the one
+tfenv detected, with what the pasted text itself states about the machine it came from
+(a ``cp313`` tag, ``Platform: win-64``) in place of *detected* facts: a pip error pasted
+from another interpreter or another machine is about that one. Facts the user gave win
+over the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from tfenv.explain.hints import Hints, read_hints
+
+if TYPE_CHECKING:
+    from tfenv.host.profile import HostProfile
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.tensorflow import TfBuild
+    from tfenv.models.driver import DriverVersion
+    from tfenv.models.plan import Resolution
+    from tfenv.models.target import Request, Target
+
+__all__ = ["PLATFORM_MACHINE", "Answer", "Context", "target_of"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a message means here: facts, and a fix for this machine (None: the catalog's)."""
+
+    facts: tuple[str, ...] = ()
+    fix: Optional[str] = None
+
+
+@dataclass
+class Context:
+    kb: KnowledgeBase
+    text: str
+    target: Optional[Target] = None  # as the user gave it or tfenv detected it
+    host: Optional[HostProfile] = None
+    tf_given: Optional[Version] = None  # --tf
+    _hints: Optional[Hints] = field(default=None, repr=False)
+    _machine: Optional[tuple[Optional[Target], tuple[str, ...]]] = field(default=None, repr=False)
+    _solved: dict[tuple[object, ...], Resolution] = field(default_factory=dict, repr=False)
+
+    @property
+    def hints(self) -> Hints:
+        """What the text states about its machine (read once, on first use)."""
+        if self._hints is None:
+            self._hints = read_hints(self.text)
+        return self._hints
+
+    @property
+    def machine(self) -> Optional[Target]:
+        """The machine to answer for: the target with the text's facts in place of detected ones."""
+        return self._machine_and_sources()[0]
+
+    @property
+    def from_text(self) -> tuple[str, ...]:
+        """The machine facts taken from the text ("python", "platform")."""
+        return self._machine_and_sources()[1]
+
+    def _machine_and_sources(self) -> tuple[Optional[Target], tuple[str, ...]]:
+        if self._machine is None:
+            self._machine = _with_hints(self.target, self.hints)
+        return self._machine
+
+    @property
+    def platform(self) -> Optional[str]:
+        m = self.machine
+        return m.platform.key if m is not None else None
+
+    @property
+    def tf(self) -> Optional[Version]:
+        """The TensorFlow the message is about: --tf, else the one installed, else the text's."""
+        if self.tf_given is not None:
+            return self.tf_given
+        installed = self.host.package_version("tensorflow") if self.host else None
+        for text in (installed, self.hints.tensorflow):
+            if text:
+                try:
+                    return Version(text)
+                except InvalidVersion:
+                    continue
+        return None
+
+    def build(self) -> Optional[TfBuild]:
+        from tfenv.kb.releases import build_of
+
+        tf = self.tf
+        return build_of(self.kb, tf) if tf is not None else None
+
+    @property
+    def driver(self) -> Optional[DriverVersion]:
+        m = self.machine
+        return m.driver if m is not None else None
+
+    @property
+    def cc(self) -> Optional[Version]:
+        m = self.machine
+        if m is not None and m.cc is not None:
+            return m.cc
+        return self.hints.cc
+
+    def describe_machine(self) -> str:
+        m = self.machine
+        if m is None:
+            return "not known (give --host, or --os/--python/--gpu/--driver)"
+        if self.target is None:
+            return f"{m.describe()} (from the message)"
+        if "platform" in self.from_text:
+            return (
+                f"{m.describe()} (from the message; this machine, {self.target.describe()}, "
+                "is another one)"
+            )
+        where = "detected" if self.target.detected else "given"
+        text = f"{m.describe()} ({where}"
+        if self.from_text:
+            text += f"; {' and '.join(self.from_text)} from the message"
+        return text + ")"
+
+    def solve(self, target: Target, request: Request, ways_out: bool = False) -> Resolution:
+        """The solver's answer for ``target`` (remembered: several answers may ask); with
+        ``ways_out``, the nearest ways out when nothing fits (slower)."""
+        from tfenv.resolver import resolve, solve_once
+
+        key = (target, request, ways_out)
+        if key not in self._solved:
+            run = resolve if ways_out else solve_once
+            self._solved[key] = run(self.kb, target, request)
+        return self._solved[key]
+
+
+PLATFORM_MACHINE = {
+    "linux_x86_64": ("linux", "x86_64"),
+    "linux_aarch64": ("linux", "aarch64"),
+    "windows_x86_64": ("windows", "x86_64"),
+    "macos_x86_64": ("macos", "x86_64"),
+    "macos_arm64": ("macos", "arm64"),
+}
+
+
+def _with_hints(target: Optional[Target], hints: Hints) -> tuple[Optional[Target], tuple[str, ...]]:
+    from tfenv.models.target import Target
+
+    changes, used = _changes(target, hints)
+    if target is None:
+        if "os" not in changes:
+            return None, ()
+        try:
+            return Target(**changes), used  # type: ignore[arg-type]
+        except ValueError:
+            return None, ()
+    if not changes:
+        return target, ()
+    if "os" in changes:  # the text is from another machine: what was detected here is not its
+        changes.update(_forget_detected(target, changes))
+    try:
+        return replace(target, **changes), used  # type: ignore[arg-type]
+    except ValueError:
+        return target, ()
+
+
+def _changes(target: Optional[Target], hints: Hints) -> tuple[dict[str, object], tuple[str, ...]]:
+    """The machine facts the text states in place of detected (or unknown) ones."""
+    used: list[str] = []
+    changes: dict[str, object] = {}
+    detected = target.detected if target is not None else frozenset()
+    other_os = target is None or (
+        "os" in detected
+        and target.platform.key != hints.platform
+        and not (target.os == "wsl2" and (hints.platform or "").startswith("linux"))
+    )
+    if hints.platform is not None and other_os:
+        changes["os"], changes["arch"] = PLATFORM_MACHINE[hints.platform]
+        used.append("platform")
+    python_open = target is None or target.python is None or "python" in detected
+    differs = target is None or target.python != hints.python
+    if hints.python is not None and python_open and differs:
+        changes["python"] = hints.python
+        used.append("python")
+    return changes, tuple(used)
+
+
+def _forget_detected(target: Target, changes: dict[str, object]) -> dict[str, object]:
+    out: dict[str, object] = {"detected": frozenset(), "glibc": None}
+    detected = target.detected
+    if "driver" in detected:
+        out["driver"] = None
+    if "gpu" in detected:
+        out["cc"], out["gpu_name"] = None, None
+    if "python" in detected and "python" not in changes:
+        out["python"] = None
+    return out
+
+
+def target_of(host: HostProfile) -> Optional[Target]:
+    """The machine a detected host profile describes (None: one no TensorFlow wheel serves)."""
+    from tfenv.models.target import Target
+
+    gpu = host.lowest_cc_gpu() if host.gpus else None
+    python = Version(f"{host.python.major}.{host.python.minor}") if host.python else None
+    facts = {"os", "arch", "glibc", "python", "driver"}
+    if gpu is not None and gpu.compute_capability is not None:
+        facts.add("gpu")
+    try:
+        return Target(
+            os=host.os,
+            arch=host.arch,
+            glibc=host.glibc,
+            python=python,
+            cc=gpu.compute_capability if gpu else None,
+            gpu_name=gpu.name if gpu else None,
+            driver=host.driver_version,
+            detected=frozenset(facts),
+            notes=tuple(n.text for n in host.current_notes()),
+        )
+    except ValueError:
+        return None

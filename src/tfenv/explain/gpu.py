@@ -1,0 +1,393 @@
+"""Answers about GPU code: compute capability, PTX the driver rejects, ptxas that is too old.
+
+Which side is too old is decided from the knowledge base: the GPU code a release carries
+(``builds.yaml``, :mod:`tfenv.rules.gpu_code`), the PTX ISA each CUDA release introduced
+and the driver that JIT-compiles it (``nvidia/cuda.yaml``), the compute capabilities each
+toolkit's ptxas can target, and where XLA looks for ptxas (``tensorflow/and_cuda.yaml``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from tfenv.explain.common import (
+    and_cuda_pin,
+    lowest_wheel,
+    series_list,
+    version_or_none,
+    wheel_versions,
+)
+from tfenv.explain.context import Answer, Context
+from tfenv.explain.hints import sm_cc
+from tfenv.kb.errors import CatalogPattern
+from tfenv.rules.gpu_code import code_for
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.tensorflow import TfBuild
+
+__all__ = ["ANSWERS", "first_cuda_for", "xla_search_fact"]
+
+
+def _cc_of(groups: Mapping[str, str], ctx: Context) -> Optional[Version]:
+    if "cc" in groups:
+        return version_or_none(groups["cc"])
+    if "sm" in groups:
+        return sm_cc(groups["sm"].rstrip("aAfF"))
+    return ctx.cc
+
+
+def _cc(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """What the official wheels carry for a GPU of the compute capability the text names."""
+    cc = _cc_of(groups, ctx)
+    if cc is None:
+        return Answer()
+    return Answer(tuple(_cc_facts(ctx, cc)), _gpu_fix(ctx, cc))
+
+
+def _cc_facts(ctx: Context, cc: Version) -> list[str]:
+    by: dict[str, list[TfBuild]] = {"native": [], "partly-jit": [], "jit": [], "cannot-load": []}
+    for b in ctx.kb.builds:
+        code = code_for(b, cc)
+        if code is not None:
+            by[code.verdict].append(b)
+    facts = [f"Compute capability {cc} (sm_{cc.major}{cc.minor})."]
+    build = ctx.build()
+    code = code_for(build, cc) if build is not None else None
+    if build is not None and code is not None:
+        facts.append(f"TensorFlow {ctx.tf} runs its kernels on it {code.text()}.")
+    facts.append(f"Official Linux wheels with native code for it: {series_list(by['native'])}.")
+    if by["partly-jit"]:
+        facts.append(
+            "Native hand-written kernels, MLIR-generated kernels JIT-compiled from PTX on "
+            f"first use: {series_list(by['partly-jit'])}."
+        )
+    if by["jit"]:
+        facts.append(f"Only PTX (JIT-compiled on first use) in: {series_list(by['jit'])}.")
+    if by["cannot-load"]:
+        facts.append(f"Kernels that cannot load on it in: {series_list(by['cannot-load'])}.")
+    if not any(by[k] for k in ("native", "partly-jit", "jit")):
+        facts.append("No official TensorFlow 2.x wheel can run on it.")
+    return facts
+
+
+def _gpu_fix(ctx: Context, cc: Version) -> Optional[str]:
+    """What the solver picks for this GPU on the machine at hand (None: no machine)."""
+    from dataclasses import replace
+
+    from tfenv.models.target import Request
+
+    m = ctx.machine
+    if m is None or (m.platform.key != "linux_x86_64" and m.os != "wsl2"):
+        return None
+    target = replace(m, cc=cc, gpu_name=m.gpu_name if m.cc == cc else None)
+    res = ctx.solve(target, Request())
+    if res.plan is not None:
+        plan = res.plan
+        return (
+            f"`tfenv resolve` picks {plan.summary()} for this machine with a GPU of compute "
+            f"capability {cc} (its kernels run {plan.gpu_code or 'on the GPU'})."
+        )
+    ways = "; ".join(res.suggestions[:2])
+    return f"No official wheel runs on this GPU here. {ways}" if ways else None
+
+
+def _isa_cuda(kb: KnowledgeBase, isa: Version) -> Optional[Version]:
+    return kb.cuda.ptx_isa.get(isa)
+
+
+def _jit_text(ctx: Context, isa: Version) -> tuple[str, Optional[str]]:
+    os = ctx.machine.driver_os if ctx.machine is not None else None
+    floor, why = ctx.kb.cuda.jit_floor(isa, os or "linux")
+    if floor is None:
+        return why, None
+    return f"PTX ISA {isa} needs an NVIDIA driver >= {floor} to JIT-compile ({why})", str(floor)
+
+
+def _driver_cuda_text(ctx: Context) -> tuple[str, Optional[Version]]:
+    driver = ctx.driver
+    if driver is None:
+        seen = ctx.hints.driver_cuda
+        return (f"the driver reports CUDA {seen}", seen) if seen else ("", None)
+    top = ctx.kb.cuda.max_cuda_for_driver(driver)
+    return (f"this machine's driver {driver} supports CUDA {top}", top) if top else ("", None)
+
+
+def _ptx_isa(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """PTX newer than its consumer: the driver's JIT, or (with ptxas's wording) a ptxas."""
+    isa = version_or_none(groups.get("isa"))
+    have = version_or_none(groups.get("have_isa"))
+    if isa is None:
+        return _tf_ptx(ctx)
+    cuda = _isa_cuda(ctx.kb, isa)
+    facts = [f"The PTX is of ISA {isa}" + (f", which came with CUDA {cuda}." if cuda else ".")]
+    if have is not None:
+        have_cuda = _isa_cuda(ctx.kb, have)
+        known = f" (CUDA {have_cuda})" if have_cuda else ""
+        facts.append(
+            f"What read it knows ISA {have}{known}: either the driver's JIT compiler (a driver "
+            f"of CUDA {have_cuda or have}) or a ptxas of that CUDA version is too old; the GPU "
+            "is not the problem."
+        )
+    jit, floor = _jit_text(ctx, isa)
+    facts.append(jit + ".")
+    seen, top = _driver_cuda_text(ctx)
+    if seen and top is not None and cuda is not None:
+        side = "too old" if (top.major, top.minor) < (cuda.major, cuda.minor) else "new enough"
+        facts.append(f"Here {seen}: {side}.")
+    fix = []
+    if floor is not None:
+        fix.append(f"Update the NVIDIA driver to {floor} or newer")
+    if cuda is not None:
+        wheel = lowest_wheel(ctx.kb, f"nvidia-cuda-nvcc-cu{cuda.major}", cuda, ctx.platform)
+        if wheel is not None:
+            fix.append(
+                f"if a ptxas reported it, put a ptxas of CUDA {cuda} or newer first "
+                f"(`pip install 'nvidia-cuda-nvcc-cu{cuda.major}>={wheel}'`)"
+            )
+    return Answer(tuple(facts), "; ".join(fix) + "." if fix else None)
+
+
+def _tf_ptx(ctx: Context) -> Answer:
+    """CUDA_ERROR_UNSUPPORTED_PTX_VERSION from TensorFlow's own kernels: the driver is older
+    than the PTX ISA the release carries."""
+    build = ctx.build()
+    rows = [build] if build is not None else [b for b in ctx.kb.builds if _max_isa(b)]
+    facts = [
+        "The driver's JIT compiler rejected PTX made by a newer CUDA than the driver "
+        "supports: the driver is too old (not the GPU, not ptxas)."
+    ]
+    groups: dict[Version, list[Version]] = {}
+    for b in rows:
+        isa = _max_isa(b)
+        if isa is not None:
+            groups.setdefault(isa, []).append(b.series)
+    os = ctx.machine.driver_os if ctx.machine is not None else None
+    need = None
+    for isa, series in sorted(groups.items()):
+        floor, why = ctx.kb.cuda.jit_floor(isa, os or "linux")
+        if floor is None:
+            continue
+        who = f"TensorFlow {ctx.tf}" if build is not None else f"TensorFlow {_span(series)}"
+        facts.append(f"{who} carries PTX ISA {isa}: JIT needs a driver >= {floor} ({why}).")
+        need = floor
+    driver = ctx.driver
+    if driver is not None and need is not None and build is not None:
+        verdict = "too old" if driver < need else "new enough"
+        facts.append(f"This machine's driver is {driver}: {verdict}.")
+    if need is None:
+        return Answer(tuple(facts))
+    if build is not None:
+        return Answer(tuple(facts), f"Update the NVIDIA driver to {need} or newer.")
+    return Answer(
+        tuple(facts),
+        f"Update the NVIDIA driver to the floor of your TensorFlow above ({need} or newer runs "
+        "every release's PTX), or use a release whose PTX this driver compiles.",
+    )
+
+
+def _span(series: list[Version]) -> str:
+    items = sorted(series)
+    return str(items[0]) if len(items) == 1 else f"{items[0]} to {items[-1]}"
+
+
+def _max_isa(build: TfBuild) -> Optional[Version]:
+    caps = build.compute
+    if caps is None:
+        return None
+    isas = [code.ptx_isa for _, code in caps.kinds if code.ptx_isa is not None]
+    return max(isas) if isas else None
+
+
+def _ptx_invalid(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """CUDA_ERROR_INVALID_PTX: PTX the driver cannot compile for this GPU (a GPU newer than the
+    build, PTX for an architecture-specific target); a newer driver does not help."""
+    cc = _cc_of(groups, ctx)
+    build = ctx.build()
+    facts: list[str] = []
+    if cc is not None and build is not None:
+        code = code_for(build, cc)
+        if code is not None:
+            facts.append(
+                f"TensorFlow {ctx.tf} on compute capability {cc}: its kernels run {code.text()}."
+            )
+    arch_specific = [
+        b
+        for b in ctx.kb.builds
+        if b.compute is not None and any(k.arch_specific_ptx for _, k in b.compute.kinds)
+    ]
+    if arch_specific:
+        targets = sorted(
+            {t for b in arch_specific for _, k in b.compute.kinds for t in k.ptx_targets}  # type: ignore[union-attr]
+            - {"sm_90"}
+        )
+        facts.append(
+            f"TensorFlow {series_list(arch_specific)} carry the MLIR-generated kernels' PTX only "
+            f"for the architecture-specific target {', '.join(targets) or 'sm_90a'}, which no GPU "
+            "but compute capability 9.0 can JIT-compile: on GPUs without native code in the "
+            "build (Blackwell, 10.x and 12.x) they fail with CUDA_ERROR_INVALID_PTX. Updating "
+            "the driver does not help."
+        )
+    if cc is not None:
+        facts += _cc_facts(ctx, cc)[1:]
+        return Answer(tuple(facts), _gpu_fix(ctx, cc))
+    return Answer(tuple(facts))
+
+
+def first_cuda_for(
+    kb: KnowledgeBase, cc: Version, arch_specific: bool = False
+) -> Optional[Version]:
+    """The first CUDA release whose ptxas targets ``cc`` (see :meth:`CudaFacts.first_for`)."""
+    return kb.cuda.first_for(cc, arch_specific)
+
+
+def xla_search_fact(ctx: Context) -> str:
+    xla = ctx.kb.and_cuda.xla
+    if xla is None:
+        return "XLA runs the first ptxas it finds (XLA_FLAGS' folder, PATH, CUDA folders)."
+    return xla.summary.rstrip(".") + "."
+
+
+def _nvcc_fix(ctx: Context, need: Version) -> str:
+    """Put a ptxas of CUDA ``need`` or newer first: the pin of the TensorFlow at hand when it is
+    new enough, else the lowest wheel that is."""
+    build = ctx.build()
+    major = need.major
+    if build is not None and build.linux is not None and build.linux.cuda is not None:
+        major = max(major, build.linux.cuda.major)
+    pin = and_cuda_pin(ctx, f"nvidia-cuda-nvcc-cu{major}")
+    if pin is not None and Version(pin.split("==")[1]) >= need:
+        install = f"`pip install '{pin}'` (what TensorFlow {ctx.tf} pins)"
+    else:
+        floor = need if need.major == major else Version(f"{major}.0")
+        wheel = lowest_wheel(ctx.kb, f"nvidia-cuda-nvcc-cu{major}", floor, ctx.platform)
+        install = (
+            f"`pip install 'nvidia-cuda-nvcc-cu{major}>={wheel}'`"
+            if wheel is not None
+            else f"a CUDA {need} or newer toolkit"
+        )
+    return (
+        f"Use a ptxas from CUDA {need} or newer: {install}, and make it the one XLA finds "
+        "first: remove the older one from PATH (or put the new one's bin folder first), or "
+        "point XLA_FLAGS=--xla_gpu_cuda_data_dir at the new CUDA folder."
+    )
+
+
+def _ptxas_arch(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """ptxas does not know the GPU's architecture: the ptxas is older than the GPU."""
+    sm = groups.get("sm", "")
+    cc = _cc_of(groups, ctx)
+    if cc is None:
+        return Answer((xla_search_fact(ctx),))
+    arch_specific = sm.lower().endswith("a")
+    need = first_cuda_for(ctx.kb, cc, arch_specific)
+    target = f"sm_{sm} (compute capability {cc})" if sm else f"Compute capability {cc}"
+    facts = []
+    if need is not None:
+        facts.append(
+            f"{target} first came with CUDA {need}: the ptxas that "
+            "ran is from an older CUDA. The driver and the GPU are not the problem; XLA falls "
+            "back to the driver's JIT compiler (slow, or it fails where the driver cannot)."
+        )
+    path = groups.get("ptxas_path") or _used_ptxas(ctx)
+    if path:
+        facts.append(f"The ptxas that ran: {path}.")
+    facts.append(xla_search_fact(ctx))
+    return Answer(tuple(facts), _nvcc_fix(ctx, need) if need is not None else None)
+
+
+_USED = (
+    CatalogPattern(r"Used ptxas at (?P<p>\S+)"),
+    CatalogPattern(r"(?<!\S)(?P<p>/\S{0,300}ptxas) ptxas too old"),
+)
+
+
+def _used_ptxas(ctx: Context) -> Optional[str]:
+    for pattern in _USED:
+        m = pattern.search(ctx.text)
+        if m is not None:
+            path = m.group("p")
+            return path if "/" in path else f"{path} (the first one on PATH)"
+    return None
+
+
+def _ptxas_old(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """XLA's own warning about a ptxas older than it accepts."""
+    old = version_or_none(groups.get("ptxas_old"))
+    floor = version_or_none(groups.get("ptxas_min"))
+    facts = []
+    if old is not None and floor is not None:
+        facts.append(
+            f"The ptxas XLA found is from CUDA {old.major}.{old.minor} ({old}); XLA needs "
+            f"{floor} or newer."
+        )
+    build = ctx.build()
+    need = floor or Version("11.8")
+    if build is not None and build.linux is not None and build.linux.cuda is not None:
+        facts.append(f"TensorFlow {ctx.tf} is built with CUDA {build.linux.cuda}.")
+        need = max(need, build.linux.cuda)
+    facts.append(xla_search_fact(ctx))
+    return Answer(tuple(facts), _nvcc_fix(ctx, Version(f"{need.major}.{need.minor}")))
+
+
+def _ptxas_missing(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """XLA found no ptxas (or no PTX compiler at all)."""
+    facts = [xla_search_fact(ctx)]
+    cc = ctx.cc
+    need = first_cuda_for(ctx.kb, cc) if cc is not None else None
+    build = ctx.build()
+    if build is not None and build.linux is not None and build.linux.cuda is not None:
+        bc = build.linux.cuda
+        need = max(need, bc) if need is not None else bc
+    if need is None:
+        return Answer(tuple(facts))
+    if cc is not None:
+        facts.append(f"For compute capability {cc} the ptxas must be from CUDA {need} or newer.")
+    return Answer(tuple(facts), _nvcc_fix(ctx, Version(f"{need.major}.{need.minor}")))
+
+
+def _driver_ptxas(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """XLA's ptxas is newer than the driver's CUDA: XLA links serially (slower), nothing fails."""
+    try:
+        driver_cuda, ptxas = Version(groups["driver_cuda"]), Version(groups["ptxas"].rstrip("."))
+    except (InvalidVersion, KeyError):
+        return Answer()
+    mm = Version(f"{ptxas.major}.{ptxas.minor}")
+    facts = [
+        f"ptxas is from CUDA {ptxas}; the driver supports CUDA {driver_cuda}. XLA then links "
+        "the kernels ptxas compiled without the driver's help, one at a time: compilation is "
+        "slower, the kernels run normally."
+    ]
+    os = ctx.machine.driver_os if ctx.machine is not None else None
+    tk = ctx.kb.cuda.toolkit(mm)
+    floor = tk.min_driver(os or "linux") if tk is not None else None
+    fixes = []
+    if floor is not None:
+        fixes.append(f"Update the NVIDIA driver to {floor} or newer (CUDA {mm})")
+    wheel = f"nvidia-cuda-nvcc-cu{driver_cuda.major}"
+    fits = [
+        v
+        for v in wheel_versions(ctx.kb, wheel, ctx.platform)
+        if v.major == driver_cuda.major and v.minor <= driver_cuda.minor
+    ]
+    if fits:
+        fixes.append(
+            f"or use the ptxas of the driver's CUDA: `pip install '{wheel}=={max(fits)}'`, "
+            "found before any newer one (see where XLA looks)"
+        )
+    facts.append(xla_search_fact(ctx))
+    return Answer(tuple(facts), "; ".join(fixes) + "." if fixes else None)
+
+
+ANSWERS = {
+    "cc": _cc,
+    "ptx-isa": _ptx_isa,
+    "ptx-invalid": _ptx_invalid,
+    "ptxas-arch": _ptxas_arch,
+    "ptxas-old": _ptxas_old,
+    "ptxas-missing": _ptxas_missing,
+    "driver-ptxas": _driver_ptxas,
+}

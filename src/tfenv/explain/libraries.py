@@ -1,0 +1,248 @@
+"""Answers about libraries: a CUDA or cuDNN DLL or .so, cuDNN versions, NVRTC, glibc."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from tfenv.explain.common import (
+    and_cuda_pin,
+    builds_with_cuda,
+    builds_with_cudnn,
+    driver_facts,
+    driver_os,
+    lowest_wheel,
+    series_list,
+)
+from tfenv.explain.context import Answer, Context
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.tensorflow import TfBuild
+
+__all__ = ["ANSWERS", "cudnn_version", "windows_facts", "windows_gpu_end"]
+
+_DLL = re.compile(r"(?P<name>[a-z]+)64_(?P<code>\d+)\.dll", re.IGNORECASE)
+_SONAME = re.compile(r"lib(?P<name>[a-zA-Z]+)(?:_\w+)?\.so(?:\.(?P<ver>\d+(?:\.\d+)*))?")
+
+
+def _cuda_from_dll_code(code: str) -> Optional[Version]:
+    """``110`` -> 11.0, ``101`` -> 10.1, ``80`` -> 8.0, and a major alone where the library
+    is named by it (``cublas64_10.dll``: CUDA 10.x, ``cudart64_12.dll``: 12.x)."""
+    if len(code) == 3:
+        return Version(f"{code[:2]}.{code[2]}")
+    if len(code) == 2:
+        return Version(code) if code.startswith("1") else Version(f"{code[0]}.{code[1]}")
+    return None
+
+
+def windows_gpu_end(kb: KnowledgeBase) -> Optional[TfBuild]:
+    """The last series with a native-Windows GPU build."""
+    gpu = [b for b in kb.builds if "windows_x86_64" in b.gpu_platforms]
+    return max(gpu, key=lambda b: b.series) if gpu else None
+
+
+def _cuda_facts(ctx: Context, file: str, cuda: Version, os: str) -> list[str]:
+    major_only = len(cuda.release) == 1
+    family = f"{cuda.major}.x" if cuda.major >= 11 or major_only else str(cuda)
+    label = "Windows" if os == "windows" else "Linux"
+    builds = builds_with_cuda(ctx.kb, cuda, os)
+    what = f"a CUDA {family} library" if major_only else f"the CUDA {cuda} library"
+    facts = [
+        f"{file} is {what} (CUDA {family} names it so).",
+        f"TensorFlow series built with CUDA {family} ({label}): {series_list(builds)}.",
+    ]
+    dos = "windows" if os == "windows" else (driver_os(ctx) or "linux")
+    if not major_only or cuda.major >= 11:
+        facts += driver_facts(ctx, cuda, dos)
+    return facts
+
+
+def windows_facts(ctx: Context) -> tuple[list[str], Optional[str]]:
+    """Native Windows: where GPU builds end, and what the TensorFlow at hand needs there."""
+    last = windows_gpu_end(ctx.kb)
+    if last is None or last.windows is None:
+        return [], None
+    facts = [
+        f"Native-Windows GPU builds end with TensorFlow {last.series} (CUDA {last.windows.cuda}, "
+        f"cuDNN {last.windows.cudnn}); later releases run on the CPU on native Windows."
+    ]
+    tf, build = ctx.tf, ctx.build()
+    if tf is not None and Version(f"{tf.major}.{tf.minor}") > last.series:
+        facts.append(
+            f"This environment has TensorFlow {tf}: on native Windows it never uses the GPU; "
+            "use WSL2 with tensorflow[and-cuda] for the GPU."
+        )
+    elif build is not None and build.windows is not None and build.windows.cuda is not None:
+        wb = build.windows
+        facts.append(
+            f"TensorFlow {tf} on native Windows needs CUDA {wb.cuda} and cuDNN {wb.cudnn}."
+        )
+        return facts, (
+            f"Install CUDA {wb.cuda} and cuDNN {wb.cudnn} (what TensorFlow {tf} is built with) "
+            "and put their bin folders on PATH (or os.add_dll_directory before importing "
+            "TensorFlow); or accept the CPU."
+        )
+    fix = (
+        f"For the GPU on native Windows use TensorFlow {last.series} with CUDA "
+        f"{last.windows.cuda} and cuDNN {last.windows.cudnn} (their bin folders on PATH, or "
+        "os.add_dll_directory before importing TensorFlow); for newer releases use WSL2 with "
+        "`pip install tensorflow[and-cuda]`."
+    )
+    return facts, fix
+
+
+def _dll(groups: Mapping[str, str], ctx: Context) -> Answer:
+    m = _DLL.search(groups["dll"])
+    if m is None:
+        return Answer()
+    name, code = m.group("name").lower(), m.group("code")
+    facts: list[str] = []
+    if name == "cudnn":
+        builds = builds_with_cudnn(ctx.kb, int(code), "windows")
+        facts = [
+            f"{groups['dll']} is cuDNN {code}.x.",
+            f"TensorFlow series built with cuDNN {code} (Windows): {series_list(builds)}.",
+        ]
+    else:
+        cuda = _cuda_from_dll_code(code)
+        if cuda is not None:
+            facts = _cuda_facts(ctx, groups["dll"], cuda, "windows")
+    more, fix = windows_facts(ctx)
+    return Answer(tuple(facts + more), fix)
+
+
+def _soname(groups: Mapping[str, str], ctx: Context) -> Answer:
+    m = _SONAME.search(groups["soname"])
+    if m is None or not m.group("ver"):
+        return Answer()
+    name, ver = m.group("name"), m.group("ver")
+    try:
+        v = Version(ver)
+    except InvalidVersion:
+        return Answer()
+    if name == "cudnn":
+        builds = builds_with_cudnn(ctx.kb, v.major, "linux")
+        return Answer(
+            (
+                f"{groups['soname']} is cuDNN {v.major}.x.",
+                f"TensorFlow series built with cuDNN {v.major} (Linux): {series_list(builds)}.",
+            ),
+            _pip_fix(ctx),
+        )
+    if name in ("cudart", "cublas", "cublasLt") and (v.major >= 11 or len(v.release) > 1):
+        return Answer(tuple(_cuda_facts(ctx, groups["soname"], v, "linux")), _pip_fix(ctx))
+    return Answer()
+
+
+def _pip_fix(ctx: Context) -> Optional[str]:
+    """The install that brings the libraries of the TensorFlow at hand (None: not known)."""
+    tf = ctx.tf
+    if tf is None or ctx.kb.index.release("tensorflow", tf) is None:
+        return None
+    return (
+        f"`pip install 'tensorflow[and-cuda]=={tf}'` brings the CUDA libraries TensorFlow {tf} "
+        "was built with (`tfenv resolve --tf "
+        f"{tf} --emit DIR` pins them and writes activate-tfenv.sh, which puts them on the "
+        "loader path); `tfenv doctor` shows which library is found where."
+    )
+
+
+def cudnn_version(text: str) -> Optional[Version]:
+    """A cuDNN version as TensorFlow prints it: ``8.6.0`` (a sentence's full stop dropped),
+    or TensorFlow 1.x's integer, major*1000 + minor*100 + patch (``5110`` = 5.1.10)."""
+    text = text.rstrip(".")
+    if text.isdigit():
+        n = int(text)
+        if len(text) == 4:
+            return Version(f"{n // 1000}.{n % 1000 // 100}.{n % 100}")
+        if len(text) == 5:  # cuDNN 9: major*10000 + minor*100 + patch
+            return Version(f"{n // 10000}.{n % 10000 // 100}.{n % 100}")
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def _cudnn_pair(groups: Mapping[str, str], ctx: Context) -> Answer:
+    loaded, compiled = cudnn_version(groups["loaded"]), cudnn_version(groups["compiled"])
+    if loaded is None or compiled is None:
+        return Answer()
+    side = "older than" if loaded < compiled else "not the same major as"
+    facts = [
+        f"cuDNN {loaded} was loaded; this TensorFlow was built with cuDNN {compiled}: the "
+        f"loaded one is {side} the build's (it needs the same major and an equal or newer minor)."
+    ]
+    mm = Version(f"{compiled.major}.{compiled.minor}")
+    builds = [
+        b
+        for b in ctx.kb.builds
+        if b.linux is not None
+        and b.linux.cudnn is not None
+        and (b.linux.cudnn.major, b.linux.cudnn.minor) == (mm.major, mm.minor)
+    ]
+    if builds:
+        facts.append(f"TensorFlow series built with cuDNN {mm} (Linux): {series_list(builds)}.")
+    fix = f"Install cuDNN {compiled.major}.x at {compiled} or newer (same major {compiled.major})"
+    cuda = builds[-1].linux.cuda if builds and builds[-1].linux is not None else None
+    if cuda is not None:
+        wheel = f"nvidia-cudnn-cu{cuda.major}"
+        found = lowest_wheel(ctx.kb, wheel, compiled, ctx.platform or "linux_x86_64")
+        if found is not None:
+            fix += f", e.g. `pip install '{wheel}=={found}'`"
+    fix += (
+        ", and make it the first copy on the loader path (`tfenv doctor` shows which copy "
+        "is loaded from where)."
+    )
+    return Answer(tuple(facts), fix)
+
+
+def _nvrtc(groups: Mapping[str, str], ctx: Context) -> Answer:
+    lib, missing = groups.get("cudnn_lib", "cuDNN"), groups.get("missing", "")
+    if missing.startswith("libcuda"):
+        return Answer(
+            (
+                f"cuDNN is installed: {lib} itself printed this. What it cannot open is "
+                f"{missing}, the driver library under its unversioned name; the driver installs "
+                "libcuda.so.1, and the unversioned link comes with the driver's development "
+                "files (on WSL2 both live in /usr/lib/wsl/lib).",
+            ),
+            "Make libcuda.so findable: on WSL2 add /usr/lib/wsl/lib to LD_LIBRARY_PATH; "
+            "elsewhere link it next to the driver's libcuda.so.1 (ln -s libcuda.so.1 "
+            "libcuda.so in that folder) or install the driver's development package. "
+            "Reinstalling cuDNN does not help.",
+        )
+    facts = [f"{lib} (cuDNN) is installed and loaded; it cannot open {missing or 'libnvrtc.so'}."]
+    pin = None
+    build = ctx.build()
+    if build is not None and build.linux is not None and build.linux.cuda is not None:
+        pin = and_cuda_pin(ctx, f"nvidia-cuda-nvrtc-cu{build.linux.cuda.major}")
+    fix = (
+        "Install NVRTC's development files (the toolkit's cuda-nvrtc-dev package, or the CUDA "
+        "-devel container image instead of -runtime), or link libnvrtc.so to the versioned "
+        "file in its folder (ln -s libnvrtc.so.12 libnvrtc.so)."
+    )
+    if pin is not None:
+        fix += f" For pip: `pip install '{pin}'` (what TensorFlow {ctx.tf} pins) and the link."
+    fix += " Reinstalling cuDNN does not help."
+    return Answer(tuple(facts), fix)
+
+
+def _glibc(groups: Mapping[str, str], ctx: Context) -> Answer:
+    facts = [f"The wheel needs glibc {groups['glibc']} or newer."]
+    m = ctx.machine
+    if m is not None and m.glibc is not None:
+        facts.append(f"This machine has glibc {m.glibc}.")
+    return Answer(tuple(facts))
+
+
+ANSWERS = {
+    "dll": _dll,
+    "soname": _soname,
+    "cudnn-pair": _cudnn_pair,
+    "nvrtc": _nvrtc,
+    "glibc": _glibc,
+}

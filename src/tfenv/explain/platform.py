@@ -1,0 +1,161 @@
+"""Answers about the platform: the Metal plug-in, native Windows, the driver's two halves."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from tfenv.explain.common import nvidia_driver
+from tfenv.explain.context import Answer, Context
+from tfenv.explain.libraries import windows_facts
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.metal import MetalPair
+
+__all__ = ["ANSWERS"]
+
+_LIBCUDA = re.compile(r"libcuda reported version is: (?P<v>\d+(?:\.\d+){1,2})")
+_KERNEL = re.compile(r"kernel reported version is: (?P<v>\d+(?:\.\d+){1,2})")
+_NVML = re.compile(r"NVML library version: (?P<v>\d+\.\d+(?:\.\d+)?)")
+_MODULE = re.compile(r"Kernel Module {1,4}(?P<v>\d+\.\d+(?:\.\d+)?)")
+
+
+def _kernel_module(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """The loaded kernel module and the user-space driver library are of different versions."""
+    user = groups.get("dso_v") or _first(_LIBCUDA, ctx.text) or _first(_NVML, ctx.text)
+    kernel = groups.get("kernel_v") or _first(_KERNEL, ctx.text) or _first(_MODULE, ctx.text)
+    u = nvidia_driver(user) if user else None
+    k = nvidia_driver(kernel) if kernel else None
+    if u is not None and k is not None:
+        side = "older" if k < u else "newer"
+        text = (
+            f"The loaded NVIDIA kernel module is {k}, the user-space driver library (libcuda, "
+            f"NVML) is {u}: the kernel module is {side}. They come from two driver installs"
+        )
+    else:
+        text = (
+            "The loaded NVIDIA kernel module and the user-space driver library (libcuda, NVML) "
+            "are of different versions: they come from two driver installs"
+        )
+    facts = [
+        text + ", typically a driver update without a reboot. CUDA then finds no usable GPU, "
+        "whatever TensorFlow, CUDA or cuDNN is installed."
+    ]
+    return Answer(tuple(facts))
+
+
+def _first(pattern: re.Pattern[str], text: str) -> str:
+    m = pattern.search(text)
+    return m.group("v") if m else ""
+
+
+def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """Which tensorflow-metal goes with which TensorFlow (and with the one installed here)."""
+    from tfenv.kb.metal import metal_plugin, newest_paired
+
+    kb, host = ctx.kb, ctx.host
+    facts: list[str] = _symbol_facts(ctx.text)
+    tf = ctx.tf
+    if tf is not None:
+        metal = host.package_version("tensorflow-metal") if host else None
+        have = f"This environment has tensorflow {tf}" + (
+            f" with tensorflow-metal {metal}" if metal else ""
+        )
+        plugin = metal_plugin(kb, tf)
+        pair = kb.metal.paired(tf) or kb.metal.paired(tf, "tensorflow-macos")
+        if plugin is not None:
+            facts.append(
+                f"{have}; TensorFlow {tf} pairs with tensorflow-metal {plugin.version} "
+                f"({plugin.pair.status}): pip install 'tensorflow-metal=={plugin.version}'."
+            )
+        elif pair is not None:
+            facts.append(
+                f"{have}; TensorFlow {tf} pairs with tensorflow-metal {pair.metal} on "
+                f"{pair.package} {tf} ({pair.status}): pip install '{pair.package}=={tf}' "
+                f"'tensorflow-metal=={pair.metal}'."
+            )
+        else:
+            facts.append(f"{have}; no tensorflow-metal release is paired with TensorFlow {tf}.")
+    newest = newest_paired(kb)
+    if newest is not None:
+        version, best = newest
+        pythons = ", ".join(str(p) for p in best.pythons)
+        facts.append(
+            f"Newest pair: pip install 'tensorflow=={version}' 'tensorflow-metal=={best.version}' "
+            f"(Python {pythons}; {best.pair.status})."
+        )
+    facts.append("Pairs (Apple's table, checked against the plug-ins): " + _pairs(kb) + ".")
+    return Answer(tuple(facts))
+
+
+_SYMBOL = re.compile(r"ymbol not found(?: in flat namespace)?:? '?(?P<sym>_{1,2}\w{1,300})")
+
+
+def _symbol_facts(text: str) -> list[str]:
+    """Which side is older, from the symbol the plug-in misses."""
+    m = _SYMBOL.search(text)
+    if m is None:
+        return []
+    sym = m.group("sym")
+    if sym.lstrip("_").startswith("TF_"):
+        return [
+            f"The plug-in needs {sym} from TensorFlow's C API, which this TensorFlow lacks: "
+            "TensorFlow is older than the plug-in expects (or not the build the plug-in was "
+            "made for)."
+        ]
+    return [
+        f"The plug-in needs the C++ symbol {sym}, which this TensorFlow no longer exports: "
+        "the plug-in is older than this TensorFlow."
+    ]
+
+
+def _pairs(kb: KnowledgeBase) -> str:
+    """One plug-in per TensorFlow range: Apple's own pairing first, then the newest."""
+    best: dict[str, MetalPair] = {}
+    for pair in kb.metal.pairs:
+        have = best.get(pair.tensorflow_text)
+        rank = (pair.status == "established", pair.metal)
+        if have is None or rank > (have.status == "established", have.metal):
+            best[pair.tensorflow_text] = pair
+    out = []
+    for pair in sorted(best.values(), key=lambda p: p.metal, reverse=True):
+        extra = "" if pair.package == "tensorflow" else f", {pair.package}"
+        extra += "" if pair.status == "established" else f", {pair.status}"
+        out.append(f"TensorFlow {pair.tensorflow_text}: {pair.metal}{extra}")
+    return "; ".join(out)
+
+
+def _windows_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """Native Windows: DLL load failures, and the end of GPU support after 2.10."""
+    m = ctx.machine
+    if m is not None and m.os != "windows":
+        return Answer(
+            (
+                f"This machine is {m.system.title}: run `tfenv doctor --import` there; it names "
+                "the library, driver or build that keeps TensorFlow off the GPU.",
+            )
+        )
+    facts, fix = windows_facts(ctx)
+    if m is None:
+        facts = (
+            [f"On native Windows: {facts[0][0].lower()}{facts[0][1:]}", *facts[1:]] if facts else []
+        )
+    tf = ctx.tf
+    if m is not None and m.python is not None and tf is not None:
+        release = ctx.kb.index.release("tensorflow", tf)
+        ws = release.wheelset("windows_x86_64") if release is not None else None
+        if ws is not None and not ws.serves(str(m.python)):
+            facts.append(
+                f"TensorFlow {tf} has Windows wheels for Python {', '.join(ws.pythons)}, "
+                f"not {m.python}."
+            )
+    return Answer(tuple(facts), fix if ctx.tf is not None else None)
+
+
+ANSWERS = {
+    "kernel-module": _kernel_module,
+    "metal": _metal,
+    "windows-gpu": _windows_gpu,
+}
