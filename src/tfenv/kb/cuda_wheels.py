@@ -175,9 +175,10 @@ class CudaWheels:
 
     policy: Policy
     pins: tuple[WheelPin, ...]  # one per requirement of the extra that is installed
-    dropped: tuple[str, ...] = ()  # optional requirements with no wheel here
+    dropped: tuple[str, ...] = ()  # optional requirements left out (TensorRT goes as a whole)
     ranged: bool = False  # the extra gives ranges: without explicit pins pip takes the newest
     caps: tuple[str, ...] = ()  # what capped the "newest" choice
+    missing: tuple[str, ...] = ()  # the dropped requirements that have no wheel here
     problem: Optional[str] = None  # why the extra cannot install here at all
 
     @property
@@ -235,11 +236,17 @@ def cuda_wheels(
             if cap:
                 caps.append(cap)
         pins.append(WheelPin(name, chosen, line))
+    missing = tuple(sorted(dropped))
     if dropped:  # the optional packages go together (tensorrt needs its -libs, -bindings)
         dropped += [p.requirement for p in pins if p.name in facts.optional.packages]
         pins = [p for p in pins if p.name not in facts.optional.packages]
     return CudaWheels(
-        policy, tuple(pins), tuple(sorted(dropped)), ranged, tuple(dict.fromkeys(caps))
+        policy,
+        tuple(pins),
+        tuple(sorted(dropped)),
+        ranged,
+        tuple(dict.fromkeys(caps)),
+        missing=missing,
     )
 
 

@@ -82,6 +82,10 @@ class PipRoute(Route):
         )
 
 
+def _words(items: tuple[str, ...]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _series(found: CudaWheels, prefix: str) -> Optional[Version]:
     from packaging.version import Version
 
@@ -92,12 +96,15 @@ def _series(found: CudaWheels, prefix: str) -> Optional[Version]:
 def _reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, ...]:
     out = []
     if found.dropped:
-        dropped = ", ".join(found.dropped)
+        missing = found.missing or found.dropped
+        what = "has" if len(missing) == 1 else "have"
+        where = f"{opt.wheels.platform if opt.wheels else 'this platform'}, Python {choice.python}"
+        left = ", ".join(found.dropped)
         out.append(
-            f"tensorflow[and-cuda]=={opt.version} cannot be installed on Python {choice.python}: "
-            f"its extra pins {dropped}, which has no wheel for it. The plan installs TensorFlow "
-            "and the extra's CUDA wheels one by one without TensorRT, which TensorFlow loads "
-            "only when present (TF-TRT stays off)."
+            f"tensorflow[and-cuda]=={opt.version} cannot be installed here: its extra pins "
+            f"{_words(missing)}, which {what} no installable wheel ({where}). The plan installs "
+            f"TensorFlow and the extra's CUDA wheels one by one without TensorRT ({left}), "
+            "which TensorFlow loads only when present (TF-TRT stays off)."
         )
     if found.ranged and found.policy == "build":
         out.append(
