@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 __all__ = ["cuda_wheel_answer"]
 
 
-
 def _pinned_by(ctx: Context, req: Req) -> list[Version]:
     """TensorFlow releases whose and-cuda extra has exactly this requirement."""
     out = set()
