@@ -24,7 +24,7 @@ Not recorded, so simplified (the live test checks the real index):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -227,12 +227,16 @@ def replica_dists(facts: Optional[IndexFacts] = None) -> list[ReplicaDist]:
     return [*_tensorflow_dists(facts), *_cuda_dists(facts), *_other_dists(facts)]
 
 
-def build_replica(folder: Path, facts: Optional[IndexFacts] = None) -> dict[str, dict[str, Any]]:
-    """Write the replica's files into ``folder``; returns the PEP 691 keys per file name
-    (``requires-python``, ``yanked``) for :class:`tests.lock_index.LockIndex`."""
+def build_replica(
+    folder: Path,
+    facts: Optional[IndexFacts] = None,
+    wanted: Callable[[ReplicaDist], bool] = lambda d: True,
+) -> dict[str, dict[str, Any]]:
+    """Write the replica's files (those ``wanted``) into ``folder``; returns the PEP 691 keys
+    per file name (``requires-python``, ``yanked``) for :class:`tests.lock_index.LockIndex`."""
     folder.mkdir(parents=True, exist_ok=True)
     info: dict[str, dict[str, Any]] = {}
-    for d in replica_dists(facts):
+    for d in filter(wanted, replica_dists(facts)):
         if d.tag is None:
             path = make_sdist(folder, d.name, d.version)
         else:

@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.installability import InstallSet, uv_compile
 from tests.lock_cases import LockCase, check_lockfiles, header_cuda, load_cases
-from tests.lock_index import LockIndex, make_sdist, make_wheel, serve
-from tests.replica_index import ReplicaDist, replica_dists
+from tests.lock_index import LockIndex, serve
+from tests.replica_index import ReplicaDist, build_replica
 from tfenv.config import load_config
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, check_project, lock_project
@@ -37,19 +36,7 @@ def _wanted(d: ReplicaDist) -> bool:
 @pytest.fixture(scope="module")
 def replica(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LockIndex]:
     folder = tmp_path_factory.mktemp("replica-2.21")
-    info: dict[str, dict[str, Any]] = {}
-    for d in filter(_wanted, replica_dists()):
-        if d.tag is None:
-            path = make_sdist(folder, d.name, d.version)
-        else:
-            path = make_wheel(folder, d.name, d.version, d.tag, d.requires, d.requires_python)
-        extra: dict[str, Any] = {}
-        if d.requires_python:
-            extra["requires-python"] = d.requires_python
-        if d.yanked:
-            extra["yanked"] = d.yanked
-        if extra:
-            info[path.name] = extra
+    info = build_replica(folder, wanted=_wanted)
     yield from serve(LockIndex(folder, file_info=info, cache_control="max-age=3600"))
 
 

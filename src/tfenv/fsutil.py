@@ -75,16 +75,22 @@ def describe_oserror(exc: BaseException) -> str:
 # -- reading ------------------------------------------------------------------------
 
 
-def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
-    """The bytes of the regular file at ``path``; InputFileError for anything else."""
+def _open_for_reading(path: PathLike) -> int:
+    """A descriptor opened without blocking (a FIFO with no writer does not hang us);
+    InputFileError names why it cannot be opened."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, flags)
+        return os.open(path, flags)
     except OSError as exc:
         raise InputFileError(describe_oserror(exc), exc.errno or 0) from None
     except ValueError as exc:  # a NUL byte in the path
         raise InputFileError(describe_oserror(exc)) from None
+
+
+def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
+    """The bytes of the regular file at ``path``; InputFileError for anything else."""
+    fd = _open_for_reading(path)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -111,14 +117,7 @@ def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
 def read_tail(path: PathLike, keep: int) -> tuple[bytes, bool]:
     """The last ``keep`` bytes of the regular file at ``path`` and whether it is longer
     (a log's end holds its errors); InputFileError for anything but a regular file."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise InputFileError(describe_oserror(exc), exc.errno or 0) from None
-    except ValueError as exc:  # a NUL byte in the path
-        raise InputFileError(describe_oserror(exc)) from None
+    fd = _open_for_reading(path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tfenv.kb.refresh import RefreshOutcome
+    from tfenv.kb.refresh import GpuRefreshOutcome, RefreshOutcome
 
 
 def _default_data_dir() -> Path:
@@ -144,15 +144,23 @@ def _index(args: argparse.Namespace) -> tuple[str, str]:
     return index_url, origin
 
 
-def _report(args: argparse.Namespace, outcome: RefreshOutcome, summary: str) -> int:
+def _report(
+    args: argparse.Namespace,
+    outcome: RefreshOutcome | GpuRefreshOutcome,
+    summary: str,
+    source: str = "the index",
+    rerun: str = "'tfenv refresh' to update the files",
+    shipped: str = "the shipped index files match the index",
+) -> int:
+    """Print what a refresh wrote, or with --check what drifted (exit 1 when anything did)."""
     if args.check:
         if outcome.drift:
-            print(f"drift from the index ({len(outcome.drift)} difference(s)):")
+            print(f"drift from {source} ({len(outcome.drift)} difference(s)):")
             for line in outcome.drift:
                 print(f"  {line}")
-            print(f"({summary}) run 'tfenv refresh' to update the files.")
+            print(f"({summary}) run {rerun}.")
             return 1
-        print(f"no drift: the shipped index files match the index ({summary}).")
+        print(f"no drift: {shipped} ({summary}).")
         return 0
     for path in outcome.written:
         print(f"wrote {path}")
@@ -177,16 +185,11 @@ def _run_gpus(args: argparse.Namespace, data_dir: Path) -> int:
         )
     doc = outcome.document
     summary = f"{len(doc['gpus'])} GPUs from {doc['rows']} rows of {doc['source']}"
-    if args.check:
-        if outcome.drift:
-            print(f"drift from the README ({len(outcome.drift)} difference(s)):")
-            for line in outcome.drift:
-                print(f"  {line}")
-            print(f"({summary}) run 'tfenv refresh --gpus' to update the file.")
-            return 1
-        print(f"no drift: the shipped GPU table matches the README ({summary}).")
-        return 0
-    for path in outcome.written:
-        print(f"wrote {path}")
-    print(f"done ({summary}).")
-    return 0
+    return _report(
+        args,
+        outcome,
+        summary,
+        source="the README",
+        rerun="'tfenv refresh --gpus' to update the file",
+        shipped="the shipped GPU table matches the README",
+    )

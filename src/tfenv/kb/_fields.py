@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from tfenv.errors import KBValidationError, TfenvError
@@ -215,6 +216,20 @@ class Node:
 
     def opt_driver(self) -> Optional[DriverVersion]:
         return None if self.value is None else self.driver()
+
+    def specifier(self, *, empty: bool = True) -> SpecifierSet:
+        """A PEP 440 version specifier (``empty=False``: one that does not match everything)."""
+        text = self.text()
+        try:
+            spec = SpecifierSet(text)
+        except InvalidSpecifier:
+            raise self.fail(f"{text!r} is not a version specifier") from None
+        if not empty and not str(spec):
+            raise self.fail("an empty specifier would match every release")
+        return spec
+
+    def opt_specifier(self, *, empty: bool = True) -> Optional[SpecifierSet]:
+        return None if self.value is None else self.specifier(empty=empty)
 
     def texts(self) -> tuple[str, ...]:
         if isinstance(self.value, str):

@@ -38,7 +38,8 @@ Tail = Callable[[int], tuple[int, bytes]]
 Fetch = Callable[[int, int], bytes]
 
 
-def read_metadata(tail: Tail, fetch: Fetch) -> bytes:
+def _end_record(tail: Tail) -> tuple[int, bytes, int, int, int]:
+    """(tail start, tail bytes, end-record position, directory size, directory offset)."""
     base, data = tail(TAIL)
     pos = data.rfind(_EOCD)
     if pos < 0 or len(data) - pos < 22:
@@ -48,6 +49,11 @@ def read_metadata(tail: Tail, fetch: Fetch) -> bytes:
     )
     if cd_offset == 0xFFFFFFFF or cd_size == 0xFFFFFFFF:
         raise ZipProblem("the wheel is a zip64 file, which is not supported")
+    return base, data, pos, cd_size, cd_offset
+
+
+def read_metadata(tail: Tail, fetch: Fetch) -> bytes:
+    base, data, pos, cd_size, cd_offset = _end_record(tail)
     rel = cd_offset - base
     if rel >= 0:
         directory = data[rel : rel + cd_size]
@@ -59,18 +65,7 @@ def read_metadata(tail: Tail, fetch: Fetch) -> bytes:
             entry = _find_entry(fetch(cd_offset, cd_size), 0)
     if entry is None:
         raise ZipProblem("no *.dist-info/METADATA member in the central directory")
-    method, crc, csize, offset = entry
-    if csize > _MAX_MEMBER:
-        raise ZipProblem(f"the METADATA member is implausibly large ({csize} bytes)")
-    head = fetch(offset, 30)
-    if head[:4] != _LFH:
-        raise ZipProblem("no local file header where the directory points")
-    name_len, extra_len = struct.unpack("<HH", head[26:30])
-    raw = fetch(offset + 30 + name_len + extra_len, csize) if csize else b""
-    body = _inflate(method, raw)
-    if zlib.crc32(body) & 0xFFFFFFFF != crc:
-        raise ZipProblem("the METADATA member fails its CRC-32 check")
-    return body
+    return _member(fetch, entry, "METADATA")
 
 
 def read_files(tail: Tail, fetch: Fetch, names: tuple[str, ...]) -> dict[str, bytes]:
@@ -79,15 +74,7 @@ def read_files(tail: Tail, fetch: Fetch, names: tuple[str, ...]) -> dict[str, by
     Reads the whole central directory (members like a wheel's shipped headers sit
     anywhere in it), then each member found, each checked against its CRC-32.
     """
-    base, data = tail(TAIL)
-    pos = data.rfind(_EOCD)
-    if pos < 0 or len(data) - pos < 22:
-        raise ZipProblem("no end-of-central-directory record in the last 64 KiB")
-    _sig, _d, _cd, _n1, _n2, cd_size, cd_offset, _clen = struct.unpack(
-        "<4sHHHHIIH", data[pos : pos + 22]
-    )
-    if cd_offset == 0xFFFFFFFF or cd_size == 0xFFFFFFFF:
-        raise ZipProblem("the wheel is a zip64 file, which is not supported")
+    base, data, _pos, cd_size, cd_offset = _end_record(tail)
     if cd_size > 8 * _MAX_MEMBER:
         raise ZipProblem(f"the central directory is implausibly large ({cd_size} bytes)")
     rel = cd_offset - base

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Optional, cast
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
@@ -232,14 +232,6 @@ def _require(node: Node) -> Optional[RequireCuda]:
         raise node.fail(f"not an NVIDIA_REQUIRE_CUDA value: {exc}") from None
 
 
-def _specifier(node: Node) -> SpecifierSet:
-    text = node.text()
-    try:
-        return SpecifierSet(text)
-    except InvalidSpecifier:
-        raise node.fail(f"{text!r} is not a version specifier") from None
-
-
 def _official_release(node: Node) -> OfficialRelease:
     node.only(
         "versions",
@@ -257,7 +249,7 @@ def _official_release(node: Node) -> OfficialRelease:
         "retrieved",
     )
     return OfficialRelease(
-        versions=_specifier(node.get("versions")),
+        versions=node.get("versions").specifier(),
         tag_suffixes=_opt_texts(node.get("tag_suffixes")),
         base_image=node.get("base_image").opt_text(),
         ubuntu=node.get("ubuntu").opt_text(),

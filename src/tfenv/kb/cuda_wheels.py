@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
@@ -116,13 +116,6 @@ def _places(node: Node) -> tuple[str, ...]:
     return places
 
 
-def _spec(node: Node) -> SpecifierSet:
-    try:
-        return SpecifierSet(node.text())
-    except InvalidSpecifier:
-        raise node.fail(f"{node.text()!r} is not a version specifier") from None
-
-
 def _xla(node: Node) -> XlaSearch:
     node.only(
         "pip_nvcc",
@@ -137,11 +130,11 @@ def _xla(node: Node) -> XlaSearch:
         "retrieved",
     )
     return XlaSearch(
-        pip_nvcc=_spec(node.get("pip_nvcc")),
-        path_first=_spec(node.get("path_first")),
-        build_toolkit=_spec(node.get("build_toolkit")),
+        pip_nvcc=node.get("pip_nvcc").specifier(),
+        path_first=node.get("path_first").specifier(),
+        build_toolkit=node.get("build_toolkit").specifier(),
         ptxas_floor=node.get("ptxas_floor").opt_version(),
-        ptxas_floor_in=_spec(node.get("ptxas_floor_in")),
+        ptxas_floor_in=node.get("ptxas_floor_in").specifier(),
         ptxas=_places(node.get("ptxas")),
         libdevice=_places(node.get("libdevice")),
         summary=node.get("summary").text(),

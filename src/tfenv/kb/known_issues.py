@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Literal, Optional, Protocol, TypeVar, Union
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
@@ -20,7 +20,6 @@ __all__ = [
     "KnownIssue",
     "kebab_id",
     "load_known_issues",
-    "specifier",
     "unique_by_id",
 ]
 
@@ -80,18 +79,6 @@ class KnownIssue:
         return self.applies.contains(v, prereleases=True)
 
 
-def specifier(node: Node) -> SpecifierSet:
-    """A non-empty PEP 440 version specifier."""
-    text = node.text()
-    try:
-        spec = SpecifierSet(text)
-    except InvalidSpecifier:
-        raise node.fail(f"{text!r} is not a version specifier") from None
-    if not str(spec):
-        raise node.fail("an empty specifier would match every release")
-    return spec
-
-
 def _issue(node: Node) -> KnownIssue:
     node.only(
         "id",
@@ -116,18 +103,16 @@ def _issue(node: Node) -> KnownIssue:
     return KnownIssue(
         id=kebab_id(node.get("id")),
         package="tensorflow" if package.is_null else package.text(),
-        applies=specifier(node.get("applies")),
+        applies=node.get("applies").specifier(empty=False),
         platforms=platform_set(node.get("platforms")),
         severity="broken" if severity == "broken" else "warning",
         summary=node.get("summary").text(),
         prefer=node.get("prefer").opt_version(),
         provenance=node.provenance(),
         routes=frozenset(node.opt("routes").texts()) if node.has("routes") else frozenset(),
-        compute_capability=specifier(node.get("compute_capability"))
-        if node.has("compute_capability")
-        else None,
+        compute_capability=node.opt("compute_capability").opt_specifier(empty=False),
         remedy=node.opt("remedy").opt_choice(*REMEDIES),
-        python=specifier(node.get("python")) if node.has("python") else None,
+        python=node.opt("python").opt_specifier(empty=False),
         action=node.get("action").text(),
     )
 

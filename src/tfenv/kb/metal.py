@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
@@ -89,21 +89,14 @@ def _pair(node: Node) -> MetalPair:
     )
     return MetalPair(
         metal=node.get("metal").version(),
-        tensorflow=_spec(node.get("tensorflow")),
+        tensorflow=node.get("tensorflow").specifier(),
         tensorflow_text=node.get("tensorflow").text(),
         package=node.get("package").choice("tensorflow", "tensorflow-macos"),
         status=node.get("status").choice("established", "inferred"),
-        loads_with=None if node.get("loads_with").is_null else _spec(node.get("loads_with")),
+        loads_with=node.get("loads_with").opt_specifier(),
         basis=node.get("basis").text(),
         provenance=node.provenance(),
     )
-
-
-def _spec(node: Node) -> SpecifierSet:
-    try:
-        return SpecifierSet(node.text())
-    except InvalidSpecifier:
-        raise node.fail(f"{node.value!r} is not a version specifier") from None
 
 
 def parse(root: Node) -> MetalFacts:
