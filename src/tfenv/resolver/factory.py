@@ -171,8 +171,8 @@ class Factory:
         deps = rules.requirements_for(self.context, c)
         if not isinstance(c, TfCandidate):
             return deps
-        waived = routes.waived(self.where, c.option, self.request.manager)
         choices = routes.options(self.where, c.option, c.accel, self.request.manager)
+        waived = routes.waived(self.where, c.option, choices, self.request.manager)
         return (
             allowed("accelerator", (c.accel,), c.label, "accelerator"),
             *(d for d in deps if d.kind not in waived),

@@ -108,12 +108,16 @@ def _cpu(solve: Solve, t: Target, r: Request) -> Optional[str]:
 
 
 def _manager(solve: Solve, t: Target, r: Request) -> Optional[str]:
-    if r.manager == "auto":
-        return None
-    plan = solve(t, replace(r, manager="auto"))
+    """Another --manager: auto after a narrower one; conda when only conda-forge's own build
+    fits (it serves Pythons that TensorFlow's wheels do not, e.g. 3.10 for 2.7)."""
+    other = "conda" if r.manager == "auto" else "auto"
+    plan = solve(t, replace(r, manager=other))
     if plan is None:
         return None
-    return f"Use --manager auto: route {plan.route} gives TensorFlow {plan.tensorflow}."
+    return (
+        f"Use --manager {other}: route {plan.route} gives TensorFlow {plan.tensorflow} "
+        f"with Python {plan.python}."
+    )
 
 
 def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[str]:

@@ -98,11 +98,11 @@ def _rank(order: tuple[str, ...], name: str) -> int:
     return order.index(name) if name in order else len(order)
 
 
-def waived(where: Where, option: TfOption, manager: str) -> frozenset[str]:
-    """Rule kinds that the routes a manager asks for exclusively make moot for ``option``
-    (the NGC image's forward compatibility waives the driver floor)."""
-    out: set[str] = set()
-    for r in for_manager(manager):
-        if r.on_request_only:
-            out |= r.waives(where, option)
-    return frozenset(out)
+def waived(
+    where: Where, option: TfOption, usable: tuple[Route, ...], manager: str
+) -> frozenset[str]:
+    """Rule kinds that every route ``manager`` can use for ``option`` makes moot (``usable``:
+    :func:`options`): conda-forge's own build does not need the wheels' Python or glibc; an
+    NGC image brings its own GPU code, or the driver floor through forward compatibility."""
+    kinds = [r.waives(where, option) for r in usable if manager in r.managers]
+    return frozenset.intersection(*kinds) if kinds else frozenset()

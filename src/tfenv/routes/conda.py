@@ -89,6 +89,11 @@ class CondaRoute(Route):
     locker = "conda"
     emits = ("environment", "activation")
 
+    def waives(self, where: Where, option: TfOption) -> frozenset[str]:
+        """conda-forge's TensorFlow is its own build, not the wheel: which Pythons it serves
+        comes from the recipe (:meth:`problem` checks it), glibc from conda's ``__glibc``."""
+        return frozenset({"python", "glibc"})
+
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         kb, target, v = where.kb, where.target, option.version
         if target.platform.conda_subdir != "linux-64":

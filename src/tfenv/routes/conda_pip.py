@@ -33,6 +33,11 @@ class CondaPipRoute(Route):
         cuda = cb.cuda if cb else None
         if cuda is None or conda_match(where.kb.conda.cudatoolkit.conda_forge, cuda) is None:
             return f"conda-forge has no cudatoolkit {cuda or '(unknown)'}"
+        py = where.target.python
+        if py is not None and (option.wheels is None or not option.wheels.serves(str(py))):
+            # pip installs the wheel into the environment: said here so that, with
+            # --manager conda, conda-forge's own build can still serve this Python
+            return f"TensorFlow {option.version} has no wheel for Python {py}"
         return None
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
