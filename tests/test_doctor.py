@@ -350,21 +350,6 @@ def test_import_on_a_machine_without_a_gpu_is_healthy(tmp_path: Path) -> None:
     assert gpu["import-gpu"].status == "problem"
 
 
-def _gpu_host_file(tmp_path: Path) -> Path:
-    host = tmp_path / "gpu-host.json"
-    host.write_text(
-        HostProfile(
-            os="linux",
-            arch="x86_64",
-            python=Version("3.11"),
-            driver="535.104.05",
-            driver_cuda=Version("12.2"),
-            gpus=(GpuInfo(0, "NVIDIA GeForce RTX 3090", Version("8.6"), "nvml"),),
-        ).to_json()
-    )
-    return host
-
-
 def _fake_gpu_env(tmp_path: Path) -> Path:
     """A TensorFlow 2.15.1 environment with two of its CUDA wheels (real shared objects)."""
     prefix = _venv(tmp_path)
@@ -386,7 +371,7 @@ def _doctor_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[i
     Path("/proc/driver/nvidia/version").exists(), reason="needs a machine without a GPU"
 )
 def test_a_gpu_environment_built_without_a_gpu(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, gpu_host_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """On this machine (no GPU) the environment is healthy; checked for the GPU machine it is
     for (--host, or --gpu/--driver), the pin and library checks run."""
@@ -397,7 +382,7 @@ def test_a_gpu_environment_built_without_a_gpu(
     assert "--host FILE" in found["gpu"]["detail"]
     assert not any(k.startswith(("pin-", "lib-")) for k in found)
     code, found = _doctor_json(
-        ["--prefix", str(prefix), "--host", str(_gpu_host_file(tmp_path)), "--load-libraries"],
+        ["--prefix", str(prefix), "--host", str(gpu_host_file), "--load-libraries"],
         capsys,
     )
     assert code == 1  # two of the twelve pinned wheels are installed

@@ -11,10 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packaging.version import Version
 
 from tfenv.cli import main
-from tfenv.host.profile import GpuInfo, HostProfile
 
 WHEELS = ("nvidia-cuda-runtime-cu12==12.2.140", "nvidia-cuda-nvcc-cu12==12.2.140")
 
@@ -59,25 +57,14 @@ def test_real_wheels_without_a_gpu_are_healthy(
 
 def test_real_wheels_checked_for_the_gpu_machine(
     prefix: Path,
-    tmp_path: Path,
+    gpu_host_file: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
     monkeypatch.delenv("XLA_FLAGS", raising=False)
-    host = tmp_path / "gpu-host.json"
-    host.write_text(
-        HostProfile(
-            os="linux",
-            arch="x86_64",
-            python=Version("3.11"),
-            driver="535.104.05",
-            driver_cuda=Version("12.2"),
-            gpus=(GpuInfo(0, "NVIDIA GeForce RTX 3090", Version("8.6"), "nvml"),),
-        ).to_json()
-    )
-    argv = ["--prefix", str(prefix), "--host", str(host), "--load-libraries"]
+    argv = ["--prefix", str(prefix), "--host", str(gpu_host_file), "--load-libraries"]
     code, found = _doctor(argv, capsys)
     assert code == 1  # 2 of the 12 wheels TensorFlow 2.15.1 pins are installed
     assert found["pin-nvidia-cuda-runtime-cu12"]["status"] == "ok"
