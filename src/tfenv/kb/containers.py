@@ -18,7 +18,7 @@ from typing import Literal, Optional, cast
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.models.driver import DriverVersion
 from tfenv.models.require_cuda import RequireCuda, RequireCudaError, parse
@@ -210,14 +210,6 @@ class ContainerFacts:
         return next((b for b in self.cuda_bases if _mm(b.cuda) == _mm(cuda)), None)
 
 
-def _opt_versions(node: Node) -> Optional[tuple[Version, ...]]:
-    return None if node.is_null else node.versions()
-
-
-def _opt_texts(node: Node) -> Optional[tuple[str, ...]]:
-    return None if node.is_null else node.texts()
-
-
 def _status(node: Node) -> Status:
     return cast("Status", node.choice(*STATUSES))
 
@@ -250,7 +242,7 @@ def _official_release(node: Node) -> OfficialRelease:
     )
     return OfficialRelease(
         versions=node.get("versions").specifier(),
-        tag_suffixes=_opt_texts(node.get("tag_suffixes")),
+        tag_suffixes=node.get("tag_suffixes").opt_texts(),
         base_image=node.get("base_image").opt_text(),
         ubuntu=node.get("ubuntu").opt_text(),
         cuda=node.get("cuda").opt_version(),
@@ -271,7 +263,7 @@ def _official(node: Node) -> OfficialImages:
     return OfficialImages(
         repository=node.get("repository").text(),
         gpu_suffixes=node.get("gpu_suffixes").texts(),
-        architectures=_opt_texts(node.get("architectures")),
+        architectures=node.get("architectures").opt_texts(),
         releases=tuple(_official_release(n) for n in node.get("releases").items()),
         provenance=node.provenance(),
         note=node.opt("note").opt_text(),
@@ -330,10 +322,10 @@ def _ngc(node: Node) -> NgcRelease:
         python=node.get("python").opt_version(),
         ubuntu=node.get("ubuntu").opt_text(),
         min_driver=node.get("min_driver").opt_driver(),
-        forward_compat=_opt_versions(node.get("forward_compat")),
+        forward_compat=node.get("forward_compat").opt_versions(),
         cc_min=node.get("cc_min").opt_version(),
         cc_max=node.get("cc_max").opt_version(),
-        architectures=_opt_texts(node.get("architectures")),
+        architectures=node.get("architectures").opt_texts(),
         status=_status(node.get("status")),
         provenance=node.provenance(),
         note=node.opt("note").opt_text(),
@@ -360,23 +352,15 @@ def _host(node: Node) -> HostNeeds:
     )
 
 
-def _unique(nodes: list[Node], keys: list[str], what: str) -> None:
-    seen: set[str] = set()
-    for node, key in zip(nodes, keys):
-        if key in seen:
-            raise node.fail(f"duplicate {what} {key}")
-        seen.add(key)
-
-
 def parse_facts(root: Node) -> ContainerFacts:
     """Build the facts from a parsed file (exposed for tests on hand-made data)."""
     root.only("official", "cuda_bases", "gpu_brands", "ngc", "ngc_last_release", "host")
     ngc_nodes = list(root.get("ngc").items())
     ngc = tuple(_ngc(n) for n in ngc_nodes)
-    _unique(ngc_nodes, [r.release for r in ngc], "NGC release")
+    unique(zip(ngc_nodes, (r.release for r in ngc)), "NGC release")
     base_nodes = list(root.get("cuda_bases").items())
     bases = tuple(_cuda_base(n) for n in base_nodes)
-    _unique(base_nodes, [f"{b.cuda.major}.{b.cuda.minor}" for b in bases], "CUDA base for")
+    unique(zip(base_nodes, (f"{b.cuda.major}.{b.cuda.minor}" for b in bases)), "CUDA base for")
     return ContainerFacts(
         official=_official(root.get("official")),
         cuda_bases=bases,

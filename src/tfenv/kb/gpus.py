@@ -204,7 +204,7 @@ def _model(node: Node, aliases: tuple[str, ...] = ()) -> GpuModel:
     name = node.get("name").text().strip()
     if not name:
         raise node.get("name").fail("a GPU needs a name")
-    own = () if node.opt("aliases").is_null else node.get("aliases").texts()
+    own = node.opt("aliases").opt_texts() or ()
     confirmed = node.opt("name_confirmed").opt_boolean()
     return GpuModel(
         name=name,
