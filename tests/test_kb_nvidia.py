@@ -44,7 +44,9 @@ def _check_provenance(p: Provenance) -> None:
 
 def test_shipped_files_have_no_registry_host_names() -> None:
     banned = ("pypi" + ".org", "python" + "hosted")
-    for path in sorted((_DATA / "nvidia").glob("*.yaml")):
+    paths = sorted((_DATA / "nvidia").glob("*.yaml"))
+    assert {p.name for p in paths} >= {"cuda.yaml", "cudnn.yaml", "gpus.yaml", "jetson.yaml"}
+    for path in paths:
         text = path.read_text("utf-8")
         assert not any(b in text for b in banned), path.name
 
