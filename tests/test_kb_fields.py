@@ -106,3 +106,14 @@ def test_opt_texts_and_opt_versions() -> None:
     assert [str(v) for v in Node(["12.0", "11.8"], "f").opt_versions() or ()] == ["12.0", "11.8"]
     with pytest.raises(KBValidationError, match="expected a list"):
         Node({"a": 1}, "f", "x").opt_texts()
+
+
+def test_the_generated_gpu_table_must_cite_its_readme() -> None:
+    from tfenv.kb import gpus
+    from tfenv.kb._files import load_node, read_data
+
+    readme = dict(read_data(gpus.README_FILE))
+    readme["source"] = " "
+    with pytest.raises(KBValidationError, match="non-empty source") as caught:
+        gpus.parse(load_node(gpus.GPUS_FILE), Node(readme, gpus.README_FILE))
+    assert caught.value.file == gpus.README_FILE
