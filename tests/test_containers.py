@@ -132,6 +132,36 @@ def test_every_container_fact_has_a_source(kb: KnowledgeBase) -> None:
         assert rel.min_driver is not None or rel.status != "established"
 
 
+def test_ngc_images_are_named_from_the_data(kb: KnowledgeBase) -> None:
+    rel = next(r for r in kb.containers.ngc if r.release == "23.01")
+    assert rel.image == "nvcr.io/nvidia/tensorflow:23.01-tf2-py3"
+    assert rel.naming.provenance.sources
+    assert rel.naming.provenance.retrieved
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "path"),
+    [
+        ("repository: nvcr.io/nvidia/tensorflow\n", 'repository: "nvcr.io/x\\nRUN y"\n',
+         "ngc_image.repository"),
+        ("repository: tensorflow/tensorflow\n", 'repository: "tensorflow/x\\nRUN y"\n',
+         "official.repository"),
+    ],
+)  # fmt: skip
+def test_an_image_name_that_would_break_a_dockerfile_is_refused(
+    tmp_path: Path, old: str, new: str, path: str
+) -> None:
+    from tfenv.errors import KBValidationError
+    from tfenv.kb import containers
+
+    text = resources.files("tfenv.data").joinpath(containers.CONTAINERS_FILE).read_text("utf-8")
+    assert old in text
+    (tmp_path / containers.CONTAINERS_FILE).write_text(text.replace(old, new, 1), "utf-8")
+    with pytest.raises(KBValidationError, match="control character") as caught:
+        containers.load(tmp_path)
+    assert caught.value.path == path
+
+
 def test_a_base_image_clause_requires_its_own_cuda(kb: KnowledgeBase) -> None:
     """An nvidia/cuda image's NVIDIA_REQUIRE_CUDA starts with cuda>= its own X.Y."""
     for rec in kb.containers.official.releases:

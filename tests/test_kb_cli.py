@@ -72,9 +72,25 @@ def test_unparsable_yaml_is_reported(data_copy: Path) -> None:
     assert "not valid YAML" in done.stderr
 
 
-def test_every_shipped_file_loads() -> None:
+def test_every_shipped_file_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfenv.kb import _files
+
+    read: list[str] = []
+    real = _files.read_data
+
+    def spy(relpath: str, root: _files.DataRoot = None) -> object:
+        read.append(relpath)
+        return real(relpath, root)
+
+    monkeypatch.setattr(_files, "read_data", spy)
     kb = KnowledgeBase(DATA)  # uncached: validates every file from scratch
     kb.load_all()
+    shipped = {
+        p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.suffix in (".yaml", ".json")
+    }
+    # the GPU families are the rules `tfenv refresh --gpus` applies; no command reads them
+    assert set(read) == shipped - {"nvidia/gpu-families.yaml"}
+    assert len(read) == len(set(read))  # and each file once
 
 
 def test_cache_round_trip_and_corruption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

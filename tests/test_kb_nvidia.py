@@ -44,7 +44,9 @@ def _check_provenance(p: Provenance) -> None:
 
 def test_shipped_files_have_no_registry_host_names() -> None:
     banned = ("pypi" + ".org", "python" + "hosted")
-    for path in sorted((_DATA / "nvidia").glob("*.yaml")):
+    paths = sorted((_DATA / "nvidia").glob("*.yaml"))
+    assert {p.name for p in paths} >= {"cuda.yaml", "cudnn.yaml", "gpus.yaml", "jetson.yaml"}
+    for path in paths:
         text = path.read_text("utf-8")
         assert not any(b in text for b in banned), path.name
 
@@ -460,3 +462,29 @@ def test_broken_cudnn_minor_of_wrong_major(tmp_path: Path) -> None:
 def test_missing_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(KBValidationError, match="missing"):
         cudnn.load(tmp_path)
+
+
+def test_newest_cudnn_wheel_is_capped_by_the_gpu() -> None:
+    """The cuDNN wheels and their CUDA major come from and_cuda.yaml; with ``newest`` the
+    pin stops at the last cuDNN series that supports the GPU (9.10 for Maxwell)."""
+    from tfenv.kb import KnowledgeBase
+    from tfenv.kb.cuda_wheels import cuda_wheels
+
+    kb = KnowledgeBase()
+    assert dict(kb.and_cuda.cudnn.cuda_major) == {"nvidia-cudnn-cu11": 11, "nvidia-cudnn-cu12": 12}
+    release = kb.index.release("tensorflow", "2.21.0")
+    assert release is not None
+    ws = release.wheels["linux_x86_64"]
+
+    def cudnn(cc: str) -> tuple[Version, tuple[str, ...]]:
+        got = cuda_wheels(kb, ws, "3.11", "newest", Version(cc), None)
+        assert got is not None
+        pin = next(p for p in got.pins if p.name == "nvidia-cudnn-cu12")
+        return pin.version, got.caps
+
+    old, caps = cudnn("5.0")
+    assert (old.major, old.minor) == (9, 10)
+    assert any("compute capability 5.0" in c for c in caps)
+    new, caps = cudnn("9.0")
+    assert new > old
+    assert caps == ()

@@ -42,6 +42,7 @@ def test_no_plug_in_for_2_20_and_later_nor_before_the_metal_route(
 
 
 def test_every_pair_loads_where_it_is_paired(kb: KnowledgeBase) -> None:
+    assert kb.metal.pairs
     for pair in kb.metal.pairs:
         assert pair.provenance.sources
         assert pair.provenance.retrieved

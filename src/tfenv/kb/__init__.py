@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from tfenv.kb.cuda import CudaFacts
     from tfenv.kb.cuda_wheels import AndCudaFacts
     from tfenv.kb.cudnn import CudnnFacts
+    from tfenv.kb.errors import ErrorEntry
     from tfenv.kb.gpus import GpuCatalog
     from tfenv.kb.index import IndexFacts
     from tfenv.kb.jetson import JetsonFacts
@@ -131,6 +132,13 @@ class KnowledgeBase:
 
         return self._load("containers.load", lambda: containers.load(self.root))
 
+    @cached_property
+    def errors(self) -> tuple[ErrorEntry, ...]:
+        """The known error messages (``tfenv explain``)."""
+        from tfenv.kb import errors
+
+        return self._load("errors.load", lambda: errors.load(self.root))
+
     def derived(self, name: str, compute: Callable[[], T]) -> T:
         """A value computed from the facts: remembered, and cached on disk like the facts."""
         return self.memo(("derived", name), lambda: self._load(f"derived-{name}", compute))
@@ -143,20 +151,8 @@ class KnowledgeBase:
         return cached(name, load)
 
     def load_all(self) -> None:
-        """Load and validate every file (``tfenv matrix``, the KB tests)."""
-        for name in (
-            "index",
-            "builds",
-            "known_issues",
-            "changes",
-            "and_cuda",
-            "cuda",
-            "cudnn",
-            "gpus",
-            "jetson",
-            "metal",
-            "platforms",
-            "conda",
-            "containers",
-        ):
-            getattr(self, name)
+        """Load and validate every file (``tfenv matrix``, the KB tests): every concept
+        above, so that a new one cannot be left out."""
+        for name, attr in vars(KnowledgeBase).items():
+            if isinstance(attr, cached_property):
+                getattr(self, name)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Protocol, TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
@@ -26,7 +26,7 @@ from tfenv.models.driver import DriverVersion
 from tfenv.specs import to_version
 from tfenv.textsafe import is_printable
 
-__all__ = ["Errors", "Node", "Provenance"]
+__all__ = ["Errors", "Node", "Provenance", "unique", "unique_by_id"]
 
 Errors = Callable[[str, str, str], TfenvError]
 """Builds the exception for a bad value from (file or origin, dotted path, problem)."""
@@ -236,8 +236,25 @@ class Node:
             return (self.value,)
         return tuple(n.text() for n in self.items())
 
+    def opt_texts(self) -> Optional[tuple[str, ...]]:
+        """:meth:`texts`, or None for null (``node.opt_texts() or ()`` where null is empty)."""
+        return None if self.value is None else self.texts()
+
     def versions(self) -> tuple[Version, ...]:
         return tuple(n.version() for n in self.items())
+
+    def opt_versions(self) -> Optional[tuple[Version, ...]]:
+        return None if self.value is None else self.versions()
+
+    def kebab_id(self) -> str:
+        """A record id in kebab case (``pip-cuda-libs-not-found``)."""
+        text = self.text()
+        parts = text.split("-")
+        if not text or any(
+            not p or not p.isascii() or not p.isalnum() or p != p.lower() for p in parts
+        ):
+            raise self.fail(f"{text!r} is not a kebab-case id")
+        return text
 
     def date(self) -> str:
         if isinstance(self.value, datetime.date):
@@ -253,6 +270,36 @@ class Node:
         if not sources or any(not s.strip() for s in sources):
             raise self.get("source").fail("a fact needs a non-empty source")
         return Provenance(sources=sources, retrieved=self.get("retrieved").date())
+
+
+def unique(keyed: Iterable[tuple[Node, object]], what: str) -> None:
+    """Fail at the first node whose key an earlier one already had (``duplicate {what} {key}``)."""
+    seen: set[object] = set()
+    for node, key in keyed:
+        if key in seen:
+            raise node.fail(f"duplicate {what} {key}")
+        seen.add(key)
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_R = TypeVar("_R", bound=_HasId)
+
+
+def unique_by_id(node: Node, parse: Callable[[Node], _R]) -> tuple[_R, ...]:
+    """Parse every item of a list of records; an id used twice is an error."""
+    out: list[_R] = []
+    seen: set[str] = set()
+    for item in node.items():
+        record = parse(item)
+        if record.id in seen:
+            raise item.get("id").fail(f"id {record.id!r} appears twice")
+        seen.add(record.id)
+        out.append(record)
+    return tuple(out)
 
 
 def _kind(value: object) -> str:

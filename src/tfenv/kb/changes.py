@@ -9,9 +9,8 @@ from typing import Optional
 
 from packaging.version import Version
 
-from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
-from tfenv.kb.known_issues import kebab_id, unique_by_id
 
 __all__ = ["CHANGES_FILE", "CHANGE_KINDS", "Change", "load_changes"]
 
@@ -59,25 +58,17 @@ def _change(node: Node) -> Change:
         "source",
         "retrieved",
     )
-    concerns = node.opt("concerns").opt_text()
-    if concerns is not None and concerns not in CHANGE_CONCERNS:
-        raise node.get("concerns").fail(
-            f"{concerns!r} is not one of {', '.join(sorted(CHANGE_CONCERNS))}"
-        )
-    kind = node.get("kind").text()
-    if kind not in CHANGE_KINDS:
-        raise node.get("kind").fail(f"{kind!r} is not one of {', '.join(sorted(CHANGE_KINDS))}")
     return Change(
-        id=kebab_id(node.get("id")),
+        id=node.get("id").kebab_id(),
         since=node.get("since").version(),
-        kind=kind,
+        kind=node.get("kind").choice(*sorted(CHANGE_KINDS)),
         summary=node.get("summary").text(),
         action=node.get("action").text(),
         provenance=node.provenance(),
-        concerns=concerns,
+        concerns=node.opt("concerns").opt_choice(*sorted(CHANGE_CONCERNS)),
         effect=node.opt("effect").opt_choice(*CHANGE_EFFECTS) or "change",
         undo=node.opt("undo").opt_text(),
-        issue=kebab_id(node.get("issue")) if node.has("issue") else None,
+        issue=node.get("issue").kebab_id() if node.has("issue") else None,
     )
 
 

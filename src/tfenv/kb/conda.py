@@ -158,11 +158,8 @@ class CondaFacts:
 
 
 def _notes(node: Node) -> tuple[str, ...]:
-    return () if node.is_null else node.texts()
-
-
-def _opt_versions(node: Node) -> Optional[tuple[Version, ...]]:
-    return None if node.is_null else node.versions()
+    """The record's optional ``notes`` (one or a list; absent or null: none)."""
+    return node.opt("notes").opt_texts() or ()
 
 
 def _virtual_cuda(node: Node) -> VirtualCuda:
@@ -181,7 +178,7 @@ def _cuda_version(node: Node) -> CudaVersionFacts:
     return CudaVersionFacts(
         versions=node.get("versions").versions(),
         constrains_cuda=node.get("constrains_cuda").text(),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -194,7 +191,7 @@ def _cudatoolkit(node: Node) -> CudatoolkitFacts:
     return CudatoolkitFacts(
         conda_forge=versions,
         nvidia_last=node.get("nvidia_last").opt_version(),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -204,7 +201,7 @@ def _cudnn(node: Node) -> CudnnFacts:
     return CudnnFacts(
         conda_forge=node.get("conda_forge").versions(),
         cuda13_only_from=node.get("cuda13_only_from").opt_version(),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -214,7 +211,7 @@ def _variant(node: Node) -> CondaTfVariant:
     return CondaTfVariant(
         cuda=node.get("cuda").version(),
         cudnn=node.get("cudnn").opt_version(),
-        python=_opt_versions(node.get("python")),
+        python=node.get("python").opt_versions(),
         builds=tuple(n.integer(0) for n in node.get("builds").items()),
         broken=node.opt("broken").opt_text(),
     )
@@ -230,7 +227,7 @@ def _tf_build(node: Node) -> CondaTfBuild:
         variants=variants,
         cpu_subdirs=node.get("cpu_subdirs").texts(),
         upload=node.get("upload").choice("recipe", "unknown"),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -285,10 +282,10 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         tf_cpu_build_string=cf.get("cpu_build_string").text(),
         tf_windows_builds=cf.get("windows_builds").boolean(),
         tf_newest=cf.get("newest").version(),
-        tf_notes=_notes(cf.opt("notes")),
+        tf_notes=_notes(cf),
         tf_provenance=cf.provenance(),
         conda_forge_tensorflow=cf_builds,
-        defaults_notes=_notes(ad.opt("notes")),
+        defaults_notes=_notes(ad),
         defaults_provenance=ad.provenance(),
         anaconda_defaults_tensorflow=tuple(_defaults_build(n) for n in ad.get("builds").items()),
     )

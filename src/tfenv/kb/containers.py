@@ -18,7 +18,7 @@ from typing import Literal, Optional, cast
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.models.driver import DriverVersion
 from tfenv.models.require_cuda import RequireCuda, RequireCudaError, parse
@@ -30,6 +30,7 @@ __all__ = [
     "CudaBase",
     "GpuBrands",
     "HostNeeds",
+    "NgcImage",
     "NgcLast",
     "NgcRelease",
     "OfficialImages",
@@ -125,6 +126,15 @@ class GpuBrands:
 
 
 @dataclass(frozen=True)
+class NgcImage:
+    """How NGC names its TensorFlow images: ``<repository>:<release><tag_suffix>``."""
+
+    repository: str
+    tag_suffix: str
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
 class NgcRelease:
     release: str  # "23.01"
     tensorflow: Optional[Version]
@@ -139,15 +149,17 @@ class NgcRelease:
     architectures: Optional[tuple[str, ...]]
     status: Status
     provenance: Provenance
+    naming: NgcImage  # how the release's image is named (``ngc_image`` of the file)
     note: Optional[str] = None
 
     @property
     def tag(self) -> str:
-        return f"{self.release}-tf2-py3"
+        return f"{self.release}{self.naming.tag_suffix}"
 
     @property
     def image(self) -> str:
-        return f"nvcr.io/nvidia/tensorflow:{self.tag}"
+        """``nvcr.io/nvidia/tensorflow:23.01-tf2-py3``."""
+        return f"{self.naming.repository}:{self.tag}"
 
     def driver_ok(self, driver: Version) -> bool:
         """Whether ``driver`` meets the release's own requirement (no forward compatibility)."""
@@ -210,12 +222,9 @@ class ContainerFacts:
         return next((b for b in self.cuda_bases if _mm(b.cuda) == _mm(cuda)), None)
 
 
-def _opt_versions(node: Node) -> Optional[tuple[Version, ...]]:
-    return None if node.is_null else node.versions()
-
-
-def _opt_texts(node: Node) -> Optional[tuple[str, ...]]:
-    return None if node.is_null else node.texts()
+def _labels(node: Node) -> Optional[tuple[str, ...]]:
+    """Parts of image names (they are written into Dockerfiles): one-line printable text."""
+    return None if node.is_null else tuple(n.label() for n in node.items())
 
 
 def _status(node: Node) -> Status:
@@ -250,7 +259,7 @@ def _official_release(node: Node) -> OfficialRelease:
     )
     return OfficialRelease(
         versions=node.get("versions").specifier(),
-        tag_suffixes=_opt_texts(node.get("tag_suffixes")),
+        tag_suffixes=_labels(node.get("tag_suffixes")),
         base_image=node.get("base_image").opt_text(),
         ubuntu=node.get("ubuntu").opt_text(),
         cuda=node.get("cuda").opt_version(),
@@ -269,9 +278,9 @@ def _official(node: Node) -> OfficialImages:
         "repository", "gpu_suffixes", "architectures", "note", "releases", "source", "retrieved"
     )
     return OfficialImages(
-        repository=node.get("repository").text(),
-        gpu_suffixes=node.get("gpu_suffixes").texts(),
-        architectures=_opt_texts(node.get("architectures")),
+        repository=node.get("repository").label(),
+        gpu_suffixes=tuple(n.label() for n in node.get("gpu_suffixes").items()),
+        architectures=node.get("architectures").opt_texts(),
         releases=tuple(_official_release(n) for n in node.get("releases").items()),
         provenance=node.provenance(),
         note=node.opt("note").opt_text(),
@@ -282,7 +291,7 @@ def _cuda_base(node: Node) -> CudaBase:
     node.only("cuda", "image", "ubuntu", "require_cuda", "status", "note", "source", "retrieved")
     return CudaBase(
         cuda=node.get("cuda").version(),
-        image=node.get("image").text(),
+        image=node.get("image").label(),
         ubuntu=node.get("ubuntu").text(),
         require_cuda=_require(node.get("require_cuda")),
         status=_status(node.get("status")),
@@ -300,7 +309,16 @@ def _gpu_brands(node: Node) -> GpuBrands:
     return GpuBrands(segments, node.provenance(), node.opt("note").opt_text())
 
 
-def _ngc(node: Node) -> NgcRelease:
+def _ngc_image(node: Node) -> NgcImage:
+    node.only("repository", "tag_suffix", "source", "retrieved")
+    return NgcImage(
+        repository=node.get("repository").label(),
+        tag_suffix=node.get("tag_suffix").label(),
+        provenance=node.provenance(),
+    )
+
+
+def _ngc(node: Node, naming: NgcImage) -> NgcRelease:
     node.only(
         "release",
         "tensorflow",
@@ -330,12 +348,13 @@ def _ngc(node: Node) -> NgcRelease:
         python=node.get("python").opt_version(),
         ubuntu=node.get("ubuntu").opt_text(),
         min_driver=node.get("min_driver").opt_driver(),
-        forward_compat=_opt_versions(node.get("forward_compat")),
+        forward_compat=node.get("forward_compat").opt_versions(),
         cc_min=node.get("cc_min").opt_version(),
         cc_max=node.get("cc_max").opt_version(),
-        architectures=_opt_texts(node.get("architectures")),
+        architectures=node.get("architectures").opt_texts(),
         status=_status(node.get("status")),
         provenance=node.provenance(),
+        naming=naming,
         note=node.opt("note").opt_text(),
     )
 
@@ -360,23 +379,18 @@ def _host(node: Node) -> HostNeeds:
     )
 
 
-def _unique(nodes: list[Node], keys: list[str], what: str) -> None:
-    seen: set[str] = set()
-    for node, key in zip(nodes, keys):
-        if key in seen:
-            raise node.fail(f"duplicate {what} {key}")
-        seen.add(key)
-
-
 def parse_facts(root: Node) -> ContainerFacts:
     """Build the facts from a parsed file (exposed for tests on hand-made data)."""
-    root.only("official", "cuda_bases", "gpu_brands", "ngc", "ngc_last_release", "host")
+    root.only(
+        "official", "cuda_bases", "gpu_brands", "ngc_image", "ngc", "ngc_last_release", "host"
+    )
+    naming = _ngc_image(root.get("ngc_image"))
     ngc_nodes = list(root.get("ngc").items())
-    ngc = tuple(_ngc(n) for n in ngc_nodes)
-    _unique(ngc_nodes, [r.release for r in ngc], "NGC release")
+    ngc = tuple(_ngc(n, naming) for n in ngc_nodes)
+    unique(zip(ngc_nodes, (r.release for r in ngc)), "NGC release")
     base_nodes = list(root.get("cuda_bases").items())
     bases = tuple(_cuda_base(n) for n in base_nodes)
-    _unique(base_nodes, [f"{b.cuda.major}.{b.cuda.minor}" for b in bases], "CUDA base for")
+    unique(zip(base_nodes, (f"{b.cuda.major}.{b.cuda.minor}" for b in bases)), "CUDA base for")
     return ContainerFacts(
         official=_official(root.get("official")),
         cuda_bases=bases,

@@ -13,7 +13,7 @@ from typing import Literal, Optional
 
 from packaging.version import Version
 
-from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.models.driver import DriverVersion
 
@@ -279,14 +279,6 @@ def _architecture(node: Node) -> ArchitectureSupport:
     )
 
 
-def _unique(items: list[tuple[Node, object]], what: str) -> None:
-    seen: set[object] = set()
-    for node, key in items:
-        if key in seen:
-            raise node.fail(f"duplicate {what} {key}")
-        seen.add(key)
-
-
 def _ptx_isa(node: Node) -> tuple[tuple[tuple[Version, Version], ...], Provenance]:
     node.only("versions", "arch_specific_from", "source", "retrieved")
     pairs = []
@@ -308,9 +300,9 @@ def parse(root: Node) -> CudaFacts:
     toolkits = tuple(_toolkit(n) for n in tk_nodes)
     families = tuple(_family(n) for n in fam_nodes)
     branches = tuple(_branch(n) for n in br_nodes)
-    _unique([(n.get("version"), t.version) for n, t in zip(tk_nodes, toolkits)], "toolkit")
-    _unique([(n.get("major"), f.major) for n, f in zip(fam_nodes, families)], "family")
-    _unique([(n.get("branch"), b.branch) for n, b in zip(br_nodes, branches)], "branch")
+    unique(((n.get("version"), t.version) for n, t in zip(tk_nodes, toolkits)), "toolkit")
+    unique(((n.get("major"), f.major) for n, f in zip(fam_nodes, families)), "family")
+    unique(((n.get("branch"), b.branch) for n, b in zip(br_nodes, branches)), "branch")
     previous: DriverBranch | None = None
     for node, branch in zip(br_nodes, branches):
         if previous is not None:

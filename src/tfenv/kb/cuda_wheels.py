@@ -16,8 +16,10 @@ left out: TensorFlow loads them only when present.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -36,6 +38,7 @@ __all__ = [
     "XLA_PLACES",
     "AndCudaFacts",
     "CudaWheels",
+    "CudnnWheels",
     "Policy",
     "WheelPin",
     "XlaSearch",
@@ -95,9 +98,18 @@ class XlaSearch:
 
 
 @dataclass(frozen=True)
+class CudnnWheels:
+    """NVIDIA's cuDNN wheels: package name -> the CUDA major it is built for."""
+
+    cuda_major: Mapping[str, int]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
 class AndCudaFacts:
     optional: PackageSet  # TensorFlow loads these only when present (TensorRT)
     cuda_versioned: PackageSet  # their version is the CUDA version they ship with
+    cudnn: CudnnWheels  # their version is the cuDNN version
     xla: Optional[XlaSearch] = None  # where XLA looks for ptxas and libdevice (None: not recorded)
 
 
@@ -107,6 +119,19 @@ def _set(node: Node) -> PackageSet:
     node.only("packages", "summary", "source", "retrieved")
     names = frozenset(str(canonicalize_name(n)) for n in node.get("packages").texts())
     return PackageSet(names, node.get("summary").text(), node.provenance())
+
+
+def _cudnn(node: Node) -> CudnnWheels:
+    from packaging.utils import canonicalize_name
+
+    node.only("packages", "source", "retrieved")
+    majors = {
+        str(canonicalize_name(name)): major.integer(minimum=1)
+        for name, major in node.get("packages").entries()
+    }
+    if not majors:
+        raise node.get("packages").fail("expected at least one cuDNN wheel")
+    return CudnnWheels(MappingProxyType(majors), node.provenance())
 
 
 def _places(node: Node) -> tuple[str, ...]:
@@ -143,11 +168,12 @@ def _xla(node: Node) -> XlaSearch:
 
 
 def load(root: Optional[Path] = None) -> AndCudaFacts:
-    doc = load_node(AND_CUDA_FILE, root).only("optional", "cuda_versioned", "xla_search")
+    doc = load_node(AND_CUDA_FILE, root).only("optional", "cuda_versioned", "cudnn", "xla_search")
     xla = doc.opt("xla_search")
     return AndCudaFacts(
         _set(doc.get("optional")),
         _set(doc.get("cuda_versioned")),
+        _cudnn(doc.get("cudnn")),
         None if xla.is_null else _xla(xla),
     )
 
@@ -261,8 +287,8 @@ def _choose(
     if policy == "build":
         return known[0], ""  # from 2.20 the extra's floors are the build versions
     usable, caps = known, []
-    if name.startswith("nvidia-cudnn-cu") and cc is not None:
-        major = int(name.rsplit("cu", 1)[1])
+    major = kb.and_cuda.cudnn.cuda_major.get(name)
+    if major is not None and cc is not None:
         fits = [v for v in known if _cudnn_runs(kb, v, major, cc)]
         if not fits or fits[-1] != usable[-1]:
             caps.append(f"cuDNN no newer than the series that support compute capability {cc}")

@@ -20,9 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 
-from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.models.platform import PLATFORM_KEYS
 
@@ -210,13 +210,6 @@ class ErrorEntry:
     supersedes: tuple[str, ...] = ()  # entries that only follow from this one
 
 
-def _kebab(node: Node) -> str:
-    text = node.text()
-    if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", text):
-        raise node.fail(f"{text!r} is not a kebab-case id")
-    return text
-
-
 def _pattern(node: Node) -> CatalogPattern:
     text = node.text()
     try:
@@ -233,26 +226,18 @@ def _applies(node: Node) -> Applies:
     unknown = platforms - _PLATFORMS
     if unknown:
         raise node.get("platforms").fail(f"unknown platform(s) {', '.join(sorted(unknown))}")
-    spec: Optional[SpecifierSet] = None
-    if node.has("tensorflow"):
-        tf = node.get("tensorflow")
-        try:
-            spec = SpecifierSet(tf.text())
-        except InvalidSpecifier:
-            raise tf.fail(f"{tf.text()!r} is not a version specifier") from None
+    spec = node.get("tensorflow").specifier() if node.has("tensorflow") else None
     return Applies(platforms=platforms, tensorflow=spec)
 
 
 def _entry(node: Node) -> ErrorEntry:
     node.only(*_KEYS)
-    severity = node.get("severity").text()
-    if severity not in SEVERITIES:
-        raise node.get("severity").fail(f"{severity!r} is not one of {', '.join(SEVERITIES)}")
+    severity = node.get("severity").choice(*SEVERITIES)
     patterns = tuple(_pattern(p) for p in node.get("patterns").items())
     if not patterns:
         raise node.get("patterns").fail("an entry needs at least one pattern")
     return ErrorEntry(
-        id=_kebab(node.get("id")),
+        id=node.get("id").kebab_id(),
         title=node.get("title").text(),
         severity=severity,  # type: ignore[arg-type]  # checked against SEVERITIES above
         patterns=patterns,
@@ -261,7 +246,7 @@ def _entry(node: Node) -> ErrorEntry:
         applies=_applies(node.opt("applies")),
         provenance=node.provenance(),
         answer=node.opt("answer").opt_choice(*ANSWERS),
-        supersedes=tuple(_kebab(n) for n in node.opt("supersedes").opt_items()),
+        supersedes=tuple(n.kebab_id() for n in node.opt("supersedes").opt_items()),
     )
 
 
@@ -269,16 +254,10 @@ def _entry(node: Node) -> ErrorEntry:
 def load(root: Optional[Path] = None) -> tuple[ErrorEntry, ...]:
     """Read ``errors.yaml`` below ``root`` (default: the shipped data)."""
     doc = load_node(ERRORS_FILE, root).only("errors")
-    out: list[ErrorEntry] = []
-    seen: set[str] = set()
-    for item in doc.get("errors").items():
-        entry = _entry(item)
-        if entry.id in seen:
-            raise item.get("id").fail(f"id {entry.id!r} appears twice")
-        seen.add(entry.id)
-        out.append(entry)
+    out = unique_by_id(doc.get("errors"), _entry)
+    seen = {entry.id for entry in out}
     for item, entry in zip(doc.get("errors").items(), out):
         unknown = [s for s in entry.supersedes if s not in seen or s == entry.id]
         if unknown:
             raise item.get("supersedes").fail(f"not another entry's id: {', '.join(unknown)}")
-    return tuple(out)
+    return out

@@ -154,7 +154,7 @@ def _chip(node: Node) -> ChipRange:
         architecture=node.get("architecture").text(),
         compute_capability=cc,
         cc_basis=basis,
-        anchors=() if node.opt("anchors").is_null else node.get("anchors").texts(),
+        anchors=node.opt("anchors").opt_texts() or (),
         note=node.opt("note").opt_text(),
         provenance=node.provenance(),
     )
@@ -165,7 +165,7 @@ def _arm(node: Node) -> ArmGpus:
     low = high = None
     if not node.opt("device_ids").is_null:
         low, high = _range(node.get("device_ids"))
-    names = () if node.opt("names").is_null else node.get("names").texts()
+    names = node.opt("names").opt_texts() or ()
     if low is None and not names:
         raise node.fail("give device_ids or names")
     return ArmGpus(low, high, names, node.get("what").text(), node.provenance())

@@ -204,7 +204,7 @@ def _model(node: Node, aliases: tuple[str, ...] = ()) -> GpuModel:
     name = node.get("name").text().strip()
     if not name:
         raise node.get("name").fail("a GPU needs a name")
-    own = () if node.opt("aliases").is_null else node.get("aliases").texts()
+    own = node.opt("aliases").opt_texts() or ()
     confirmed = node.opt("name_confirmed").opt_boolean()
     return GpuModel(
         name=name,
@@ -259,7 +259,8 @@ def _generated(doc: Node, aliases: dict[str, tuple[str, ...]]) -> list[GpuModel]
     from tfenv.kb.gpu_families import FAMILIES_FILE
 
     doc.only("generated_by", "source", "driver", "rules", "retrieved", "rows", "gpus")
-    provenance = Provenance((doc.get("source").text(), FAMILIES_FILE), doc.get("retrieved").date())
+    read = doc.provenance()  # the README's commit; the chip rules are the second source
+    provenance = Provenance((*read.sources, FAMILIES_FILE), read.retrieved)
     out = []
     for item in doc.get("gpus").items():
         item.only(

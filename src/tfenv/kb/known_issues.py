@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Literal, Optional, Protocol, TypeVar, Union
+from typing import Literal, Optional, Union
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb.tensorflow import platform_set
 
@@ -18,13 +18,11 @@ __all__ = [
     "KNOWN_ISSUES_FILE",
     "REMEDIES",
     "KnownIssue",
-    "kebab_id",
     "load_known_issues",
-    "unique_by_id",
 ]
 
 KNOWN_ISSUES_FILE = "tensorflow/known_issues.yaml"
-SEVERITIES = frozenset({"broken", "warning"})
+SEVERITIES = ("broken", "warning")
 REMEDIES = ("pin-cuda-wheels",)
 
 Severity = Literal["broken", "warning"]
@@ -96,12 +94,10 @@ def _issue(node: Node) -> KnownIssue:
         "source",
         "retrieved",
     )
-    severity = node.get("severity").text()
-    if severity not in SEVERITIES:
-        raise node.get("severity").fail(f"{severity!r} is not one of broken, warning")
+    severity = node.get("severity").choice(*SEVERITIES)
     package = node.opt("package")
     return KnownIssue(
-        id=kebab_id(node.get("id")),
+        id=node.get("id").kebab_id(),
         package="tensorflow" if package.is_null else package.text(),
         applies=node.get("applies").specifier(empty=False),
         platforms=platform_set(node.get("platforms")),
@@ -122,35 +118,3 @@ def load_known_issues(root: Optional[Path] = None) -> tuple[KnownIssue, ...]:
     """Read ``tensorflow/known_issues.yaml`` below ``root`` (default: the shipped data)."""
     doc = load_node(KNOWN_ISSUES_FILE, root).only("issues")
     return unique_by_id(doc.get("issues"), _issue)
-
-
-def kebab_id(node: Node) -> str:
-    """A record id in kebab case (``pip-cuda-libs-not-found``)."""
-    text = node.text()
-    parts = text.split("-")
-    if not text or any(
-        not p or not p.isascii() or not p.isalnum() or p != p.lower() for p in parts
-    ):
-        raise node.fail(f"{text!r} is not a kebab-case id")
-    return text
-
-
-class _HasId(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
-_R = TypeVar("_R", bound=_HasId)
-
-
-def unique_by_id(node: Node, parse: Callable[[Node], _R]) -> tuple[_R, ...]:
-    """Parse every item of a list of records; an id used twice is an error."""
-    out: list[_R] = []
-    seen: set[str] = set()
-    for item in node.items():
-        record = parse(item)
-        if record.id in seen:
-            raise item.get("id").fail(f"id {record.id!r} appears twice")
-        seen.add(record.id)
-        out.append(record)
-    return tuple(out)

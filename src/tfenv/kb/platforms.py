@@ -11,10 +11,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Union
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tfenv.kb._fields import Node, Provenance
+from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.models.platform import PLATFORM_KEYS
 
@@ -117,7 +117,8 @@ class Platforms:
 
 
 def _notes(node: Node) -> tuple[str, ...]:
-    return () if node.is_null else node.texts()
+    """The record's optional ``notes`` (one or a list; absent or null: none)."""
+    return node.opt("notes").opt_texts() or ()
 
 
 def _names(node: Node, allowed: frozenset[str]) -> frozenset[str]:
@@ -148,7 +149,7 @@ def _wsl2(node: Node) -> Wsl2Facts:
         windows_driver_min_cuda12=node.get("windows_driver_min_cuda12").opt_version(),
         libcuda_dir=node.get("libcuda_dir").text(),
         wheel_platform=platform.text(),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -159,7 +160,7 @@ def _windows(node: Node) -> NativeWindowsFacts:
         last_gpu_release=node.get("last_gpu_release").version(),
         last_gpu_cuda=node.get("last_gpu_cuda").opt_version(),
         last_gpu_cudnn=node.get("last_gpu_cudnn").opt_version(),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -179,7 +180,7 @@ def _metal(node: Node) -> MetalFacts:
         latest=node.get("latest").version(),
         platforms=_names(node.get("platforms"), frozenset(PLATFORM_KEYS)),
         python=node.get("python").versions(),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -190,7 +191,7 @@ def _macos(node: Node) -> MacosFacts:
         cuda=node.get("cuda").boolean(),
         last_x86_64_release=node.get("last_x86_64_release").version(),
         metal=_metal(node.get("metal")),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
@@ -199,26 +200,18 @@ def _aarch64(node: Node) -> LinuxAarch64Facts:
     node.only("cuda_wheels", "notes", "source", "retrieved")
     return LinuxAarch64Facts(
         cuda_wheels=node.get("cuda_wheels").boolean(),
-        notes=_notes(node.opt("notes")),
+        notes=_notes(node),
         provenance=node.provenance(),
     )
 
 
 def _route(node: Node) -> InstallRoute:
     node.only("id", "targets", "applies", "route", "summary", "source", "retrieved")
-    applies = node.get("applies")
-    try:
-        spec = SpecifierSet(applies.text())
-    except InvalidSpecifier:
-        raise applies.fail(f"{applies.text()!r} is not a version specifier") from None
-    route = node.get("route")
-    if route.text() not in ROUTE_KINDS:
-        raise route.fail(f"{route.text()!r} is not one of {', '.join(sorted(ROUTE_KINDS))}")
     return InstallRoute(
         id=node.get("id").text(),
         targets=_names(node.get("targets"), TARGETS),
-        applies=spec,
-        route=route.text(),
+        applies=node.get("applies").specifier(),
+        route=node.get("route").choice(*sorted(ROUTE_KINDS)),
         summary=node.get("summary").text(),
         provenance=node.provenance(),
     )
@@ -229,16 +222,11 @@ def load_platforms(root: DataRoot = None) -> Platforms:
     """Read ``platforms.yaml`` below ``root`` (default: the shipped data)."""
     doc = load_node(PLATFORMS_FILE, root)
     doc.only("wsl2", "native_windows", "macos", "linux_aarch64", "routes")
-    routes: list[InstallRoute] = []
-    for item in doc.get("routes").items():
-        route = _route(item)
-        if any(r.id == route.id for r in routes):
-            raise item.get("id").fail(f"id {route.id!r} appears twice")
-        routes.append(route)
+    routes = unique_by_id(doc.get("routes"), _route)
     return Platforms(
         wsl2=_wsl2(doc.get("wsl2")),
         native_windows=_windows(doc.get("native_windows")),
         macos=_macos(doc.get("macos")),
         linux_aarch64=_aarch64(doc.get("linux_aarch64")),
-        routes=tuple(routes),
+        routes=routes,
     )

@@ -122,18 +122,14 @@ def _with_headers(build: Optional[TfBuild], release: Release) -> Optional[TfBuil
 def _and_cuda_problem(
     kb: KnowledgeBase, wheels: Optional[WheelSet], version: Version, platform: str
 ) -> Optional[str]:
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
     if wheels is None or wheels.and_cuda is None:
         return f"tensorflow {version} has no and-cuda extra"
     for line in wheels.and_cuda:
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
+        req = kb.index.extra_line(line)  # parsed once when the index was loaded
+        if req is None:
             return f"its and-cuda requirement {line!r} cannot be parsed"
         known = kb.index.cuda_versions(req.name)
-        if not known or canonicalize_name(req.name) in kb.and_cuda.optional.packages:
+        if not known or req.name in kb.and_cuda.optional.packages:
             continue  # not recorded, or optional (left out where it has no wheel)
         if not any(
             platform in cw.platforms

@@ -225,8 +225,6 @@ def _build(node: Node) -> TfBuild:
         "source",
         "retrieved",
     )
-    keras = node.get("keras_major")
-    notes = node.opt("notes")
     return TfBuild(
         series=_series(node.get("series")),
         gpu_package=node.get("gpu_package").text(),
@@ -234,8 +232,8 @@ def _build(node: Node) -> TfBuild:
         linux=_cuda_build(node.get("linux")),
         windows=_cuda_build(node.get("windows")),
         compute=_compute(node.get("compute")),
-        keras_major=None if keras.is_null else keras.integer(),
-        notes=() if notes.is_null else notes.texts(),
+        keras_major=node.get("keras_major").opt_integer(),
+        notes=node.opt("notes").opt_texts() or (),
         provenance=node.provenance(),
     )
 
