@@ -7,11 +7,12 @@ bug in the solver's model cannot hide here too.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal, Optional
+from typing import Callable, Literal, Optional
 
 from packaging.version import Version
 
 from tfenv.kb import KnowledgeBase
+from tfenv.kb.containers import NgcRelease
 from tfenv.kb.tensorflow import ComputeCaps
 from tfenv.models.plan import Plan, Resolution
 
@@ -44,10 +45,7 @@ def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
     ws = release.wheelset(t.platform.key)
     if ws is None:
         return [*problems, f"no {t.platform} wheel for {v}"]
-    if plan.route == "conda":
-        problems += _check_conda_python(kb, res, v)
-    elif plan.python is not None and not ws.serves(plan.python):
-        problems.append(f"no Python {plan.python} wheel")
+    problems += _check_python(kb, res, ws.serves, v)
     if t.python is not None and plan.python != str(t.python):
         problems.append(f"plan Python {plan.python} is not the target's {t.python}")
     if ws.glibc is not None and t.glibc is not None and t.glibc < ws.glibc:
@@ -56,6 +54,20 @@ def check_plan(kb: KnowledgeBase, res: Resolution) -> list[str]:
     if plan.accelerator == "cuda":
         problems += _check_cuda(kb, res, v)
     return problems
+
+
+def _check_python(
+    kb: KnowledgeBase, res: Resolution, serves: Callable[[str], bool], v: Version
+) -> list[str]:
+    """The plan's Python: one the wheels serve, conda-forge's recipe's for a conda plan, the
+    image's own for an NGC plan (checked with the image)."""
+    plan = res.plan
+    assert plan is not None
+    if plan.route == "conda":
+        return _check_conda_python(kb, res, v)
+    if _ngc_of(kb, plan) is None and plan.python is not None and not serves(plan.python):
+        return [f"no Python {plan.python} wheel"]
+    return []
 
 
 def _check_request(res: Resolution) -> list[str]:
@@ -147,6 +159,9 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
         return [f"{v} has no CUDA build for {t.platform}"]
     if build.gpu_package != plan.package:
         problems.append(f"GPU package of {v} is {build.gpu_package}, not {plan.package}")
+    ngc = _ngc_of(kb, plan)
+    if ngc is not None:  # NVIDIA's own build of the release: the wheel's facts do not apply
+        return [*problems, *_check_ngc(kb, res, ngc, v)]
     cb = build.windows if t.os == "windows" else build.linux
     assert cb is not None
     problems += _check_conda(kb, res, v) if plan.route == "conda" else []
@@ -157,11 +172,50 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     if cb.cuda is not None:
         problems += _check_driver(kb, res, cb.cuda)
     if build.compute is not None and t.cc is not None:
-        problems += _check_gpu_code(kb, plan, build.compute, t.cc)
+        problems += _check_gpu_code(plan, build.compute, t.cc)
     return problems
 
 
-def _check_gpu_code(kb: KnowledgeBase, plan: Plan, caps: ComputeCaps, cc: Version) -> list[str]:
+def _ngc_of(kb: KnowledgeBase, plan: Plan) -> Optional[NgcRelease]:
+    """The NGC release whose image the plan runs, if it runs one."""
+    return next((rel for rel in kb.containers.ngc if rel.image == plan.image), None)
+
+
+def _check_ngc(kb: KnowledgeBase, res: Resolution, rel: NgcRelease, v: Version) -> list[str]:
+    """An NGC plan: the image carries the release, its CUDA and cuDNN are the plan's, its
+    GPU range (the release notes', else its CUDA's) holds the GPU, and the driver meets the
+    image's floor, or reaches it by forward compatibility on a data-center GPU under Linux."""
+    plan, t = res.plan, res.target
+    assert plan is not None
+    problems = []
+    if rel.tensorflow != v:
+        problems.append(f"{rel.image} carries TensorFlow {rel.tensorflow}, not {v}")
+    inside = (_text(rel.cuda), _text(rel.cudnn), _text(rel.python))
+    if (plan.cuda, plan.cudnn, plan.python) != inside:
+        problems.append(f"CUDA/cuDNN/Python {plan.cuda}/{plan.cudnn}/{plan.python} not {inside}")
+    toolkit = kb.cuda.toolkit(rel.cuda) if rel.cuda else None
+    lo = rel.cc_min or (toolkit.cc_min if toolkit else None)
+    hi = rel.cc_max or (toolkit.cc_max if toolkit else None)
+    if t.cc is not None and ((lo is not None and t.cc < lo) or (hi is not None and t.cc > hi)):
+        problems.append(f"{rel.image} supports compute capability {lo} to {hi}, not {t.cc}")
+    if t.driver is None:
+        return problems
+    if rel.min_driver is None:
+        return problems + (_check_driver(kb, res, rel.cuda) if rel.cuda else [])
+    model = kb.gpus.find(t.gpu_name) if t.gpu_name else None
+    datacenter = model is not None and model.segment == "datacenter"
+    forward = t.os == "linux" and datacenter and rel.forward_compatible(t.driver)
+    if t.driver < rel.min_driver and not forward:
+        problems.append(f"driver {t.driver} is below {rel.image}'s {rel.min_driver}")
+    return problems
+
+
+def _text(value: Optional[Version]) -> Optional[str]:
+    return None if value is None else str(value)
+
+
+def _check_gpu_code(plan: Plan, caps: ComputeCaps, cc: Version) -> list[str]:
+    """The wheel's code (NGC plans never get here) runs on the GPU, as the plan says."""
     problems = []
     for name, code in (("hand-written", caps.hand_written), ("generated", caps.generated)):
         if code is None:
@@ -171,16 +225,9 @@ def _check_gpu_code(kb: KnowledgeBase, plan: Plan, caps: ComputeCaps, cc: Versio
         jit = any(p <= cc and (not specific or p == cc) for p in code.ptx)
         if not (sass or jit):
             problems.append(f"no {name} code for compute capability {cc}")
-        if _runs_the_wheel(kb, plan):
+        if plan.route != "conda":  # conda-forge's build is not the wheel
             problems += _check_code_claim(plan.gpu_code, name, max(sass) if sass else None)
     return problems
-
-
-def _runs_the_wheel(kb: KnowledgeBase, plan: Plan) -> bool:
-    """Whether the plan runs TensorFlow's own wheel (not conda-forge's build, not NGC's)."""
-    if plan.route == "conda":
-        return False
-    return plan.image not in {rel.image for rel in kb.containers.ngc}
 
 
 def _check_code_claim(said: Optional[str], kind: str, sass: Optional[Version]) -> list[str]:

@@ -15,11 +15,16 @@ from tfenv.models.plan import Resolution
 from tfenv.models.target import MachineArgs
 from tfenv.resolver import resolve
 
-CASES = [
-    case
-    for path in sorted((Path(__file__).parent / "cases").glob("resolve*.yaml"))
-    for case in yaml.safe_load(path.read_text("utf-8"))
-]
+FILES = sorted((Path(__file__).parent / "cases").glob("resolve*.yaml"))
+CASES = [case for path in FILES for case in yaml.safe_load(path.read_text("utf-8"))]
+
+
+def test_the_cases_are_read() -> None:
+    """Not vacuous: every case file is found (an empty parametrization only skips), and no
+    id hides another."""
+    assert [p.name for p in FILES] == ["resolve.yaml", "resolve_edge.yaml", "resolve_minors.yaml"]
+    assert len(CASES) > 100
+    assert len({c["id"] for c in CASES}) == len(CASES)
 
 
 def run_case(kb: KnowledgeBase, args: dict[str, Any]) -> Resolution:

@@ -161,7 +161,7 @@ def cases(draw: st.DrawFn) -> Case:
     return Case(
         machine=machine,
         tf=draw(tf_specs()),
-        manager=draw(st.sampled_from(("auto", "pip", "conda"))),
+        manager=draw(st.sampled_from(("auto", "pip", "conda", "container"))),
         allow_cpu=draw(st.booleans()),
         no_gpu=no_gpu,
     )

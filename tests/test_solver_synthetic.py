@@ -28,7 +28,7 @@ from tfenv.kb.gpu_table import README_FILE, generate, parse_readme
 from tfenv.kb.releases import tf_options
 from tfenv.models.plan import Resolution
 from tfenv.routes.container import container_view
-from tfenv.rules.model import TfCandidate, VersionCandidate
+from tfenv.rules.model import TfCandidate
 
 HERE = Path(__file__).parent
 ROOT = HERE / "kb_synthetic"
@@ -82,13 +82,7 @@ def placed_kinds(res: Resolution) -> set[str]:
     assert plan is not None
     ctx = context(res)
     tf = candidate(ctx, plan.package, plan.tensorflow, plan.accelerator)
-    reqs = list(rules.requirements_for(ctx, tf))
-    for req in tuple(reqs):
-        if req.identifier in ("cuda", "cudnn") and req.keys is not None and len(req.keys) == 1:
-            v = Version(req.keys[0])
-            pinned = VersionCandidate(req.identifier, req.keys[0], str(v), 0, v)
-            reqs += rules.requirements_for(ctx, pinned)
-    return {r.kind for r in reqs}
+    return {r.kind for r in rules.with_pinned(ctx, tf)}
 
 
 def failed_kinds(case: dict[str, Any]) -> set[str]:

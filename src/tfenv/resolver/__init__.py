@@ -1,9 +1,10 @@
 """The solver: ``resolve(kb, target, request) -> Resolution``.
 
-It models the stack as pseudo-packages for resolvelib (see ``model.py``), so
-that every conflict comes out of the resolver's own causes; ``explain.py``
-words them and ``suggest.py`` looks for the nearest ways out. resolvelib is
-imported only when something is solved.
+It models the stack as pseudo-packages for resolvelib (:mod:`tfenv.rules.model`; the
+candidates and requirements come from ``factory.py``), so that every conflict comes out
+of the resolver's own causes; ``conflicts.py`` words them, ``reasons.py`` explains a
+plan and ``suggest.py`` looks for the nearest ways out. resolvelib is imported only when
+something is solved.
 """
 
 from __future__ import annotations

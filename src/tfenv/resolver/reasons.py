@@ -15,7 +15,6 @@ from packaging.version import Version
 from tfenv import routes
 from tfenv.models.plan import Plan
 from tfenv.routes.container import ContainerRoute
-from tfenv.rules.driver import driver_floor
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
 
@@ -50,11 +49,10 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     floor: Optional[Version] = None
     if accel == "cuda":
         os = f.target.driver_os or "linux"
-        floor, rule = driver_floor(f.kb, cuda, os) if cuda else (None, "unknown")
-        if got.says_build:
-            reasons += _cuda_reasons(f, opt, cuda, cudnn, floor, rule)
+        floor, rule = f.kb.cuda.driver_floor(cuda, os) if cuda else (None, "unknown")
         # an image with its own TensorFlow build (NGC) says itself how it runs on the GPU
         if got.says_build:
+            reasons += _cuda_reasons(f, opt, cuda, cudnn, floor, rule)
             jit, jit_why, code = _jit(f, opt)
             reasons.append(_gpu_reason(f, code))
             if jit is not None and (floor is None or jit > floor):
@@ -85,7 +83,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         and opt.wheels
         and opt.wheels.glibc
         and f.target.platform.is_linux
-        and route.name != "conda"  # conda-forge's TensorFlow is not the wheel
+        and "glibc" not in route.waives(f.where, opt)  # conda-forge's build is not the wheel
     ):
         warnings.append(f"glibc not known: the wheels need glibc >= {opt.wheels.glibc}.")
     pk = got.packages

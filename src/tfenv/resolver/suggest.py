@@ -18,10 +18,17 @@ __all__ = ["suggestions"]
 
 
 def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[str, ...]:
-    from tfenv.resolver import solve_once as solve
+    """The ways out of ``request`` on ``target``, which has no plan (the caller solved it)."""
+    from tfenv.resolver import solve_once
+
+    # each relaxed question is solved once: the ways out ask some twice (the NGC image of
+    # the pinned release under --manager container is the question that failed)
+    plans: dict[tuple[Target, Request], Optional[Plan]] = {(target, request): None}
 
     def plan_of(t: Target, r: Request) -> Optional[Plan]:
-        return solve(kb, t, r).plan
+        if (t, r) not in plans:
+            plans[t, r] = solve_once(kb, t, r).plan
+        return plans[t, r]
 
     out: list[str] = []
     for rule in _RULES:

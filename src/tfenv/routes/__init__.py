@@ -103,6 +103,7 @@ def waived(
 ) -> frozenset[str]:
     """Rule kinds that every route ``manager`` can use for ``option`` makes moot (``usable``:
     :func:`options`): conda-forge's own build does not need the wheels' Python or glibc; an
-    NGC image brings its own GPU code, or the driver floor through forward compatibility."""
+    NGC image brings its own build (no PTX of the wheels to JIT) and its own GPU code, or
+    the driver floor through forward compatibility."""
     kinds = [r.waives(where, option) for r in usable if manager in r.managers]
     return frozenset.intersection(*kinds) if kinds else frozenset()

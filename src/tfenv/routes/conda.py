@@ -18,6 +18,7 @@ from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.conda import CondaTfBuild, CondaTfVariant
+    from tfenv.kb.cudnn import CudnnSeries
     from tfenv.kb.releases import TfOption
     from tfenv.models.target import Target
 
@@ -29,10 +30,6 @@ __all__ = [
     "conda_match",
     "conda_variant",
 ]
-
-#: cuDNN 9.11 and later have no code for GPUs below compute capability 7.5 (cuDNN support
-#: matrix, 9.10 vs 9.11); conda-forge's cudnn 9 pin would otherwise take the newest.
-_CUDNN_PRE_TURING = (Version("7.5"), Version("9.11"))
 
 
 def conda_forge_build(
@@ -132,12 +129,12 @@ class CondaRoute(Route):
             f"cuda-version={variant.cuda.major}.{variant.cuda.minor}",
         ]
         warnings = list(_warnings(build, variant))
-        cc_floor, cudnn_cap = _CUDNN_PRE_TURING
-        if target.cc is not None and target.cc < cc_floor and _cudnn_major(variant) == 9:
-            specs.append(f"cudnn<{cudnn_cap}")
+        cap = _cudnn_cap(kb, variant, target.cc)
+        if cap is not None:
+            specs.append(f"cudnn<{cap.version}")
             warnings.append(
-                f"cudnn<{cudnn_cap} is pinned: cuDNN {cudnn_cap} and later have no code for "
-                f"compute capability {target.cc} (below {cc_floor})."
+                f"cudnn<{cap.version} is pinned: cuDNN {cap.version} and later have no code "
+                f"for compute capability {target.cc} (below {cap.min_cc[variant.cuda.major]})."
             )
         name = conda_env_name(opt.version)
         reasons = (
@@ -180,8 +177,26 @@ def _python(
     return python, f"Python {python}: the newest Python {builds} ({span})."
 
 
-def _cudnn_major(variant: CondaTfVariant) -> Optional[int]:
-    return variant.cudnn.major if variant.cudnn is not None else None
+def _cudnn_cap(
+    kb: KnowledgeBase, variant: CondaTfVariant, cc: Optional[Version]
+) -> Optional[CudnnSeries]:
+    """The first cuDNN series of the recipe's major whose build for the variant's CUDA has
+    no code for a GPU of compute capability ``cc`` (``nvidia/cudnn.yaml``), where an earlier
+    series of that major runs on it: conda-forge's cudnn run-export (``>=X.Y,<X+1``) would
+    otherwise take the newest. None where no such series is established."""
+    pin = variant.cudnn
+    if cc is None or pin is None:
+        return None
+    runs = False
+    for series in kb.cudnn.all_series:
+        lowest = series.min_cc.get(variant.cuda.major)
+        if series.version.major != pin.major or lowest is None:
+            continue
+        if cc >= lowest:
+            runs = True
+        elif runs:
+            return series
+    return None
 
 
 def _warnings(build: CondaTfBuild, variant: CondaTfVariant) -> tuple[str, ...]:

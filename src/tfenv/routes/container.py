@@ -126,12 +126,13 @@ class ContainerRoute(Route):
         return None
 
     def waives(self, where: Where, option: TfOption) -> frozenset[str]:
-        """What an NGC image makes moot: the wheels' GPU code (its own build has code for
-        the GPU) or the driver floor (its forward-compatibility package)."""
+        """What an NGC image makes moot: the driver the wheels' PTX needs to JIT (its own
+        build is not the wheel), and either the wheels' GPU code (its build has code for the
+        GPU) or the driver floor (its forward-compatibility package)."""
         image = container_image(where.kb, option, where.target)
         if image is None or image.family != "ngc":
             return frozenset()
-        return frozenset({"gpu-code"} if image.way_out == "gpu-code" else {"driver"})
+        return frozenset({"jit-driver", "gpu-code" if image.way_out == "gpu-code" else "driver"})
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         kb, target, opt = where.kb, where.target, choice.option

@@ -41,6 +41,7 @@ __all__ = [
     "failures",
     "requirements_for",
     "rule",
+    "with_pinned",
 ]
 
 RULES: tuple[Rule, ...] = (
@@ -107,8 +108,7 @@ def failures(
     wanted = set(kinds) if kinds is not None else None
     facts = fact_candidates(ctx.target)
     out: list[Failure] = []
-    reqs = requirements_for(ctx, candidate)
-    for req in _with_pinned(ctx, reqs) if pinned else reqs:
+    for req in with_pinned(ctx, candidate) if pinned else requirements_for(ctx, candidate):
         found = rule(req.kind)
         if found is None or (wanted is not None and req.kind not in wanted):
             continue
@@ -118,7 +118,10 @@ def failures(
     return out
 
 
-def _with_pinned(ctx: Context, reqs: tuple[Requirement, ...]) -> list[Requirement]:
+def with_pinned(ctx: Context, candidate: Candidate) -> tuple[Requirement, ...]:
+    """:func:`requirements_for` ``candidate``, and those of the CUDA and cuDNN versions it
+    pins (the solver reaches them through its ``cuda`` and ``cudnn`` candidates)."""
+    reqs = requirements_for(ctx, candidate)
     out = list(reqs)
     for req in reqs:
         if req.identifier in ("cuda", "cudnn") and req.keys is not None and len(req.keys) == 1:
@@ -127,4 +130,4 @@ def _with_pinned(ctx: Context, reqs: tuple[Requirement, ...]) -> list[Requiremen
             v = Version(req.keys[0])
             pinned = VersionCandidate(req.identifier, req.keys[0], str(v), 0, v)
             out.extend(requirements_for(ctx, pinned))
-    return out
+    return tuple(out)

@@ -2,63 +2,57 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
-from tfenv.rules.base import Context, Rule
-from tfenv.rules.model import Candidate, Requirement, TfCandidate, allowed, on_machine
+from tfenv.rules.base import Context, Needs, Rule
+from tfenv.rules.facts import platform_fact
+from tfenv.rules.model import Candidate, Requirement, TfCandidate, allowed, unmet
 
 if TYPE_CHECKING:
-    from tfenv.kb.releases import TfOption
-    from tfenv.kb.tensorflow import CudaBuild
-    from tfenv.models.target import Target
+    from tfenv.kb.tensorflow import CudaBuild, TfBuild
 
-__all__ = ["CUDA", "CUDNN", "GPU_PLATFORM", "cuda_build_for"]
+__all__ = ["CUDA", "CUDNN", "GPU_PLATFORM", "cuda_build_for", "gpu_build"]
 
 
-def cuda_build_for(ctx: Context, option: TfOption) -> Optional[CudaBuild]:
-    """The CUDA build of ``option`` this machine gets, or None where it gets none."""
-    build = option.build
+def gpu_build(ctx: Context, c: Candidate) -> Optional[TfBuild]:
+    """The CUDA build a candidate installs on this platform: None for a candidate that is
+    not a CUDA build, or a platform without one (the ``gpu-platform`` rule says so)."""
+    if not isinstance(c, TfCandidate) or c.accel != "cuda":
+        return None
+    build = c.option.build
     if build is None or ctx.target.platform.key not in build.gpu_platforms:
         return None
-    return build.for_machine(ctx.target.os)
+    return build
 
 
-def _never(_: Target) -> bool:
-    return False
+def cuda_build_for(ctx: Context, c: Candidate) -> Optional[CudaBuild]:
+    """The CUDA and cuDNN of the CUDA build ``c`` installs on this machine, or None."""
+    build = gpu_build(ctx, c)
+    return build.for_machine(ctx.target.os) if build is not None else None
 
 
 def _gpu_platform(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    if not isinstance(c, TfCandidate) or c.accel != "cuda":
+    if not isinstance(c, TfCandidate) or c.accel != "cuda" or gpu_build(ctx, c) is not None:
         return ()
     build = c.option.build
-    if build is not None and ctx.target.platform.key in build.gpu_platforms:
-        return ()
     where = ", ".join(sorted(build.gpu_platforms)) if build else "none known"
     text = f"a platform with a CUDA build of TensorFlow {c.option.version} (CUDA builds: {where})"
     fix = "Use WSL2 with the Linux wheels" if ctx.target.os == "windows" else ""
-    return (on_machine(text, _never, "gpu-platform", fix=fix),)
+    return (unmet(text, "gpu-platform", fix),)
 
 
-def _cuda(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    cb = cuda_build_for(ctx, c.option) if isinstance(c, TfCandidate) and c.accel == "cuda" else None
-    if cb is None or cb.cuda is None:
-        return ()
-    assert isinstance(c, TfCandidate)
-    text = f"CUDA {cb.cuda} (what TensorFlow {c.option.version} is built with)"
-    return (allowed("cuda", (str(cb.cuda),), text, "cuda"),)
+def _built_with(identifier: Literal["cuda", "cudnn"], label: str) -> Needs:
+    """The rule that pins the CUDA (or cuDNN) version the release was built with."""
 
+    def needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
+        cb = cuda_build_for(ctx, c)
+        version = None if cb is None else cb.cuda if identifier == "cuda" else cb.cudnn
+        if version is None or not isinstance(c, TfCandidate):
+            return ()
+        text = f"{label} {version} (what TensorFlow {c.option.version} is built with)"
+        return (allowed(identifier, (str(version),), text, identifier),)
 
-def _cudnn(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    cb = cuda_build_for(ctx, c.option) if isinstance(c, TfCandidate) and c.accel == "cuda" else None
-    if cb is None or cb.cudnn is None:
-        return ()
-    assert isinstance(c, TfCandidate)
-    text = f"cuDNN {cb.cudnn} (what TensorFlow {c.option.version} is built with)"
-    return (allowed("cudnn", (str(cb.cudnn),), text, "cudnn"),)
-
-
-def _platform_fact(target: Target) -> Optional[str]:
-    return f"the target is {target.system.title} on {target.arch}"
+    return needs
 
 
 GPU_PLATFORM = Rule(
@@ -66,8 +60,8 @@ GPU_PLATFORM = Rule(
     "No CUDA build of TensorFlow for this platform",
     "tensorflow",
     _gpu_platform,
-    _platform_fact,
+    platform_fact,
     change_kind="platform",
 )
-CUDA = Rule("cuda", "CUDA version mismatch", "tensorflow", _cuda)
-CUDNN = Rule("cudnn", "cuDNN version mismatch", "tensorflow", _cudnn)
+CUDA = Rule("cuda", "CUDA version mismatch", "tensorflow", _built_with("cuda", "CUDA"))
+CUDNN = Rule("cudnn", "cuDNN version mismatch", "tensorflow", _built_with("cudnn", "cuDNN"))

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import cuda_build_for
-from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_driver
+from tfenv.rules.facts import driver_fact
+from tfenv.rules.model import Candidate, Requirement, on_driver
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -14,7 +15,6 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.models.driver import DriverVersion
     from tfenv.models.platform import DriverOs
-    from tfenv.models.target import Target
 
 __all__ = ["DRIVER", "driver_fix", "driver_floor"]
 
@@ -22,7 +22,10 @@ __all__ = ["DRIVER", "driver_fix", "driver_floor"]
 def driver_floor(
     kb: KnowledgeBase, cuda: Version, os: DriverOs
 ) -> tuple[Optional[DriverVersion], str]:
-    """The lowest driver of ``os`` that runs a build made with CUDA ``cuda``, and why."""
+    """The lowest driver of ``os`` that runs a build made with CUDA ``cuda``, and why.
+
+    Only forwards to :meth:`~tfenv.kb.cuda.CudaFacts.driver_floor`, which new code calls
+    directly (``doctor`` and ``explain`` still import this name)."""
     return kb.cuda.driver_floor(cuda, os)
 
 
@@ -42,12 +45,10 @@ def driver_fix(ctx: Context, floor: DriverVersion) -> str:
 
 
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    if not isinstance(c, TfCandidate) or c.accel != "cuda":
-        return ()
-    cb = cuda_build_for(ctx, c.option)
+    cb = cuda_build_for(ctx, c)
     if cb is None or cb.cuda is None:
         return ()
-    floor, rule = driver_floor(ctx.kb, cb.cuda, ctx.target.driver_os or "linux")
+    floor, rule = ctx.kb.cuda.driver_floor(cb.cuda, ctx.target.driver_os or "linux")
     if floor is None:
         return ()
     return (
@@ -60,16 +61,12 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     )
 
 
-def _fact(target: Target) -> Optional[str]:
-    return f"this machine's driver is {target.driver}" if target.driver else None
-
-
 DRIVER = Rule(
     "driver",
     "The NVIDIA driver is too old",
     "tensorflow",
     _needs,
-    _fact,
+    driver_fact,
     "driver",
     change_kind="cuda",
     check_hint="'nvidia-smi' shows the driver",

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Literal, Optional
 from packaging.version import Version
 
 from tfenv.rules.base import Context, Rule
+from tfenv.rules.cuda_build import gpu_build
 from tfenv.rules.driver import driver_fix
+from tfenv.rules.facts import driver_fact, gpu_fact
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_driver, on_gpu
 
 if TYPE_CHECKING:
     from tfenv.kb.tensorflow import ComputeCaps, KernelCode, TfBuild
     from tfenv.models.driver import DriverVersion
-    from tfenv.models.target import Target
 
 __all__ = [
     "GPU_CODE",
@@ -33,7 +34,6 @@ __all__ = [
     "code_for",
     "describe_caps",
     "gpu_code",
-    "gpu_fact",
 ]
 
 Verdict = Literal["native", "partly-jit", "jit", "cannot-load"]
@@ -152,22 +152,10 @@ def describe_caps(caps: ComputeCaps) -> str:
     return "; ".join(f"{kind}: {one(code)}" for kind, code in caps.kinds)
 
 
-def _cuda_build_of(ctx: Context, c: Candidate) -> Optional[TfBuild]:
-    if not isinstance(c, TfCandidate) or c.accel != "cuda":
-        return None
-    build = c.option.build
-    if build is None or build.compute is None:
-        return None
-    if ctx.target.platform.key not in build.gpu_platforms:
-        return None
-    return build
-
-
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    build = _cuda_build_of(ctx, c)
-    if build is None or build.compute is None:
+    build = gpu_build(ctx, c)
+    if build is None or build.compute is None or not isinstance(c, TfCandidate):
         return ()
-    assert isinstance(c, TfCandidate)
     caps = build.compute
     lowest = caps.lowest_sass
 
@@ -196,7 +184,7 @@ def jit_floor(
 
 
 def _jit_needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    build = _cuda_build_of(ctx, c)
+    build = gpu_build(ctx, c)
     cc = ctx.target.cc
     if build is None or cc is None:
         return ()
@@ -214,17 +202,6 @@ def _jit_needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     )
 
 
-def gpu_fact(target: Target) -> Optional[str]:
-    """ "RTX 3060 has compute capability 8.6": the GPU fact rules about GPU code report."""
-    if target.cc is None:
-        return None
-    return f"{target.gpu_name or 'the GPU'} has compute capability {target.cc}"
-
-
-def _driver_fact(target: Target) -> Optional[str]:
-    return f"this machine's driver is {target.driver}" if target.driver else None
-
-
 GPU_CODE = Rule(
     "gpu-code",
     "The GPU is not supported by the official wheels",
@@ -239,7 +216,7 @@ JIT_DRIVER = Rule(
     "The NVIDIA driver is too old to JIT-compile the kernels for this GPU",
     "tensorflow",
     _jit_needs,
-    _driver_fact,
+    driver_fact,
     "driver",
     change_kind="gpu-arch",
     check_hint="'nvidia-smi' shows the driver",

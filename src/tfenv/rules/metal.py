@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tfenv.rules.base import Context, Rule
-from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_machine
-
-if TYPE_CHECKING:
-    from tfenv.models.target import Target
+from tfenv.rules.model import Candidate, Requirement, TfCandidate, unmet
 
 __all__ = ["METAL"]
-
-
-def _never(_: Target) -> bool:
-    return False
 
 
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -25,7 +16,7 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if metal_plugin(ctx.kb, c.option.version) is not None:
         return ()
     text = f"a tensorflow-metal release for TensorFlow {c.option.version}"
-    return (on_machine(text, _never, "metal"),)
+    return (unmet(text, "metal"),)
 
 
 METAL = Rule(

@@ -48,6 +48,7 @@ __all__ = [
     "on_gpu",
     "on_machine",
     "on_version",
+    "unmet",
 ]
 
 
@@ -113,12 +114,17 @@ class Requirement:
 
 
 def allowed(
-    identifier: str, keys: tuple[str, ...], text: str, kind: str = "", ordered: bool = False
+    identifier: str,
+    keys: tuple[str, ...],
+    text: str,
+    kind: str = "",
+    ordered: bool = False,
+    fix: str = "",
 ) -> Requirement:
     """A requirement that the candidate's key is one of ``keys``."""
     keyset = frozenset(keys)
     order = keys if ordered else None
-    return Requirement(identifier, text, lambda c: c.key in keyset, kind, order, keys=keys)
+    return Requirement(identifier, text, lambda c: c.key in keyset, kind, order, fix, keys)
 
 
 def on_machine(text: str, test: Callable[[Target], bool], kind: str, fix: str = "") -> Requirement:
@@ -128,6 +134,12 @@ def on_machine(text: str, test: Callable[[Target], bool], kind: str, fix: str = 
         return isinstance(c, MachineCandidate) and test(c.target)
 
     return Requirement("platform", text, check, kind, fix=fix)
+
+
+def unmet(text: str, kind: str, fix: str = "") -> Requirement:
+    """A requirement on the platform that no machine meets: the release has nothing to
+    install here (no wheel, no CUDA build, no plug-in), whatever the machine's facts."""
+    return on_machine(text, lambda _: False, kind, fix)
 
 
 def on_gpu(

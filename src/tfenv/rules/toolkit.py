@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tfenv.rules.base import Context, Rule
-from tfenv.rules.gpu_code import gpu_fact
+from tfenv.rules.facts import gpu_fact
 from tfenv.rules.model import Candidate, Requirement, VersionCandidate, on_gpu, on_version
 
 if TYPE_CHECKING:
@@ -20,15 +20,8 @@ def _cuda_gpu(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     toolkit = ctx.kb.cuda.toolkit(c.version)
     if toolkit is None or toolkit.cc_min is None:
         return ()
-    lo = toolkit.cc_min
-    return (
-        on_gpu(
-            f"a GPU of compute capability >= {lo} (the lowest CUDA {c.version} can target)",
-            lambda cc: cc is None or cc >= lo,
-            "cuda-gpu-range",
-            fix=f"Use a GPU of compute capability >= {lo}",
-        ),
-    )
+    why = f"the lowest CUDA {c.version} can target"
+    return (_gpu_at_least(toolkit.cc_min, why, "cuda-gpu-range"),)
 
 
 def _cudnn_cuda(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -52,14 +45,17 @@ def _cudnn_gpu(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     series = ctx.kb.cudnn.series(c.version)
     if series is None or not series.min_cc:
         return ()
-    lo = min(dict(series.min_cc).values())
-    return (
-        on_gpu(
-            f"a GPU of compute capability >= {lo} (cuDNN {c.version}'s minimum)",
-            lambda cc: cc is None or cc >= lo,
-            "cudnn-gpu",
-            fix=f"Use a GPU of compute capability >= {lo}",
-        ),
+    lo = min(series.min_cc.values())
+    return (_gpu_at_least(lo, f"cuDNN {c.version}'s minimum", "cudnn-gpu"),)
+
+
+def _gpu_at_least(lo: Version, why: str, kind: str) -> Requirement:
+    """A GPU of compute capability ``lo`` or newer (an unknown GPU is not held against it)."""
+    return on_gpu(
+        f"a GPU of compute capability >= {lo} ({why})",
+        lambda cc: cc is None or cc >= lo,
+        kind,
+        fix=f"Use a GPU of compute capability >= {lo}",
     )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.rules.base import Context, Rule
-from tfenv.rules.model import Candidate, Requirement, TfCandidate, allowed, on_machine
+from tfenv.rules.facts import platform_fact
+from tfenv.rules.model import Candidate, Requirement, TfCandidate, allowed, on_machine, unmet
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -15,22 +16,18 @@ if TYPE_CHECKING:
 __all__ = ["GLIBC", "NO_WHEEL", "PYTHON", "STUB"]
 
 
-def _never(_: Target) -> bool:
-    return False
-
-
 def _no_wheel(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.option.wheels is not None:
         return ()
     opt, where = c.option, ctx.target.platform
     text = f"a platform {opt.package} {opt.version} has wheels for (not {where})"
-    return (on_machine(text, _never, "no-wheel"),)
+    return (unmet(text, "no-wheel"),)
 
 
 def _stub(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.option.wheels is None or not c.option.stub_problem:
         return ()
-    return (on_machine(f"an installable wheel: {c.option.stub_problem}", _never, "stub"),)
+    return (unmet(f"an installable wheel: {c.option.stub_problem}", "stub"),)
 
 
 def _python(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -48,10 +45,9 @@ def _python(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
         f"Python {_span(pythons)} (what {opt.package} {opt.version} has "
         f"{ctx.target.platform} wheels for)"
     )
-    req = allowed("python", tuple(str(p) for p in pythons), text, "python", ordered=True)
-    best = max(pythons) if pythons else None
-    fix = f"Use Python {best}" if best else ""
-    return (_with_fix(req, fix),)
+    fix = f"Use Python {max(pythons)}" if pythons else ""
+    keys = tuple(str(p) for p in pythons)
+    return (allowed("python", keys, text, "python", ordered=True, fix=fix),)
 
 
 def _glibc(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -71,21 +67,11 @@ def _glibc(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     )
 
 
-def _with_fix(req: Requirement, fix: str) -> Requirement:
-    from dataclasses import replace
-
-    return replace(req, fix=fix)
-
-
 def _span(versions: tuple[Version, ...]) -> str:
     if not versions:
         return "(none)"
     lo, hi = min(versions), max(versions)
     return str(lo) if lo == hi else f"{lo}-{hi}"
-
-
-def _platform_fact(target: Target) -> Optional[str]:
-    return f"the target is {target.system.title} on {target.arch}"
 
 
 def _python_fact(target: Target) -> Optional[str]:
@@ -101,7 +87,7 @@ NO_WHEEL = Rule(
     "No wheel for this platform",
     "tensorflow",
     _no_wheel,
-    _platform_fact,
+    platform_fact,
     reads="index",
     change_kind="platform",
 )
