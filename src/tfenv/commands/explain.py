@@ -102,26 +102,22 @@ def read_file(path: Path) -> tuple[str, bool]:
     return data.decode("utf-8", "replace"), cut
 
 
-_MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python", "gpu_index")
-
-
 def _machine(
     kb: KnowledgeBase, args: argparse.Namespace
 ) -> tuple[Optional[HostProfile], Optional[Target]]:
     """This machine's profile (unless --no-detect) and the machine to answer for: the one
     --host or the flags describe, else this one."""
     from tfenv import api
-    from tfenv.commands.resolve import machine_args
+    from tfenv.commands.resolve import given_machine
 
-    given = any(getattr(args, f) is not None for f in _MACHINE_FLAGS) or args.no_gpu
+    m = given_machine(args)
     host = None
     if not args.no_detect:
         from tfenv.host import detect
 
         host = detect()
-    if not given:
+    if m is None:
         return host, None
-    m = machine_args(args)
     if host is None and m.host_file is None and not m.describes_another_machine:
         from dataclasses import replace
 
