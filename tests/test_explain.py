@@ -206,6 +206,22 @@ def test_cli_answers_for_the_machine_the_flags_describe(
     assert doc["machine"].startswith("Windows, x86_64, Python 3.13")
 
 
+def test_cli_reads_no_machine_when_the_flags_describe_another(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--os (like --arch and --host) describes another machine: this one is not probed
+    (nvidia-smi and the rest take seconds) only to be set aside."""
+
+    def no_detection(**_: object) -> HostProfile:
+        raise AssertionError("this machine was probed")
+
+    monkeypatch.setattr("tfenv.host.detect", no_detection)
+    text = "Could not find a version that satisfies the requirement tensorflow (from versions: "
+    assert main(["explain", "--json", "--os", "windows", "--python", "3.13", text + "none)"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["machine"].startswith("Windows, x86_64, Python 3.13")
+
+
 def test_cli_file_errors(tmp_path: Path) -> None:
     assert main(["explain", "--file", str(tmp_path / "missing.log")]) == 2
     assert main(["explain", "--file", str(tmp_path)]) == 2

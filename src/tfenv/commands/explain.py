@@ -105,25 +105,28 @@ def read_file(path: Path) -> tuple[str, bool]:
 def _machine(
     kb: KnowledgeBase, args: argparse.Namespace
 ) -> tuple[Optional[HostProfile], Optional[Target]]:
-    """This machine's profile (unless --no-detect) and the machine to answer for: the one
-    --host or the flags describe, else this one."""
+    """This machine's profile (None with --no-detect, or when --host, --os or --arch describe
+    another machine) and the machine to answer for: the one --host or the flags describe,
+    else this one."""
     from tfenv import api
     from tfenv.commands.resolve import given_machine
 
     m = given_machine(args)
+    # a host file, --os or --arch describe another machine: this one is not read (as resolve)
+    elsewhere = m is not None and (m.host_file is not None or m.describes_another_machine)
     host = None
-    if not args.no_detect:
+    if not (args.no_detect or elsewhere):
         from tfenv.host import detect
 
         host = detect()
     if m is None:
         return host, None
-    if host is None and m.host_file is None and not m.describes_another_machine:
+    if host is None and not elsewhere:
         from dataclasses import replace
 
         m = replace(m, os="linux")  # --no-detect: the flags describe a Linux machine
     target = api.build_target(kb, m, detect=(lambda: host) if host is not None else None)
-    return (host if m.host_file is None and not m.describes_another_machine else None), target
+    return host, target
 
 
 def _tf(kb: KnowledgeBase, text: Optional[str]) -> Optional[Version]:
