@@ -102,6 +102,19 @@ def test_no_tensorflow_is_a_problem(tmp_path: Path, kb: KnowledgeBase) -> None:
     assert found["gpu"].status == "ok"
 
 
+def test_every_cpu_package_is_found_as_tensorflow(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """tensorflow-cpu-aws (Linux aarch64's wheels up to 2.16) is TensorFlow too, not "not
+    installed"; on a GPU machine it is named as the CPU build it is."""
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
+    _dist(site, "tensorflow-cpu-aws", "2.15.1")
+    tf = installed_tensorflow(target_env.from_prefix(tmp_path / "env"))
+    assert tf is not None
+    assert (tf.package, tf.version) == ("tensorflow-cpu-aws", Version("2.15.1"))
+    found = _run(tmp_path / "env", kb, {})
+    assert found["tensorflow"].status == "warning"
+    assert "tensorflow-cpu-aws 2.15.1 (pip) is not a CUDA build" in found["tensorflow"].title
+
+
 def test_pip_libraries_found_loaded_and_versioned(tmp_path: Path, kb: KnowledgeBase) -> None:
     prefix = _venv(tmp_path)
     site = prefix / "lib" / "python3.11" / "site-packages"

@@ -16,6 +16,7 @@ from tfenv.explain import explain
 from tfenv.host.profile import HostProfile
 from tfenv.kb import KnowledgeBase
 from tfenv.kb import errors as kb_errors
+from tfenv.models.target import Target
 
 DATA = Path(__file__).parent / "data" / "errors"
 ENTRIES = kb_errors.load()
@@ -205,6 +206,22 @@ def test_cli_answers_for_the_machine_the_flags_describe(
     assert doc["machine"].startswith("Windows, x86_64, Python 3.13")
 
 
+def test_cli_reads_no_machine_when_the_flags_describe_another(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--os (like --arch and --host) describes another machine: this one is not probed
+    (nvidia-smi and the rest take seconds) only to be set aside."""
+
+    def no_detection(**_: object) -> HostProfile:
+        raise AssertionError("this machine was probed")
+
+    monkeypatch.setattr("tfenv.host.detect", no_detection)
+    text = "Could not find a version that satisfies the requirement tensorflow (from versions: "
+    assert main(["explain", "--json", "--os", "windows", "--python", "3.13", text + "none)"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["machine"].startswith("Windows, x86_64, Python 3.13")
+
+
 def test_cli_file_errors(tmp_path: Path) -> None:
     assert main(["explain", "--file", str(tmp_path / "missing.log")]) == 2
     assert main(["explain", "--file", str(tmp_path)]) == 2
@@ -226,3 +243,31 @@ def test_every_answer_name_has_a_function() -> None:
 
     for name in kb_errors.ANSWERS:
         assert callable(answer_for(name))
+
+
+def test_conda_override_example_is_conda_forges_newest_cuda_build(kb: KnowledgeBase) -> None:
+    """Without a build string or a driver, the CONDA_OVERRIDE_CUDA example is the CUDA of
+    conda-forge's newest tensorflow CUDA build (conda.yaml), not a version typed into code."""
+    build = kb.conda.conda_forge_build(kb.conda.tf_newest)
+    assert build is not None
+    assert build.cuda
+    m = explain("__cuda, which is missing on the system", kb).matches[0]
+    assert m.entry.id == "conda-cuda-missing"
+    assert f"{kb.conda.virtual_cuda.override_env}={build.cuda[-1]} conda" in m.fix_text
+
+
+def test_ptx_invalid_names_each_arch_specific_target_and_its_one_capability(
+    kb: KnowledgeBase,
+) -> None:
+    """The sm_XXa targets and the compute capability that alone can JIT them come from the
+    builds' ptx_targets; the release's own line is said once."""
+    target = Target(os="linux", arch="x86_64", cc=Version("12.0"))
+    m = explain("CUDA_ERROR_INVALID_PTX", kb, target=target, tf=Version("2.20.0")).matches[0]
+    targets = sorted(
+        {t for b in kb.builds if b.compute for _, k in b.compute.kinds for t in k.ptx_targets
+         if t.endswith("a")}
+    )  # fmt: skip
+    assert targets
+    facts = " ".join(m.facts)
+    assert f"architecture-specific target {', '.join(targets)}, which no GPU but" in facts
+    assert sum("TensorFlow 2.20.0" in f for f in m.facts) == 1

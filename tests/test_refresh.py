@@ -280,9 +280,11 @@ def _without_row(tmp_path: Path, series: str) -> Path:
 
     shipped = Path(kb_index.__file__).parent.parent / "data" / BUILDS_FILE
     doc = yaml.safe_load(shipped.read_text("utf-8"))
-    for build in doc["builds"]:
-        if build["series"] == series:
-            build["linux"]["cuda"] = build["linux"]["cudnn"] = None
+    rows = [build for build in doc["builds"] if build["series"] == series]
+    assert rows, f"builds.yaml has no {series} row to take away"
+    for build in rows:
+        assert build["linux"]["cuda"] is not None, "the row must have something to take away"
+        build["linux"]["cuda"] = build["linux"]["cudnn"] = None
     target = tmp_path / BUILDS_FILE
     target.parent.mkdir(parents=True)
     target.write_text(yaml.safe_dump(doc), "utf-8")

@@ -21,7 +21,8 @@ from __future__ import annotations
 import os
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Union
 
@@ -88,58 +89,54 @@ def _open_for_reading(path: PathLike) -> int:
         raise InputFileError(describe_oserror(exc)) from None
 
 
-def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
-    """The bytes of the regular file at ``path``; InputFileError for anything else."""
-    fd = _open_for_reading(path)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputFileError(f"it is {_kind(mode)}, not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                raise InputFileError(f"it is larger than {_size(limit)}, the most tfenv reads")
-        return b"".join(chunks)
-    except InputFileError:
-        raise
-    except OSError as exc:
-        raise InputFileError(describe_oserror(exc)) from None
-    finally:
-        os.close(fd)
-
-
-def read_tail(path: PathLike, keep: int) -> tuple[bytes, bool]:
-    """The last ``keep`` bytes of the regular file at ``path`` and whether it is longer
-    (a log's end holds its errors); InputFileError for anything but a regular file."""
+@contextmanager
+def _regular_file(path: PathLike) -> Iterator[tuple[int, os.stat_result]]:
+    """The open descriptor and status of the regular file at ``path``, closed afterwards;
+    anything but a regular file, and any OSError while it is read, is an InputFileError."""
     fd = _open_for_reading(path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise InputFileError(f"it is {_kind(st.st_mode)}, not a regular file")
-        start = max(0, st.st_size - keep)
-        if start:
-            os.lseek(fd, start, os.SEEK_SET)
-        chunks: list[bytes] = []
-        size = 0
-        while size < keep:
-            chunk = os.read(fd, min(1 << 20, keep - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks), start > 0
+        yield fd, st
     except InputFileError:
         raise
     except OSError as exc:
         raise InputFileError(describe_oserror(exc)) from None
     finally:
         os.close(fd)
+
+
+def _read_up_to(fd: int, n: int) -> bytes:
+    """At most ``n`` bytes from ``fd``, fewer only at its end."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < n:
+        chunk = os.read(fd, min(1 << 20, n - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
+    """The bytes of the regular file at ``path``; InputFileError for anything else."""
+    with _regular_file(path) as (fd, _):
+        data = _read_up_to(fd, limit + 1)  # one byte more tells a file over the bound
+    if len(data) > limit:
+        raise InputFileError(f"it is larger than {_size(limit)}, the most tfenv reads")
+    return data
+
+
+def read_tail(path: PathLike, keep: int) -> tuple[bytes, bool]:
+    """The last ``keep`` bytes of the regular file at ``path`` and whether it is longer
+    (a log's end holds its errors); InputFileError for anything but a regular file."""
+    with _regular_file(path) as (fd, st):
+        start = max(0, st.st_size - keep)
+        if start:
+            os.lseek(fd, start, os.SEEK_SET)
+        return _read_up_to(fd, keep), start > 0
 
 
 def read_text(path: PathLike, limit: int = MAX_READ, errors: str = "strict") -> str:

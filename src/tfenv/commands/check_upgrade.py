@@ -11,14 +11,11 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
     from tfenv.kb import KnowledgeBase
-    from tfenv.models.target import MachineArgs
     from tfenv.upgrade.assess import TargetInput
     from tfenv.upgrade.current import CurrentSource
     from tfenv.upgrade.model import TargetReport, UpgradeReport
 
 __all__ = ["configure", "run"]
-
-_MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python", "gpu_index")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -104,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> UpgradeReport:
+    from tfenv.commands.resolve import given_machine
     from tfenv.kb import KnowledgeBase
     from tfenv.upgrade import inputs
     from tfenv.upgrade.assess import assess
@@ -111,11 +109,10 @@ def _report(args: argparse.Namespace) -> UpgradeReport:
 
     kb = KnowledgeBase.from_environment()
     move = inputs.make_move(kb, args.to, args.pre)
-    given = any(getattr(args, k) not in (None, False) for k in _MACHINE_FLAGS) or args.no_gpu
-    config = inputs.find_project(args.config) if (args.config or not given) else None
+    machine = given_machine(args)
+    config = inputs.find_project(args.config) if (args.config or machine is None) else None
     source = inputs.current_source(kb, args.from_version, args.from_file, args.from_env, config)
     way = inputs.direction(kb, source, move, args.allow_downgrade)
-    machine = _machine(args) if given else None
     chosen = inputs.targets(kb, machine, config, args.target, args.manager, args.allow_cpu)
     reports = tuple(
         assess(kb, t, source.for_target(t.name, t.target.platform.conda_subdir), move)
@@ -165,9 +162,3 @@ def _relocked(
         basis = f"{current.origin} vs a fresh lock of TensorFlow {report.to_version} ({name})"
         out.append(replace(report, packages=pin_diff(current.pins, pins), packages_basis=basis))
     return tuple(out)
-
-
-def _machine(args: argparse.Namespace) -> MachineArgs:
-    from tfenv.commands.resolve import machine_args
-
-    return machine_args(args)

@@ -127,26 +127,26 @@ def _interpreter(text: str) -> str:
     return text
 
 
-_MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "gpu_index")
-
-
 def _target_machine(
     kb: KnowledgeBase, args: argparse.Namespace, here: HostProfile, env: TargetEnv
 ) -> Optional[HostProfile]:
     """The machine --host or the machine flags describe (None: check for this machine)."""
-    if not (any(getattr(args, f) is not None for f in _MACHINE_FLAGS) or args.no_gpu):
-        return None
-    from tfenv.host.profile import read_host_file
+    from dataclasses import replace
 
-    if args.host is not None and not any(
-        getattr(args, f) is not None for f in _MACHINE_FLAGS if f != "host"
-    ):
-        return read_host_file(args.host)
+    from tfenv.commands.resolve import given_machine
+    from tfenv.models.target import MachineArgs
+
+    m = given_machine(args)
+    if m is None:
+        return None
+    if m.host_file is not None and replace(m, host_file=None) == MachineArgs():
+        from tfenv.host.profile import read_host_file
+
+        return read_host_file(m.host_file)  # the file alone: its machine as it is
     from tfenv import api
-    from tfenv.commands.resolve import machine_args
     from tfenv.doctor.checks import profile_of
 
-    target = api.build_target(kb, machine_args(args), detect=lambda: here)
+    target = api.build_target(kb, m, detect=lambda: here)
     return profile_of(kb, target, env.python)
 
 

@@ -102,32 +102,31 @@ def read_file(path: Path) -> tuple[str, bool]:
     return data.decode("utf-8", "replace"), cut
 
 
-_MACHINE_FLAGS = ("host", "os", "arch", "gpu", "cc", "driver", "glibc", "python", "gpu_index")
-
-
 def _machine(
     kb: KnowledgeBase, args: argparse.Namespace
 ) -> tuple[Optional[HostProfile], Optional[Target]]:
-    """This machine's profile (unless --no-detect) and the machine to answer for: the one
-    --host or the flags describe, else this one."""
+    """This machine's profile (None with --no-detect, or when --host, --os or --arch describe
+    another machine) and the machine to answer for: the one --host or the flags describe,
+    else this one."""
     from tfenv import api
-    from tfenv.commands.resolve import machine_args
+    from tfenv.commands.resolve import given_machine
 
-    given = any(getattr(args, f) is not None for f in _MACHINE_FLAGS) or args.no_gpu
+    m = given_machine(args)
+    # a host file, --os or --arch describe another machine: this one is not read (as resolve)
+    elsewhere = m is not None and (m.host_file is not None or m.describes_another_machine)
     host = None
-    if not args.no_detect:
+    if not (args.no_detect or elsewhere):
         from tfenv.host import detect
 
         host = detect()
-    if not given:
+    if m is None:
         return host, None
-    m = machine_args(args)
-    if host is None and m.host_file is None and not m.describes_another_machine:
+    if host is None and not elsewhere:
         from dataclasses import replace
 
         m = replace(m, os="linux")  # --no-detect: the flags describe a Linux machine
     target = api.build_target(kb, m, detect=(lambda: host) if host is not None else None)
-    return (host if m.host_file is None and not m.describes_another_machine else None), target
+    return host, target
 
 
 def _tf(kb: KnowledgeBase, text: Optional[str]) -> Optional[Version]:

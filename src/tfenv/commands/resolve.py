@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
     from tfenv.models.target import MachineArgs
@@ -88,6 +88,14 @@ def _gpu_index(text: str) -> int:
     from tfenv.specs import parse_count
 
     return parse_count("--gpu-index", text, minimum=0, maximum=1023)
+
+
+def given_machine(args: argparse.Namespace) -> Optional[MachineArgs]:
+    """The machine the flags (``add_machine_flags``) describe; None when none was given."""
+    from tfenv.models.target import MachineArgs
+
+    m = machine_args(args)
+    return None if m == MachineArgs() else m
 
 
 def machine_args(args: argparse.Namespace) -> MachineArgs:

@@ -36,15 +36,15 @@ __all__ = [
     "profile_of",
 ]
 
+_CPU_PACKAGES = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
+#: the pip distributions that carry TensorFlow itself, most telling first
 TF_PACKAGES = (
     "tensorflow",
     "tensorflow-gpu",
-    "tensorflow-cpu",
-    "tensorflow-intel",
+    *sorted(_CPU_PACKAGES),
     "tensorflow-macos",
     "tf-nightly",
 )
-_CPU_PACKAGES = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
 # the known issue (data/tensorflow/known_issues.yaml) of releases that do not look in
 # site-packages/nvidia/*/lib although their and-cuda extra installs the libraries there
 PIP_LIBS_NOT_FOUND = "pip-cuda-libs-not-found"
@@ -228,10 +228,11 @@ def _gpu_checks(
     if cuda is not None:
         out.append(_driver_finding(inp, cuda, os))
     out += [_compute_finding(g, build) for g in inp.host.gpus]
-    pins = _and_cuda(inp, tf, platform)
+    ws = _wheelset(inp, tf, platform)
+    pins = (ws.and_cuda or ()) if ws is not None else ()
     if pins:
-        out += check_pins(inp.env, inp.kb, _wheelset(inp, tf, platform), inp.env.python or "",
-                          f"{tf.package} {tf.version}", inp.host)  # fmt: skip
+        out += check_pins(inp.env, inp.kb, ws, inp.env.python or "", f"{tf.package} {tf.version}",
+                          inp.host)  # fmt: skip
     out += check_libraries(
         inp.env,
         windows=os == "windows",
@@ -287,11 +288,6 @@ def _wheelset(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> Optional[W
         return None
     release = inp.kb.index.release("tensorflow", tf.version)
     return release.wheelset(platform, inp.env.python) if release is not None else None
-
-
-def _and_cuda(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> tuple[str, ...]:
-    ws = _wheelset(inp, tf, platform)
-    return ws.and_cuda or () if ws is not None else ()
 
 
 def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:

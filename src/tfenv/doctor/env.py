@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import sysconfig
@@ -224,8 +223,3 @@ def _conda_records(folder: Path) -> list[CondaRecord]:
         if isinstance(build, str) and _usable(name) and _usable(version):
             out.append(CondaRecord(str(name), str(version), build))
     return out
-
-
-def env_path_list(name: str, env: Optional[dict[str, str]] = None) -> list[str]:
-    value = (env if env is not None else dict(os.environ)).get(name, "")
-    return [p for p in value.split(os.pathsep) if p]

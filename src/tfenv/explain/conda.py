@@ -43,7 +43,7 @@ def _conda_cuda(groups: Mapping[str, str], ctx: Context) -> Answer:
             facts.append(_variants(build))
     driver = ctx.driver
     override = vc.override_env
-    example = cuda or Version("12.2")
+    example = cuda or _newest_cuda(ctx)
     if driver is not None:
         top = ctx.kb.cuda.max_cuda_for_driver(driver)
         if top is not None:
@@ -68,6 +68,13 @@ def _conda_cuda(groups: Mapping[str, str], ctx: Context) -> Answer:
     return Answer(tuple(facts), fix)
 
 
+def _newest_cuda(ctx: Context) -> str:
+    """The CUDA of conda-forge's newest tensorflow CUDA build: an example for a machine the
+    text does not describe ("X.Y" where conda.yaml records no CUDA build)."""
+    build = ctx.kb.conda.conda_forge_build(ctx.kb.conda.tf_newest)
+    return str(build.cuda[-1]) if build is not None and build.cuda else "X.Y"
+
+
 def _variants(build: CondaTfBuild) -> str:
     cudas = ", ".join(str(c) for c in build.cuda) or "none usable"
     cpu = join(list(build.cpu_subdirs)) or "none"
@@ -79,7 +86,7 @@ def _variants(build: CondaTfBuild) -> str:
 
 def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
     """cudatoolkit ends with 11.8: CUDA 12 is packaged as cuda-version and split packages."""
-    asked = version_or_none(groups.get("ctk", "").rstrip(".*"))
+    want = version_or_none(groups.get("ctk", "").rstrip(".*"))
     ct, cv = ctx.kb.conda.cudatoolkit, ctx.kb.conda.cuda_version
     facts = [
         f"cudatoolkit stops at {ct.last} on conda-forge (NVIDIA's channel: "
@@ -92,7 +99,8 @@ def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
         platform is None and ctx.hints.platform == "windows_x86_64"
     ):
         return Answer(tuple(facts + _windows_facts(ctx)), _windows_fix(ctx))
-    want = asked or Version("12.0")
+    if want is None:  # the catalog's patterns name the version; without one, its fix stands
+        return Answer(tuple(facts))
     pick = _conda_tf(ctx, want)
     fix = f"Ask for cuda-version={want.major}.{want.minor} instead of cudatoolkit"
     if pick is not None:

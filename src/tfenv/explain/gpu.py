@@ -26,10 +26,9 @@ from tfenv.kb.errors import CatalogPattern
 from tfenv.rules.gpu_code import code_for
 
 if TYPE_CHECKING:
-    from tfenv.kb import KnowledgeBase
     from tfenv.kb.tensorflow import TfBuild
 
-__all__ = ["ANSWERS", "first_cuda_for", "xla_search_fact"]
+__all__ = ["ANSWERS", "xla_search_fact"]
 
 
 def _cc_of(groups: Mapping[str, str], ctx: Context) -> Optional[Version]:
@@ -95,10 +94,6 @@ def _gpu_fix(ctx: Context, cc: Version) -> Optional[str]:
     return f"No official wheel runs on this GPU here. {ways}" if ways else None
 
 
-def _isa_cuda(kb: KnowledgeBase, isa: Version) -> Optional[Version]:
-    return kb.cuda.ptx_isa.get(isa)
-
-
 def _jit_text(ctx: Context, isa: Version) -> tuple[str, Optional[str]]:
     os = ctx.machine.driver_os if ctx.machine is not None else None
     floor, why = ctx.kb.cuda.jit_floor(isa, os or "linux")
@@ -122,10 +117,10 @@ def _ptx_isa(groups: Mapping[str, str], ctx: Context) -> Answer:
     have = version_or_none(groups.get("have_isa"))
     if isa is None:
         return _tf_ptx(ctx)
-    cuda = _isa_cuda(ctx.kb, isa)
+    cuda = ctx.kb.cuda.ptx_isa.get(isa)
     facts = [f"The PTX is of ISA {isa}" + (f", which came with CUDA {cuda}." if cuda else ".")]
     if have is not None:
-        have_cuda = _isa_cuda(ctx.kb, have)
+        have_cuda = ctx.kb.cuda.ptx_isa.get(have)
         known = f" (CUDA {have_cuda})" if have_cuda else ""
         facts.append(
             f"What read it knows ISA {have}{known}: either the driver's JIT compiler (a driver "
@@ -189,6 +184,18 @@ def _tf_ptx(ctx: Context) -> Answer:
     )
 
 
+def _arch_specific_targets(build: TfBuild) -> list[str]:
+    """The ``sm_XXa`` PTX targets of a build (builds.yaml's ptx_targets)."""
+    caps = build.compute
+    kinds = caps.kinds if caps is not None else ()
+    return [t for _, k in kinds for t in k.ptx_targets if t.endswith("a")]
+
+
+def _target_cc(target: str) -> Optional[Version]:
+    """``sm_90a`` -> 9.0: the one compute capability that can JIT an arch-specific target."""
+    return sm_cc(target.removeprefix("sm_").rstrip("a"))
+
+
 def _span(series: list[Version]) -> str:
     items = sorted(series)
     return str(items[0]) if len(items) == 1 else f"{items[0]} to {items[-1]}"
@@ -206,42 +213,20 @@ def _ptx_invalid(groups: Mapping[str, str], ctx: Context) -> Answer:
     """CUDA_ERROR_INVALID_PTX: PTX the driver cannot compile for this GPU (a GPU newer than the
     build, PTX for an architecture-specific target); a newer driver does not help."""
     cc = _cc_of(groups, ctx)
-    build = ctx.build()
-    facts: list[str] = []
-    if cc is not None and build is not None:
-        code = code_for(build, cc)
-        if code is not None:
-            facts.append(
-                f"TensorFlow {ctx.tf} on compute capability {cc}: its kernels run {code.text()}."
-            )
-    arch_specific = [
-        b
-        for b in ctx.kb.builds
-        if b.compute is not None and any(k.arch_specific_ptx for _, k in b.compute.kinds)
-    ]
+    facts = _cc_facts(ctx, cc)[1:] if cc is not None else []  # the release at hand first
+    arch_specific = [b for b in ctx.kb.builds if _arch_specific_targets(b)]
     if arch_specific:
-        targets = sorted(
-            {t for b in arch_specific for _, k in b.compute.kinds for t in k.ptx_targets}  # type: ignore[union-attr]
-            - {"sm_90"}
-        )
+        targets = sorted({t for b in arch_specific for t in _arch_specific_targets(b)})
+        ccs = {_target_cc(t) for t in targets} - {None}
+        only = ", ".join(str(c) for c in sorted(ccs))  # type: ignore[type-var]
         facts.append(
             f"TensorFlow {series_list(arch_specific)} carry the MLIR-generated kernels' PTX only "
-            f"for the architecture-specific target {', '.join(targets) or 'sm_90a'}, which no GPU "
-            "but compute capability 9.0 can JIT-compile: on GPUs without native code in the "
-            "build (Blackwell, 10.x and 12.x) they fail with CUDA_ERROR_INVALID_PTX. Updating "
-            "the driver does not help."
+            f"for the architecture-specific target {', '.join(targets)}, which no GPU but "
+            f"compute capability {only} can JIT-compile: on GPUs without native code in the "
+            "build (newer ones included) they fail with CUDA_ERROR_INVALID_PTX. Updating the "
+            "driver does not help."
         )
-    if cc is not None:
-        facts += _cc_facts(ctx, cc)[1:]
-        return Answer(tuple(facts), _gpu_fix(ctx, cc))
-    return Answer(tuple(facts))
-
-
-def first_cuda_for(
-    kb: KnowledgeBase, cc: Version, arch_specific: bool = False
-) -> Optional[Version]:
-    """The first CUDA release whose ptxas targets ``cc`` (see :meth:`CudaFacts.first_for`)."""
-    return kb.cuda.first_for(cc, arch_specific)
+    return Answer(tuple(facts), _gpu_fix(ctx, cc) if cc is not None else None)
 
 
 def xla_search_fact(ctx: Context) -> str:
@@ -283,7 +268,7 @@ def _ptxas_arch(groups: Mapping[str, str], ctx: Context) -> Answer:
     if cc is None:
         return Answer((xla_search_fact(ctx),))
     arch_specific = sm.lower().endswith("a")
-    need = first_cuda_for(ctx.kb, cc, arch_specific)
+    need = ctx.kb.cuda.first_for(cc, arch_specific)
     target = f"sm_{sm} (compute capability {cc})" if sm else f"Compute capability {cc}"
     facts = []
     if need is not None:
@@ -325,11 +310,14 @@ def _ptxas_old(groups: Mapping[str, str], ctx: Context) -> Answer:
             f"{floor} or newer."
         )
     build = ctx.build()
-    need = floor or Version("11.8")
+    xla = ctx.kb.and_cuda.xla
+    need = floor or (xla.ptxas_floor if xla is not None else None)  # XLA's floor (and_cuda.yaml)
     if build is not None and build.linux is not None and build.linux.cuda is not None:
         facts.append(f"TensorFlow {ctx.tf} is built with CUDA {build.linux.cuda}.")
-        need = max(need, build.linux.cuda)
+        need = max(need, build.linux.cuda) if need is not None else build.linux.cuda
     facts.append(xla_search_fact(ctx))
+    if need is None:
+        return Answer(tuple(facts))
     return Answer(tuple(facts), _nvcc_fix(ctx, Version(f"{need.major}.{need.minor}")))
 
 
@@ -337,7 +325,7 @@ def _ptxas_missing(groups: Mapping[str, str], ctx: Context) -> Answer:
     """XLA found no ptxas (or no PTX compiler at all)."""
     facts = [xla_search_fact(ctx)]
     cc = ctx.cc
-    need = first_cuda_for(ctx.kb, cc) if cc is not None else None
+    need = ctx.kb.cuda.first_for(cc) if cc is not None else None
     build = ctx.build()
     if build is not None and build.linux is not None and build.linux.cuda is not None:
         bc = build.linux.cuda

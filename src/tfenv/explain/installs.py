@@ -21,7 +21,7 @@ from tfenv.explain.common import join
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.hints import platform_of_tag
 from tfenv.explain.installs_cuda import cuda_wheel_answer
-from tfenv.explain.installs_tf import solver_fix, tf_answer, windows_gpu_fix
+from tfenv.explain.installs_tf import last_wheel, solver_fix, tf_answer, windows_gpu_fix
 from tfenv.explain.requirements import (
     TF_NAMES,
     Req,
@@ -185,11 +185,13 @@ def _tensorflow_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
     releases = ctx.kb.index.releases("tensorflow-gpu")
     lasts = []
     for platform in ("linux_x86_64", "windows_x86_64"):
-        have = [r.version for r in releases if r.wheelset(platform) and not r.prerelease]
-        if have:
-            lasts.append(f"{max(have)} ({platform_title(platform)})")
+        last = last_wheel(releases, platform)
+        if last is not None:
+            lasts.append(f"{last} ({platform_title(platform)})")
+    plain = [b.series for b in ctx.kb.builds if b.gpu_package == "tensorflow" and b.gpu_platforms]
+    since = f" since {min(plain)}" if plain else ""  # builds.yaml's gpu_package
     facts = [
-        "GPU support has been part of the plain tensorflow package since 2.1; tensorflow-gpu's "
+        f"GPU support has been part of the plain tensorflow package{since}; tensorflow-gpu's "
         f"last wheels are {join(lasts)}, and its later versions are a placeholder that stops "
         "the install on purpose."
     ]

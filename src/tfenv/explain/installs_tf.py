@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tfenv.kb.index import Release
     from tfenv.models.target import Request, Target
 
-__all__ = ["infer_interpreter", "solver_fix", "tf_answer", "windows_gpu_fix"]
+__all__ = ["infer_interpreter", "last_wheel", "solver_fix", "tf_answer", "windows_gpu_fix"]
 
 
 # -- which interpreter pip ran on --------------------------------------------------------
@@ -303,15 +303,17 @@ def windows_gpu_fix(ctx: Context) -> Optional[str]:
     last = windows_gpu_end(ctx.kb)
     if last is None or last.windows is None:
         return None
-    gpu = _last_windows(ctx.kb.index.releases("tensorflow-gpu"))
+    gpu = last_wheel(ctx.kb.index.releases("tensorflow-gpu"), "windows_x86_64")
+    install = f"tensorflow-gpu=={gpu}" if gpu else f"{last.gpu_package}=={last.series}.*"
     return (
         f"For the GPU on native Windows the last release is TensorFlow {last.series}: "
-        f"`pip install 'tensorflow-gpu=={gpu}'` with CUDA {last.windows.cuda} and cuDNN "
+        f"`pip install '{install}'` with CUDA {last.windows.cuda} and cuDNN "
         f"{last.windows.cudnn}; newer releases run on the CPU there (pip install tensorflow), "
         "or on the GPU under WSL2 (pip install tensorflow[and-cuda])."
     )
 
 
-def _last_windows(releases: Sequence[Release]) -> str:
-    have = [r.version for r in releases if r.wheelset("windows_x86_64") and not r.prerelease]
-    return str(max(have)) if have else "2.10.1"
+def last_wheel(releases: Sequence[Release], platform: str) -> Optional[Version]:
+    """The newest final release with a wheel for ``platform`` (None: none has one)."""
+    have = [r.version for r in releases if r.wheelset(platform) and not r.prerelease]
+    return max(have) if have else None
