@@ -28,7 +28,9 @@ def facts() -> IndexFacts:
 
 
 def test_files_carry_provenance_and_no_host() -> None:
-    for path in sorted(INDEX_DIR.glob("*.json")):
+    paths = sorted(INDEX_DIR.glob("*.json"))
+    assert paths, f"no index file in {INDEX_DIR}"
+    for path in paths:
         text = path.read_text("utf-8")
         doc = json.loads(text)
         assert doc["generated_by"] == "tfenv refresh"
@@ -90,6 +92,7 @@ def test_2_15_0_post1_is_linux_x86_64_only(facts: IndexFacts) -> None:
 
 
 def test_windows_stubs_for_tensorflow_intel(facts: IndexFacts) -> None:
+    stubs = []
     for release in facts.releases("tensorflow"):
         v = release.version
         win = release.wheels.get("windows_x86_64")
@@ -99,6 +102,8 @@ def test_windows_stubs_for_tensorflow_intel(facts: IndexFacts) -> None:
         assert (win.stub_for == "tensorflow-intel") == expect_stub, v
         if expect_stub:
             assert win.size < 1_000_000
+            stubs.append(v)
+    assert Version("2.11.0") in stubs  # the stub releases were among those checked
 
 
 def test_glibc_floors(facts: IndexFacts) -> None:
