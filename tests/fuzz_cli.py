@@ -37,6 +37,8 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from tests.fake_smi import write_fake_smi
+from tests.host_doc import host_document
 from tests.http_fixture import running
 
 HANG_S = 20.0
@@ -82,16 +84,10 @@ MANAGERS = ["auto", "pip", "conda", "container", "system", "brew"]
 
 # -- files ------------------------------------------------------------------------------
 
-HOST_BASE: dict[str, Any] = {
-    "schema": 1,
-    "os": "linux",
-    "arch": "x86_64",
-    "glibc": "2.35",
-    "python": "3.11",
-    "conda_env": None,
-    "driver": "535.104.05",
-    "driver_cuda": "12.2",
-    "gpus": [
+HOST_BASE = host_document(
+    driver="535.104.05",
+    driver_cuda="12.2",
+    gpus=[
         {
             "index": 0,
             "name": "NVIDIA A100-SXM4-80GB",
@@ -102,12 +98,9 @@ HOST_BASE: dict[str, Any] = {
             "uuid": "GPU-1",
         }
     ],
-    "cuda_toolkits": [],
-    "cudnn": [],
-    "packages": {"tensorflow": "2.15.1"},
-    "notes": [],
-    "sources": {"os": "platform"},
-}
+    packages={"tensorflow": "2.15.1"},
+    sources={"os": "platform"},
+)
 HOST_MUTATIONS: list[tuple[str, Any]] = [
     ("gpus.0.name", "A100\ntouch pwned\n#"),
     ("gpus.0.name", 'A100\n--extra-index-url="http://127.0.0.1:9/x/simple"\n#'),
@@ -409,16 +402,6 @@ def _logs(ws: Workspace) -> None:
     ws.add("log", _write(ws.root / "logs" / "binary.log", b"\xff\xfe\x80 cuInit: \xc3\x28"))
 
 
-SMI_TABLE = """\
-+-----------------------------------------------------------------------------+
-| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |
-|-------------------------------+----------------------+----------------------+
-| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
-|===============================+======================+======================|
-|   0  {name}            On   | 00000000:17:00.0 Off |                  N/A |
-| 23%   39C    P8     9W / 250W |      7MiB / 12196MiB |      0%      Default |
-+-------------------------------+----------------------+----------------------+
-"""
 SMI_QUERIES = [
     "0, \x1b[31mNVIDIA A100\x1b[0m, GPU-1, 81920, Disabled, 8.0",
     "0, " + "A" * 5000 + ", GPU-1, 81920, Disabled, 8.0",
@@ -430,18 +413,8 @@ SMI_QUERIES = [
 
 def _fake_smis(ws: Workspace) -> None:
     for i, query in enumerate(SMI_QUERIES):
-        folder = ws.root / "smi" / str(i)
-        table = SMI_TABLE.replace("{name}", query.split(", ")[1][:20])
-        _write(folder / "table.txt", table)
-        _write(folder / "query.txt", query + "\n")
-        script = folder / "nvidia-smi"
-        _write(
-            script,
-            "#!/bin/sh\n"
-            'case "$1" in --query-gpu*) cat "$(dirname "$0")/query.txt";; '
-            '*) cat "$(dirname "$0")/table.txt";; esac\n',
-        )
-        script.chmod(0o755)
+        name = query.split(", ")[1][:20]
+        folder = write_fake_smi(ws.root / "smi" / str(i), query, table_name=name, memory_mib=12196)
         ws.smi_dirs.append(str(folder))
     folder = ws.root / "smi" / "binary"
     script = _write(folder / "nvidia-smi", "#!/bin/sh\nhead -c 4096 /dev/urandom\n")

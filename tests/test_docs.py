@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
+import pytest
+
 from tests.cli_reference import render
+from tfenv.cli import main
 
 ROOT = Path(__file__).parent.parent
 
@@ -30,3 +34,17 @@ def test_readme_has_exactly_two_setup_lines_and_ci_runs_the_test_line() -> None:
 def test_docs_pages_exist() -> None:
     for page in ("index", "cli", "knowledge-base", "architecture", "routes", "matrix"):
         assert (ROOT / "docs" / f"{page}.md").is_file(), page
+
+
+def test_readme_example_is_what_tfenv_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's console block is the command's whole output, today (it names no detected
+    fact, so it is the same on every machine)."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    (block,) = re.findall(r"```console\n(.*?)```", readme, flags=re.S)
+    command, shown = block.split("\n", 1)
+    argv = shlex.split(command.removeprefix("$ "))
+    assert argv[0] == "tfenv"
+    code = main(argv[1:])
+    out = capsys.readouterr().out
+    assert out == shown, "README.md's example is stale: paste the new output"
+    assert code == 1  # the example is a machine nothing fits

@@ -131,6 +131,7 @@ def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
     # loading the data: its parsers and the GPU table's rules
     parsing = {"yaml", "packaging.requirements", "packaging.markers", "tfenv.kb.gpu_families"}
     assert set(cold["after_resolve"]) <= parsing, cold
+    assert "yaml" in cold["after_resolve"], cold  # so the check does see what a run imports
     warm = _run_heavy_check(env)  # the knowledge base now comes from the cache
     assert warm["after_resolve"] == [], f"a warm tfenv resolve imports {warm['after_resolve']}"
 

@@ -43,6 +43,7 @@ def test_no_plug_in_for_2_20_and_later_nor_before_the_metal_route(
 
 def test_every_pair_loads_where_it_is_paired(kb: KnowledgeBase) -> None:
     assert kb.metal.pairs
+    checked = set()
     for pair in kb.metal.pairs:
         assert pair.provenance.sources
         assert pair.provenance.retrieved
@@ -51,6 +52,8 @@ def test_every_pair_loads_where_it_is_paired(kb: KnowledgeBase) -> None:
             v = Version(f"2.{minor}.0")
             if pair.tensorflow.contains(v):
                 assert pair.loads_with.contains(v), (pair.metal, v)
+                checked.add(pair.metal)
+    assert checked == {p.metal for p in kb.metal.pairs}, "a pair no release was checked with"
     assert kb.metal.table[-1].startswith("|v2.18|v1.1.0|")  # Apple's row, kept verbatim
 
 
@@ -72,29 +75,28 @@ def _sample(name: str) -> str:
     return "\n".join((ERRORS / f"{name}.txt").read_text("utf-8").splitlines()[1:])
 
 
-def test_explain_names_the_pair_to_install(kb: KnowledgeBase) -> None:
+def _explain_facts(kb: KnowledgeBase, sample: str, python: str, tf: str, metal: str) -> str:
+    """The one answer to a recorded Metal error on an Apple-silicon Mac that has ``tf`` and
+    tensorflow-metal ``metal`` installed: its facts, joined."""
     host = HostProfile(
         os="macos",
         arch="arm64",
-        python=Version("3.10"),
-        packages=(("tensorflow", "2.18.0"), ("tensorflow-metal", "1.1.0")),
+        python=Version(python),
+        packages=(("tensorflow", tf), ("tensorflow-metal", metal)),
     )
-    (match,) = explain(_sample("metal-plugin-symbol-not-found"), kb, host).matches
-    facts = " ".join(match.facts)
+    (match,) = explain(_sample(sample), kb, host).matches
+    assert match.elsewhere is None
+    return " ".join(match.facts)
+
+
+def test_explain_names_the_pair_to_install(kb: KnowledgeBase) -> None:
+    facts = _explain_facts(kb, "metal-plugin-symbol-not-found", "3.10", "2.18.0", "1.1.0")
     assert "tensorflow 2.18.0 with tensorflow-metal 1.1.0" in facts
     assert "pairs with tensorflow-metal 1.2.0 (inferred)" in facts
     assert "pip install 'tensorflow==2.19.1' 'tensorflow-metal==1.2.0'" in facts
-    assert match.elsewhere is None
 
 
 def test_explain_on_2_20_says_no_plug_in_pairs(kb: KnowledgeBase) -> None:
-    host = HostProfile(
-        os="macos",
-        arch="arm64",
-        python=Version("3.12"),
-        packages=(("tensorflow", "2.20.0"), ("tensorflow-metal", "1.2.0")),
-    )
-    (match,) = explain(_sample("metal-plugin-library-not-loaded"), kb, host).matches
-    facts = " ".join(match.facts)
+    facts = _explain_facts(kb, "metal-plugin-library-not-loaded", "3.12", "2.20.0", "1.2.0")
     assert "no tensorflow-metal release is paired with TensorFlow 2.20.0" in facts
     assert "TensorFlow >=2.14,<2.18: 1.1.0" in facts

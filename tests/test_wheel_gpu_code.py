@@ -251,6 +251,18 @@ GEN_TABLE_NO_LZ4 = """\
 """
 
 
+def table_without_lz4(path: Path, member: str) -> str:
+    """The table printed for MAIN_LIB (as ``path``, or its wheel member ``member``) when
+    the LZ4-compressed PTX cannot be read."""
+    return (
+        f"{path.name} (sha256 {sha256(path)})\n"
+        f"library: {member} ({len(MAIN_LIB)} bytes)\n"
+        + HAND_TABLE
+        + GEN_TABLE_HEAD
+        + GEN_TABLE_NO_LZ4
+    )
+
+
 # --- the building blocks are what they claim ------------------------------------------------------
 
 
@@ -279,13 +291,7 @@ def test_library_table_without_lz4(
 ) -> None:
     code, out, err = run_tool(capsys, str(main_lib))
     assert (code, err) == (0, "")
-    assert out == (
-        f"libtensorflow_cc.so.2 (sha256 {sha256(main_lib)})\n"
-        f"library: libtensorflow_cc.so.2 ({len(MAIN_LIB)} bytes)\n"
-        + HAND_TABLE
-        + GEN_TABLE_HEAD
-        + GEN_TABLE_NO_LZ4
-    )
+    assert out == table_without_lz4(main_lib, "libtensorflow_cc.so.2")
 
 
 def test_library_table_with_lz4_reads_the_compressed_target(
@@ -320,11 +326,7 @@ def test_wheel_table_picks_the_library_with_most_fatbinaries(
     code, out, err = run_tool(capsys, str(wheel))
     assert (code, err) == (0, "")
     assert out == (
-        f"{wheel.name} (sha256 {sha256(wheel)})\n"
-        f"library: tensorflow/libtensorflow_cc.so.2 ({len(MAIN_LIB)} bytes)\n"
-        + HAND_TABLE
-        + GEN_TABLE_HEAD
-        + GEN_TABLE_NO_LZ4
+        table_without_lz4(wheel, "tensorflow/libtensorflow_cc.so.2")
         + "other libraries with fatbinaries in .nv_fatbin/.rodata: "
         "tensorflow/libtensorflow_framework.so.2 (1)\n"
     )
