@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 import pytest
 
+from tests.host_doc import host_document
 from tfenv import __version__
 from tfenv.cli import main
 
@@ -140,23 +141,7 @@ def test_text_unsatisfiable_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _host_with(tmp_path: Path, **changes: Any) -> Path:
-    data: dict[str, Any] = {
-        "schema": 1,
-        "os": "linux",
-        "arch": "x86_64",
-        "glibc": "2.35",
-        "python": "3.11",
-        "conda_env": None,
-        "driver": None,
-        "driver_cuda": None,
-        "gpus": [],
-        "cuda_toolkits": [],
-        "cudnn": [],
-        "packages": {},
-        "notes": [],
-        "sources": {},
-    }
-    data.update(changes)
+    data = host_document(**changes)
     path = tmp_path / "host.json"
     path.write_text(json.dumps(data), "utf-8")
     return path

@@ -94,7 +94,9 @@ def test_the_documented_example_validates_and_reads(tmp_path: Path) -> None:
 
 
 def test_the_test_configurations_validate() -> None:
-    for path in (ROOT / "tests" / "data").rglob("tfenv.toml"):
+    paths = sorted((ROOT / "tests" / "data").rglob("tfenv.toml"))
+    assert paths, "no test configuration found"
+    for path in paths:
         VALIDATOR.validate(tomllib.loads(path.read_text("utf-8")))
 
 

@@ -19,6 +19,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
+from tests.case_expect import assert_conflict_texts
 from tests.checker import check_plan
 from tests.test_resolve_cases import check_target, run_case
 from tfenv import rules
@@ -187,13 +188,7 @@ def _check_conflict(res: Resolution, expect: dict[str, Any]) -> None:
     assert res.conflicts
     assert res.suggestions
     assert {conflict_kind(c) for c in res.conflicts} == set(expect["kinds"]), res.conflicts
-    conflicts, suggestions = " ".join(res.conflicts), " ".join(res.suggestions)
-    for text in expect.get("conflicts", []):
-        assert text in conflicts, res.conflicts
-    for text in expect.get("not_in_conflicts", []):
-        assert text not in conflicts, res.conflicts
-    for text in expect.get("suggestions", []):
-        assert text in suggestions, res.suggestions
+    assert_conflict_texts(res, expect)
 
 
 def _check_plan(case: dict[str, Any], res: Resolution, expect: dict[str, Any]) -> None:

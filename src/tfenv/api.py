@@ -58,7 +58,7 @@ def build_target(
     kb: KnowledgeBase, m: MachineArgs, detect: Optional[Callable[[], HostProfile]] = None
 ) -> Target:
     """Start from a host file, or this machine, or nothing; flags win over all of it."""
-    profile = _base_profile(m, detect)
+    profile = _base_profile(kb, m, detect)
     facts: dict[str, Any] = {"os": "linux", "arch": "x86_64"}
     if profile is not None:
         python = profile.python
@@ -130,7 +130,7 @@ def _no_gpu_given(m: MachineArgs, facts: dict[str, Any]) -> Optional[str]:
 
 
 def _base_profile(
-    m: MachineArgs, detect: Optional[Callable[[], HostProfile]]
+    kb: KnowledgeBase, m: MachineArgs, detect: Optional[Callable[[], HostProfile]]
 ) -> Optional[HostProfile]:
     if m.host_file is not None:
         from tfenv.host import read_host_file
@@ -141,7 +141,7 @@ def _base_profile(
     if detect is None:
         from tfenv.host import detect as detect_host
 
-        return detect_host()
+        return detect_host(gpu_catalog=lambda: kb.gpus)  # this run's catalog, loaded once
     return detect()
 
 

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         env = target_env.current()
     kb = KnowledgeBase.from_environment()
-    here = detect()
+    here = detect(gpu_catalog=lambda: kb.gpus)
     machine = _target_machine(kb, args, here, env)
     inputs = Inputs(
         env=env,

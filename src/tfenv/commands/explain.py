@@ -118,7 +118,7 @@ def _machine(
     if not (args.no_detect or elsewhere):
         from tfenv.host import detect
 
-        host = detect()
+        host = detect(gpu_catalog=lambda: kb.gpus)
     if m is None:
         return host, None
     if host is None and not elsewhere:

@@ -16,7 +16,6 @@ from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
-from tfenv.rules.driver import driver_floor
 from tfenv.rules.gpu_code import describe_caps, gpu_code
 
 if TYPE_CHECKING:
@@ -291,7 +290,7 @@ def _wheelset(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> Optional[W
 
 
 def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
-    floor, why = driver_floor(inp.kb, cuda, "windows" if os == "windows" else "linux")
+    floor, why = inp.kb.cuda.driver_floor(cuda, "windows" if os == "windows" else "linux")
     have = inp.host.driver_version
     if have is None:
         return Finding(

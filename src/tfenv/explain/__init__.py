@@ -100,9 +100,7 @@ def explain(
 ) -> Explanation:
     """Every distinct known error in ``text``, answered for ``target`` (else ``host``'s machine)."""
     if entries is None:
-        from tfenv.kb import errors
-
-        entries = errors.load(kb.root)
+        entries = kb.errors
     if target is None and host is not None:
         target = target_of(host)
     ctx = Context(kb, text, target, host, tf)

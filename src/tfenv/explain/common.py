@@ -9,7 +9,6 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from tfenv.models.driver import DriverVersion
-from tfenv.rules.driver import driver_floor
 
 if TYPE_CHECKING:
     from tfenv.explain.context import Context
@@ -103,7 +102,7 @@ def driver_os(ctx: Context) -> Optional[DriverOs]:
 
 def driver_facts(ctx: Context, cuda: Version, os: DriverOs) -> list[str]:
     """The driver CUDA ``cuda`` needs on ``os``, and whether this machine's has it."""
-    floor, why = driver_floor(ctx.kb, cuda, os)
+    floor, why = ctx.kb.cuda.driver_floor(cuda, os)
     if floor is None:
         return []
     label = "Windows" if os == "windows" else "Linux"

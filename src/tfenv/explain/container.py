@@ -135,9 +135,11 @@ def _runtime(groups: Mapping[str, str], ctx: Context) -> Answer:
             "host: no NVIDIA driver there, or (Docker Desktop on WSL2) a Windows build or "
             "driver without GPU support for WSL2."
         )
+        wsl2 = ctx.kb.platforms.wsl2
         fix = (
             "Make `nvidia-smi` work on the host first (on WSL2: a current Windows NVIDIA driver "
-            "and Windows 11 or Windows 10 21H2 or later; no Linux driver inside WSL2)."
+            f"and {wsl2.min_windows_release} (build {wsl2.min_windows_build}) or later; no Linux "
+            "driver inside WSL2)."
         )
     else:
         fix = (

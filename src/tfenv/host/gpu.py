@@ -44,9 +44,11 @@ CatalogLoader = Callable[[], CatalogLike]
 
 
 def _load_kb_catalog() -> CatalogLike:
-    from tfenv.kb import gpus
+    """The GPU catalog as every other command reads it: cached, from ``TFENV_DATA_DIR``
+    when set."""
+    from tfenv.kb import KnowledgeBase
 
-    catalog: CatalogLike = gpus.load()
+    catalog: CatalogLike = KnowledgeBase.from_environment().gpus
     return catalog
 
 

@@ -43,6 +43,7 @@ DataRoot = Optional[Path]
 @dataclass(frozen=True)
 class Wsl2Facts:
     min_windows_build: Version
+    min_windows_release: str  # its name ("Windows 10 21H2")
     windows_driver_min_cuda12: Optional[Version]
     libcuda_dir: str
     wheel_platform: str
@@ -134,6 +135,7 @@ def _names(node: Node, allowed: frozenset[str]) -> frozenset[str]:
 def _wsl2(node: Node) -> Wsl2Facts:
     node.only(
         "min_windows_build",
+        "min_windows_release",
         "windows_driver_min_cuda12",
         "libcuda_dir",
         "wheel_platform",
@@ -146,6 +148,7 @@ def _wsl2(node: Node) -> Wsl2Facts:
         raise platform.fail(f"unknown platform {platform.text()!r}")
     return Wsl2Facts(
         min_windows_build=node.get("min_windows_build").version(),
+        min_windows_release=node.get("min_windows_release").label(),
         windows_driver_min_cuda12=node.get("windows_driver_min_cuda12").opt_version(),
         libcuda_dir=node.get("libcuda_dir").text(),
         wheel_platform=platform.text(),

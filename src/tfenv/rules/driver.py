@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import cuda_build_for
@@ -10,23 +10,10 @@ from tfenv.rules.facts import driver_fact
 from tfenv.rules.model import Candidate, Requirement, on_driver
 
 if TYPE_CHECKING:
-    from packaging.version import Version
 
-    from tfenv.kb import KnowledgeBase
     from tfenv.models.driver import DriverVersion
-    from tfenv.models.platform import DriverOs
 
-__all__ = ["DRIVER", "driver_fix", "driver_floor"]
-
-
-def driver_floor(
-    kb: KnowledgeBase, cuda: Version, os: DriverOs
-) -> tuple[Optional[DriverVersion], str]:
-    """The lowest driver of ``os`` that runs a build made with CUDA ``cuda``, and why.
-
-    Only forwards to :meth:`~tfenv.kb.cuda.CudaFacts.driver_floor`, which new code calls
-    directly (``doctor`` and ``explain`` still import this name)."""
-    return kb.cuda.driver_floor(cuda, os)
+__all__ = ["DRIVER", "driver_fix"]
 
 
 def driver_fix(ctx: Context, floor: DriverVersion) -> str:
