@@ -10,7 +10,6 @@ from tfenv.rules.facts import driver_fact
 from tfenv.rules.model import Candidate, Requirement, on_driver
 
 if TYPE_CHECKING:
-
     from tfenv.models.driver import DriverVersion
 
 __all__ = ["DRIVER", "driver_fix"]
