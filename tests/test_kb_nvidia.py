@@ -11,7 +11,7 @@ import yaml
 from packaging.version import Version
 
 from tfenv.errors import KBValidationError, UsageError
-from tfenv.kb import cuda, cudnn, gpus
+from tfenv.kb import KnowledgeBase, cuda, cudnn, gpus
 from tfenv.kb._fields import Provenance
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -472,7 +472,6 @@ def test_missing_file_is_reported(tmp_path: Path) -> None:
 def test_newest_cudnn_wheel_is_capped_by_the_gpu() -> None:
     """The cuDNN wheels and their CUDA major come from and_cuda.yaml; with ``newest`` the
     pin stops at the last cuDNN series that supports the GPU (9.10 for Maxwell)."""
-    from tfenv.kb import KnowledgeBase
     from tfenv.kb.cuda_wheels import cuda_wheels
 
     kb = KnowledgeBase()
@@ -493,3 +492,14 @@ def test_newest_cudnn_wheel_is_capped_by_the_gpu() -> None:
     new, caps = cudnn("9.0")
     assert new > old
     assert caps == ()
+
+
+def test_nvidia_wheel_names_come_from_the_recorded_packages(kb: KnowledgeBase) -> None:
+    facts = kb.and_cuda
+    assert facts.wheel("cudnn", 12) == "nvidia-cudnn-cu12"
+    assert facts.wheel("cuda-nvcc", 11) == "nvidia-cuda-nvcc-cu11"
+    assert facts.wheel("cuda-nvrtc", 11) is None  # no cu11 NVRTC wheel in any and-cuda extra
+    assert facts.wheel("cudnn", 13) is None  # not recorded: never a guessed name
+    assert facts.component("nvidia-cuda-runtime-cu12") == "cuda-runtime"
+    assert facts.component("nvidia-cudnn-cu11") == "cudnn"
+    assert facts.component("tensorrt") is None

@@ -87,7 +87,10 @@ def check_pins(
     newest = cuda_wheels(kb, ws, py, "newest", cc, host.driver_version)
     caps = {p.name: p.version for p in newest.pins} if newest is not None else {}
     why = "; ".join(newest.caps) if newest is not None else ""
-    out = [_pin_finding(env, pin, caps.get(pin.name), why, tf_label) for pin in build.pins]
+    out = [
+        _pin_finding(env, pin, caps.get(pin.name), why, tf_label, kb.and_cuda.component(pin.name))
+        for pin in build.pins
+    ]
     if build.dropped:
         out.append(
             Finding(
@@ -101,7 +104,12 @@ def check_pins(
 
 
 def _pin_finding(
-    env: TargetEnv, pin: WheelPin, cap: Optional[Version], why: str, tf_label: str
+    env: TargetEnv,
+    pin: WheelPin,
+    cap: Optional[Version],
+    why: str,
+    tf_label: str,
+    component: Optional[str],
 ) -> Finding:
     fid = f"pin-{pin.name}"
     want = f"{pin.name}=={pin.version}"
@@ -130,7 +138,7 @@ def _pin_finding(
             f"pip install '{want}'",
         )
     if cap is not None and have > cap:
-        bad = pin.name.startswith("nvidia-cudnn-")  # no cuDNN for the GPU: nothing runs
+        bad = component == "cudnn"  # no cuDNN for the GPU: nothing runs
         return Finding(
             fid,
             "problem" if bad else "warning",

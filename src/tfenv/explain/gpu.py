@@ -136,12 +136,13 @@ def _ptx_isa(groups: Mapping[str, str], ctx: Context) -> Answer:
     fix = []
     if floor is not None:
         fix.append(f"Update the NVIDIA driver to {floor} or newer")
-    if cuda is not None:
-        wheel = lowest_wheel(ctx.kb, f"nvidia-cuda-nvcc-cu{cuda.major}", cuda, ctx.platform)
+    nvcc = ctx.kb.and_cuda.wheel("cuda-nvcc", cuda.major) if cuda is not None else None
+    if cuda is not None and nvcc is not None:
+        wheel = lowest_wheel(ctx.kb, nvcc, cuda, ctx.platform)
         if wheel is not None:
             fix.append(
                 f"if a ptxas reported it, put a ptxas of CUDA {cuda} or newer first "
-                f"(`pip install 'nvidia-cuda-nvcc-cu{cuda.major}>={wheel}'`)"
+                f"(`pip install '{nvcc}>={wheel}'`)"
             )
     return Answer(tuple(facts), "; ".join(fix) + "." if fix else None)
 
@@ -243,14 +244,15 @@ def _nvcc_fix(ctx: Context, need: Version) -> str:
     major = need.major
     if build is not None and build.linux is not None and build.linux.cuda is not None:
         major = max(major, build.linux.cuda.major)
-    pin = and_cuda_pin(ctx, f"nvidia-cuda-nvcc-cu{major}")
+    nvcc = ctx.kb.and_cuda.wheel("cuda-nvcc", major)
+    pin = and_cuda_pin(ctx, nvcc) if nvcc is not None else None
     if pin is not None and Version(pin.split("==")[1]) >= need:
         install = f"`pip install '{pin}'` (what TensorFlow {ctx.tf} pins)"
     else:
         floor = need if need.major == major else Version(f"{major}.0")
-        wheel = lowest_wheel(ctx.kb, f"nvidia-cuda-nvcc-cu{major}", floor, ctx.platform)
+        wheel = lowest_wheel(ctx.kb, nvcc, floor, ctx.platform) if nvcc is not None else None
         install = (
-            f"`pip install 'nvidia-cuda-nvcc-cu{major}>={wheel}'`"
+            f"`pip install '{nvcc}>={wheel}'`"
             if wheel is not None
             else f"a CUDA {need} or newer toolkit"
         )
@@ -355,10 +357,10 @@ def _driver_ptxas(groups: Mapping[str, str], ctx: Context) -> Answer:
     fixes = []
     if floor is not None:
         fixes.append(f"Update the NVIDIA driver to {floor} or newer (CUDA {mm})")
-    wheel = f"nvidia-cuda-nvcc-cu{driver_cuda.major}"
+    wheel = ctx.kb.and_cuda.wheel("cuda-nvcc", driver_cuda.major)
     fits = [
         v
-        for v in wheel_versions(ctx.kb, wheel, ctx.platform)
+        for v in (wheel_versions(ctx.kb, wheel, ctx.platform) if wheel is not None else [])
         if v.major == driver_cuda.major and v.minor <= driver_cuda.minor
     ]
     if fits:

@@ -188,8 +188,8 @@ def _cudnn_pair(groups: Mapping[str, str], ctx: Context) -> Answer:
         facts.append(f"TensorFlow series built with cuDNN {mm} (Linux): {series_list(builds)}.")
     fix = f"Install cuDNN {compiled.major}.x at {compiled} or newer (same major {compiled.major})"
     cuda = builds[-1].linux.cuda if builds and builds[-1].linux is not None else None
-    if cuda is not None:
-        wheel = f"nvidia-cudnn-cu{cuda.major}"
+    wheel = ctx.kb.and_cuda.wheel("cudnn", cuda.major) if cuda is not None else None
+    if wheel is not None:
         found = lowest_wheel(ctx.kb, wheel, compiled, ctx.platform or "linux_x86_64")
         if found is not None:
             fix += f", e.g. `pip install '{wheel}=={found}'`"
@@ -219,7 +219,8 @@ def _nvrtc(groups: Mapping[str, str], ctx: Context) -> Answer:
     pin = None
     build = ctx.build()
     if build is not None and build.linux is not None and build.linux.cuda is not None:
-        pin = and_cuda_pin(ctx, f"nvidia-cuda-nvrtc-cu{build.linux.cuda.major}")
+        nvrtc = ctx.kb.and_cuda.wheel("cuda-nvrtc", build.linux.cuda.major)
+        pin = and_cuda_pin(ctx, nvrtc) if nvrtc is not None else None
     fix = (
         "Install NVRTC's development files (the toolkit's cuda-nvrtc-dev package, or the CUDA "
         "-devel container image instead of -runtime), or link libnvrtc.so to the versioned "

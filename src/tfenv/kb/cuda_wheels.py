@@ -112,6 +112,21 @@ class AndCudaFacts:
     cudnn: CudnnWheels  # their version is the cuDNN version
     xla: Optional[XlaSearch] = None  # where XLA looks for ptxas and libdevice (None: not recorded)
 
+    def wheel(self, component: str, cuda_major: int) -> Optional[str]:
+        """NVIDIA's wheel of ``component`` (``cudnn``, ``cuda-runtime``, ``cuda-nvcc``,
+        ``cuda-nvrtc``...) built for CUDA ``cuda_major``, named as NVIDIA names them
+        (``nvidia-cudnn-cu12``); None where the knowledge base records no such wheel."""
+        name = f"nvidia-{component}-cu{cuda_major}"
+        return name if self.component(name) == component else None
+
+    def component(self, name: str) -> Optional[str]:
+        """The component of a recorded NVIDIA CUDA wheel (``nvidia-cudnn-cu12`` -> ``cudnn``),
+        None for any other package."""
+        if name not in self.cudnn.cuda_major and name not in self.cuda_versioned.packages:
+            return None
+        head, _, major = name.rpartition("-cu")
+        return head.removeprefix("nvidia-") if major.isdigit() else None
+
 
 def _set(node: Node) -> PackageSet:
     from packaging.utils import canonicalize_name

@@ -70,7 +70,9 @@ class CondaPipRoute(Route):
 
 def _cudnn_wheel(kb: KnowledgeBase, cuda: Version, cudnn: Version) -> Optional[str]:
     """The newest nvidia-cudnn-cuXX wheel of the cuDNN series, if the index has one."""
-    name = f"nvidia-cudnn-cu{cuda.major}"
+    name = kb.and_cuda.wheel("cudnn", cuda.major)
+    if name is None:
+        return None
     found = conda_match(tuple(w.version for w in kb.index.cuda_versions(name)), cudnn)
     return None if found is None else f"{name}=={found}"
 

@@ -70,8 +70,8 @@ class PipRoute(Route):
         pip = (f"{opt.package}=={opt.version}", *pins) if found.dropped else (extra, *pins)
         cuda, cudnn = choice.cuda, choice.cudnn
         if found.policy == "newest":  # the plan names what it installs, not the build
-            cuda = _series(found, "nvidia-cuda-runtime-cu") or cuda
-            cudnn = _series(found, "nvidia-cudnn-cu") or cudnn
+            cuda = _series(where, found, "cuda-runtime") or cuda
+            cudnn = _series(where, found, "cudnn") or cudnn
         return Delivery(
             choice.python,
             cuda,
@@ -86,10 +86,12 @@ def _words(items: tuple[str, ...]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _series(found: CudaWheels, prefix: str) -> Optional[Version]:
+def _series(where: Where, found: CudaWheels, component: str) -> Optional[Version]:
+    """The X.Y of the pinned wheel of ``component`` (its version is that component's)."""
     from packaging.version import Version
 
-    pin = next((p for p in found.pins if p.name.startswith(prefix)), None)
+    facts = where.kb.and_cuda
+    pin = next((p for p in found.pins if facts.component(p.name) == component), None)
     return None if pin is None else Version(f"{pin.version.major}.{pin.version.minor}")
 
 
