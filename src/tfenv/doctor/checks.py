@@ -14,6 +14,7 @@ from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.xla import CUDA_HOME, check_xla
+from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
 from tfenv.rules.gpu_code import describe_caps, gpu_code
@@ -35,15 +36,8 @@ __all__ = [
     "profile_of",
 ]
 
-_CPU_PACKAGES = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
-#: the pip distributions that carry TensorFlow itself, most telling first
-TF_PACKAGES = (
-    "tensorflow",
-    "tensorflow-gpu",
-    *sorted(_CPU_PACKAGES),
-    "tensorflow-macos",
-    "tf-nightly",
-)
+#: the pip distributions that carry TensorFlow itself (and nightly builds), most telling first
+TF_PACKAGES = (*TF_DISTRIBUTIONS, "tf-nightly")
 # the known issue (data/tensorflow/known_issues.yaml) of releases that do not look in
 # site-packages/nvidia/*/lib although their and-cuda extra installs the libraries there
 PIP_LIBS_NOT_FOUND = "pip-cuda-libs-not-found"
@@ -128,7 +122,9 @@ def diagnose(inp: Inputs) -> list[Finding]:
     found = platform_of(inp.host.os, inp.host.arch)
     platform = found.key if found else None
     gpu_build = (
-        build is not None and platform in build.gpu_platforms and tf.package not in _CPU_PACKAGES
+        build is not None
+        and platform in build.gpu_platforms
+        and tf.package not in CPU_DISTRIBUTIONS
     )
     findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
     findings.append(_gpu_summary(inp.host))

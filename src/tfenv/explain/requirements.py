@@ -11,11 +11,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.explain.common import version_or_none
+from tfenv.kb.index import TF_DISTRIBUTIONS
 
 __all__ = ["PLATFORM_TITLES", "TF_NAMES", "Req", "listed_versions", "parse_req", "platform_title"]
 
-TF_NAMES = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel",
-            "tensorflow-cpu-aws", "tensorflow-macos")  # fmt: skip
+TF_NAMES = TF_DISTRIBUTIONS
 PLATFORM_TITLES = {
     "linux_x86_64": "Linux x86_64",
     "linux_aarch64": "Linux aarch64",

@@ -25,8 +25,10 @@ from tfenv.kb._files import load_node
 from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = [
+    "CPU_DISTRIBUTIONS",
     "CUDA_WHEELS",
     "INDEX_PACKAGES",
+    "TF_DISTRIBUTIONS",
     "CudaWheel",
     "ExtraLine",
     "HeaderBuild",
@@ -46,6 +48,17 @@ INDEX_PACKAGES = (
     "tensorflow-metal",
 )
 CUDA_WHEELS = "cuda-wheels"
+#: the pip distributions that carry TensorFlow itself, most telling first
+TF_DISTRIBUTIONS = (
+    "tensorflow",
+    "tensorflow-gpu",
+    "tensorflow-cpu",
+    "tensorflow-intel",
+    "tensorflow-cpu-aws",
+    "tensorflow-macos",
+)
+#: those of them that are never a CUDA build
+CPU_DISTRIBUTIONS = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
 
 _EMPTY: Mapping[str, WheelSet] = MappingProxyType({})
 _NO_PYTHONS: Mapping[str, tuple[str, ...]] = MappingProxyType({})

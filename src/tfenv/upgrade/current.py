@@ -19,21 +19,14 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.errors import ConfigError, UsageError
+from tfenv.kb.index import TF_DISTRIBUTIONS
 from tfenv.specs import to_version
 from tfenv.upgrade.lockfiles import Locked, kind_of, read_locked
 
 __all__ = ["TF_PACKAGES", "CurrentSource", "CurrentState", "from_env", "from_files", "from_spec"]
 
-#: distributions that carry TensorFlow itself, most telling first
-TF_PACKAGES = (
-    "tensorflow",
-    "tensorflow-gpu",
-    "tensorflow-cpu",
-    "tensorflow-macos",
-    "tensorflow-intel",
-    "tensorflow-cpu-aws",
-    "tensorflow-base",
-)
+#: distributions that carry TensorFlow itself, most telling first (tensorflow-base: conda's)
+TF_PACKAGES = (*TF_DISTRIBUTIONS, "tensorflow-base")
 
 
 @dataclass(frozen=True)
