@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -252,3 +253,14 @@ def test_lock_error_carries_failures() -> None:
     err = LockError("x", failures={"a": "why"})
     assert err.failures == {"a": "why"}
     assert read_stamp(Path("/nonexistent")) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_read_stamp_never_opens_a_fifo(tmp_path: Path) -> None:
+    """A FIFO in a lockfile's place is not a lockfile: reading it would block forever."""
+    fifo = tmp_path / "pylock.gpu.toml"
+    os.mkfifo(fifo)
+    assert read_stamp(fifo) is None
+    bad = tmp_path / "requirements.gpu.txt"
+    bad.write_bytes(b"# tfenv-inputs: sha256:" + b"0" * 64 + b"\n\xff\n")
+    assert read_stamp(bad) is None  # not UTF-8

@@ -17,7 +17,7 @@ from tfenv.config import load_config
 from tfenv.errors import TfenvError
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockError, LockOptions, check_project, lock_project
-from tfenv.lock.header import read_inputs_hash
+from tfenv.lock.header import read_stamp
 from tfenv.lock.pylock import validate
 
 CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
@@ -85,7 +85,10 @@ def test_locks_every_target_with_hashes(
 
         lock = validate(tomllib.loads((project / f"pylock.{n}.toml").read_text()))
         assert lock.created_by == "tfenv"
-        assert read_inputs_hash(project / f"pylock.{n}.toml") is not None
+        stamp = read_stamp(project / f"pylock.{n}.toml")
+        assert stamp is not None
+        assert lock.tool is not None
+        assert stamp.inputs == lock.tool["tfenv"]["inputs-sha256"]
 
 
 def test_requirements_lock_installs_with_require_hashes(
