@@ -220,3 +220,40 @@ def test_cli_lock_and_malformed_config(
 def test_unknown_target_is_a_usage_error(project: Path, kb: KnowledgeBase) -> None:
     with pytest.raises(TfenvError, match="No target named"):
         lock_project(kb, load_config(project), LockOptions(only=("nope",), index_url="x"))
+
+
+def _pylock_doc(sha256: str, marker: str = "") -> dict[str, object]:
+    """A minimal PEP 751 document of one wheel, as uv writes it."""
+    package: dict[str, object] = {
+        "name": "six",
+        "version": "1.16.0",
+        "wheels": [
+            {
+                "url": "https://files.example/six-1.16.0-py2.py3-none-any.whl",
+                "hashes": {"sha256": sha256},
+            }
+        ],
+    }
+    if marker:
+        package["marker"] = marker
+    return {"lock-version": "1.0", "created-by": "uv", "packages": [package]}
+
+
+def test_what_uv_wrote_cannot_add_a_line_to_the_requirements_file() -> None:
+    from tfenv.lock.pylock import render_requirements, toml_dumps
+
+    good = "a" * 64
+    with pytest.raises(LockError, match="malformed hash"):  # a hash that would end the line
+        validate(_pylock_doc(good + "\n--index-url https://evil.example/"))
+    # pip splits a requirements file as str.splitlines() does: at \x0b, \x85, \u2028 too
+    lock = validate(_pylock_doc(good, marker='platform_release == "x\x0b-r evil.txt"'))
+    text = render_requirements(lock, ["header"])
+    lines = text.splitlines()
+    assert lines[1].startswith("six==1.16.0 ; platform_release == ")
+    assert lines[1].endswith(" \\")
+    assert lines[2] == f"    --hash=sha256:{good}"
+    assert len(lines) == 3  # the marker's line break is written as a visible escape
+    assert "\x7f" not in toml_dumps({"url": "a\x7fb"})  # TOML forbids a bare DEL
+    import tomllib
+
+    assert tomllib.loads(toml_dumps({"url": "a\x7fb"})) == {"url": "a\x7fb"}
