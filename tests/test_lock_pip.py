@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.lock_index import LockIndex, build_wheels, serve
+from tests.lock_index import (  # the fixtures: wheels, index
+    LOCK_CONFIG,
+    LockIndex,
+    index_fixture,  # noqa: F401
+    lock_project_folder,
+    wheels_fixture,  # noqa: F401
+)
 from tfenv.cli import main
 from tfenv.config import load_config
 from tfenv.errors import TfenvError
@@ -20,26 +24,12 @@ from tfenv.lock import LockError, LockOptions, check_project, lock_project
 from tfenv.lock.header import read_stamp
 from tfenv.lock.pylock import validate
 
-CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
 NAMES = ("gpu", "cpu", "win", "mac")
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheels(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture
-def index(wheels: Path) -> Iterator[LockIndex]:
-    yield from serve(LockIndex(wheels))
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    shutil.copy(CONFIG, folder / "tfenv.toml")
-    return folder
+    return lock_project_folder(tmp_path)
 
 
 def _options(index: LockIndex, tmp_path: Path, **kw: object) -> LockOptions:
@@ -139,7 +129,7 @@ def test_faults_leave_every_lockfile_untouched(
     words: str,
 ) -> None:
     _lock(project, _options(index, tmp_path / "warm"), kb)
-    (project / "tfenv.toml").write_text(CONFIG.read_text() + "\n# changed\n")
+    (project / "tfenv.toml").write_text(LOCK_CONFIG.read_text() + "\n# changed\n")
     before = _snapshot(project)
     index.faults[path] = list(actions)
     index.hang_s = 4.0
