@@ -334,3 +334,12 @@ def wheels_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def index_fixture(wheels: Path) -> Iterator[LockIndex]:
     """A :class:`LockIndex` serving ``wheels``, fresh (no faults) for each test."""
     yield from serve(LockIndex(wheels))
+
+
+def live_uv_cache(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """uv's cache for the live tests: kept between runs in pytest's cache folder (the
+    index's files need not be downloaded again), else a fresh one under ``tmp_path``."""
+    cache = getattr(request.config, "cache", None)  # absent with -p no:cacheprovider
+    if cache is not None:
+        return Path(cache.mkdir("tfenv-uv-cache"))
+    return tmp_path / "uv-cache"
