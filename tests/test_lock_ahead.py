@@ -131,3 +131,9 @@ def test_unreadable_records_are_ignored(records: Path, tmp_path: Path) -> None:
     (records / f"{key}.json").write_text('[{"index_url": 1}]', "utf-8")
     assert ahead.start(key, 4) == {}
     assert ahead.start(None, 4) == {}
+
+
+def test_the_key_covers_the_files_a_configuration_comes_from() -> None:
+    from tfenv.config import CONFIG_FILES
+
+    assert ahead._CONFIG_NAMES == CONFIG_FILES
