@@ -56,6 +56,7 @@ __all__ = [
     "lock_conda",
     "lock_file_name",
     "solve_specs",
+    "spec_name",
 ]
 
 
@@ -187,7 +188,7 @@ def solve_specs(plan: Plan, spec: CondaLockSpec) -> tuple[str, ...]:
             "which has no conda packages to lock."
         )
     specs = list(plan.conda)
-    if plan.route == "conda+pip" and not any(_spec_name(s) == "pip" for s in specs):
+    if plan.route == "conda+pip" and not any(spec_name(s) == "pip" for s in specs):
         specs.append("pip")
     specs.extend(s for s in spec.extra_specs if s not in specs)
     return tuple(specs)
@@ -270,7 +271,8 @@ def _locked(record: Any) -> LockedCondaPackage:
     )
 
 
-def _spec_name(spec: str) -> str:
+def spec_name(spec: str) -> str:
+    """The package name of a conda match spec (``pip``, ``python=3.11``, ``cudnn >=8``)."""
     return re.split(r"[\s=<>!~\[]", spec.strip(), maxsplit=1)[0]
 
 
