@@ -131,9 +131,10 @@ def _inputs_doc(
 
 def regenerate_command(config: ProjectConfig) -> str:
     """The command that rewrites the lockfiles, run from the configuration's folder."""
+    from tfenv.config import CONFIG_FILES
     from tfenv.textsafe import shell_word
 
-    default = config.path.name == "pyproject.toml" or config.path.name == "tfenv.toml"
+    default = config.path.name in CONFIG_FILES  # what 'tfenv lock' finds in its folder
     return "tfenv lock" if default else f"tfenv lock --config {shell_word(config.path.name)}"
 
 
