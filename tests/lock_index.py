@@ -11,6 +11,11 @@ PEP 691 keys to a file's entry (``requires-python``, ``yanked``).
 Faults as in ``index_server.py``: ``faults`` maps a path to actions used up one
 per request, an HTTP status (``"500"``), ``"hang"`` or ``"truncate"``;
 ``wrong_hash`` lists file names whose advertised sha256 is wrong.
+
+For the lock tests: :data:`LOCK_CONFIG` (four targets: gpu, cpu, win, mac),
+:func:`lock_project_folder` (a project holding it), and the fixtures ``wheels`` (built
+once per test module) and ``index`` (serving them), which a test module takes with
+``from tests.lock_index import index_fixture, wheels_fixture  # noqa: F401``.
 """
 
 from __future__ import annotations
@@ -31,11 +36,13 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Optional
 
+import pytest
 from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 
 from tests.http_fixture import FaultLog, FaultyHandler, running, send_body
 
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+LOCK_CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
 _DATE = (2024, 1, 1, 0, 0, 0)
 
 # (name, version, tag, Requires-Dist lines)
@@ -307,3 +314,32 @@ def serve(state: LockIndex) -> Iterator[LockIndex]:
     with running(_handler(state)) as url:
         state.url = url
         yield state
+
+
+def lock_project_folder(parent: Path, extra: str = "", name: str = "project") -> Path:
+    """A new project folder in ``parent`` whose tfenv.toml is :data:`LOCK_CONFIG` and ``extra``."""
+    folder = parent / name
+    folder.mkdir()
+    (folder / "tfenv.toml").write_text(LOCK_CONFIG.read_text("utf-8") + extra, "utf-8")
+    return folder
+
+
+@pytest.fixture(name="wheels", scope="module")
+def wheels_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:data:`WHEELS`, built once per test module."""
+    return build_wheels(tmp_path_factory.mktemp("wheels"))
+
+
+@pytest.fixture(name="index")
+def index_fixture(wheels: Path) -> Iterator[LockIndex]:
+    """A :class:`LockIndex` serving ``wheels``, fresh (no faults) for each test."""
+    yield from serve(LockIndex(wheels))
+
+
+def live_uv_cache(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """uv's cache for the live tests: kept between runs in pytest's cache folder (the
+    index's files need not be downloaded again), else a fresh one under ``tmp_path``."""
+    cache = getattr(request.config, "cache", None)  # absent with -p no:cacheprovider
+    if cache is not None:
+        return Path(cache.mkdir("tfenv-uv-cache"))
+    return tmp_path / "uv-cache"

@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.lock_index import LockIndex, build_wheels, serve
+from tests.lock_index import (  # the fixtures: wheels, index
+    LockIndex,
+    index_fixture,  # noqa: F401
+    lock_project_folder,
+    wheels_fixture,  # noqa: F401
+)
 from tfenv.cli import main
 from tfenv.config import load_config
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
-
-CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheels(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture
-def index(wheels: Path) -> Iterator[LockIndex]:
-    yield from serve(LockIndex(wheels))
 
 
 def test_relock_diffs_every_pin(
@@ -34,9 +25,7 @@ def test_relock_diffs_every_pin(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    shutil.copy(CONFIG, project / "tfenv.toml")
+    project = lock_project_folder(tmp_path)
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
     opts = LockOptions(index_url=index.url, only=("cpu",), retries=0, timeout_s=10.0)
     lock_project(KnowledgeBase(), load_config(project), opts)

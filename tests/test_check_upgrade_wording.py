@@ -159,7 +159,9 @@ def test_every_fix_is_an_action(
     capsys: pytest.CaptureFixture[str], start: str, end: str, machine: tuple[str, ...]
 ) -> None:
     _, data = as_json(capsys, "--from", start, "--to", end, *machine)
-    for f in data["targets"][0]["findings"]:
+    findings = data["targets"][0]["findings"]
+    assert findings, "a scenario without findings checks no fix"
+    for f in findings:
         assert f["fix"].strip(), f
         assert "see the source" not in f["fix"].lower(), f
         assert ".whl" not in f["fix"], f
@@ -320,6 +322,7 @@ def test_short_source(source: str, short: str) -> None:
 def test_every_recorded_source_is_short(kb: KnowledgeBase) -> None:
     sources = {s for c in kb.changes for s in c.provenance.sources}
     sources |= {s for i in kb.known_issues for s in i.provenance.sources}
+    assert sources
     for source in sources:
         short = short_source(source)
         assert len(short) <= 120

@@ -17,22 +17,16 @@ import pytest
 import yaml
 from pre_commit.clientlib import load_manifest  # type: ignore[import-untyped]
 
-from tests.lock_index import LockIndex, build_wheels, serve
+from tests.lock_index import LOCK_CONFIG, LockIndex, serve, wheels_fixture  # noqa: F401 (fixture)
 from tfenv.cli import main
 from tfenv.config import load_config
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
 
 ROOT = Path(__file__).parent.parent
-CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
 MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 ACTION = ROOT / "action.yml"
 TFENV = Path(sys.executable).parent / ("tfenv.exe" if os.name == "nt" else "tfenv")
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheels(tmp_path_factory.mktemp("wheels"))
 
 
 @pytest.fixture
@@ -40,7 +34,7 @@ def project(wheels: Path, tmp_path: Path, kb: KnowledgeBase) -> Path:
     """A project with 'out = "locks"', locked for its cpu target."""
     folder = tmp_path / "project"
     folder.mkdir()
-    text = CONFIG.read_text("utf-8").replace("[targets.gpu]", 'out = "locks"\n\n[targets.gpu]')
+    text = LOCK_CONFIG.read_text("utf-8").replace("[targets.gpu]", 'out = "locks"\n\n[targets.gpu]')
     text = text.split("[targets.gpu]")[0] + '[targets.cpu]\nos = "linux"\nno-gpu = true\n'
     (folder / "tfenv.toml").write_text(text, "utf-8")
     for index in serve(LockIndex(wheels)):

@@ -100,3 +100,30 @@ def test_folder_without_config(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     with pytest.raises(ConfigError, match="No tfenv configuration"):
         load_config(tmp_path)
+
+
+def test_a_folder_s_pyproject_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding the configuration reads pyproject.toml (has it a [tool.tfenv] table?);
+    loading it uses what was read."""
+    import tfenv.fsutil
+    from tfenv.config import optional_config
+
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    reads: list[Path] = []
+    real = tfenv.fsutil.read_text
+
+    def counted(path: Path, *args: object, **kw: object) -> str:
+        reads.append(Path(path))
+        return real(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tfenv.fsutil, "read_text", counted)
+    assert load_config(tmp_path).tensorflow == "2.15"
+    assert reads == [tmp_path / "pyproject.toml"]
+    found = optional_config(tmp_path)
+    assert found is not None
+    assert found.tensorflow == "2.15"
+    assert len(reads) == 2
+    assert optional_config(tmp_path / "hosts") is None  # no such folder: no configuration
+    (tmp_path / "tfenv.toml").write_text('tensorflow = "2.16"\n[targets.a]\nos = "linux"\n')
+    assert load_config(tmp_path).tensorflow == "2.16"  # tfenv.toml wins, read once
+    assert reads[2:] == [tmp_path / "tfenv.toml"]

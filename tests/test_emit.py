@@ -157,15 +157,14 @@ def _check_activation(path: Path, plan: dict[str, Any]) -> None:
 def test_data_files_carry_the_header(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, route: str
 ) -> None:
-    argv, _, _ = ROUTES[route]
+    argv, _, want_files = ROUTES[route]
     code, data, err = emit(capsys, argv, tmp_path)
     assert code == 0, err
     plan = data["plan"]
-    for name in ("requirements.txt", "environment.yml"):
-        path = tmp_path / name
-        if not path.exists():
-            continue
-        text = path.read_text("utf-8")
+    data_files = sorted(want_files & {"requirements.txt", "environment.yml"})
+    assert data_files, f"route {route} writes no data file to check"
+    for name in data_files:
+        text = (tmp_path / name).read_text("utf-8")
         assert text.startswith("# " + HEADER), text
         assert regenerate_command(text).endswith(" --emit DIR")
         head = [line for line in text.splitlines() if line.startswith("#")]

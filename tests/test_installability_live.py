@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.installability import compile_all, failures, install_sets
+from tests.lock_index import live_uv_cache
 from tfenv.kb import KnowledgeBase
 from tfenv.kb._index_url import configured_index_url
 
@@ -22,13 +23,6 @@ pytestmark = pytest.mark.live
 WORKERS = 4
 PER_PLAN_S = 180.0
 DEADLINE_S = 420.0
-
-
-def _cache(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    cache = getattr(request.config, "cache", None)  # absent with -p no:cacheprovider
-    if cache is not None:
-        return Path(cache.mkdir("tfenv-uv-cache"))
-    return tmp_path / "uv-cache"
 
 
 def test_every_ok_plan_installs_live(
@@ -40,7 +34,7 @@ def test_every_ok_plan_installs_live(
     results = compile_all(
         installs,
         url,
-        _cache(request, tmp_path),
+        live_uv_cache(request, tmp_path),
         workers=WORKERS,
         timeout_s=PER_PLAN_S,
         deadline_s=DEADLINE_S,

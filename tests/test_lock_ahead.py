@@ -3,28 +3,19 @@ input to a planned run, so the files are those of a lock without them."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Optional
 
 import pytest
 
-from tests.lock_index import LockIndex, build_wheels, serve
+from tests.lock_index import (  # the fixtures: wheels, index
+    LockIndex,
+    index_fixture,  # noqa: F401
+    lock_project_folder,
+    wheels_fixture,  # noqa: F401
+)
 from tfenv.cli import main
 from tfenv.lock import ahead, pip
-
-CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheels(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture
-def index(wheels: Path) -> Iterator[LockIndex]:
-    yield from serve(LockIndex(wheels))
 
 
 @pytest.fixture
@@ -81,9 +72,7 @@ def test_a_relock_starts_the_recorded_runs_and_writes_the_same_bytes(
     records: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    shutil.copy(CONFIG, project / "tfenv.toml")
+    project = lock_project_folder(tmp_path)
     args = ["lock", "--config", str(project), "--index-url", index.url, "-q"]
     args += ["--cache-dir", str(tmp_path / "cache")]
     counted = Counted(monkeypatch)
@@ -113,9 +102,7 @@ def test_a_stale_record_is_cancelled_not_used(
     records: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
-    shutil.copy(CONFIG, project / "tfenv.toml")
+    project = lock_project_folder(tmp_path)
     args = ["lock", "--config", str(project), "--index-url", index.url, "-q", "--target", "cpu"]
     args += ["--cache-dir", str(tmp_path / "cache")]
     assert main(args) == 0
@@ -144,3 +131,9 @@ def test_unreadable_records_are_ignored(records: Path, tmp_path: Path) -> None:
     (records / f"{key}.json").write_text('[{"index_url": 1}]', "utf-8")
     assert ahead.start(key, 4) == {}
     assert ahead.start(None, 4) == {}
+
+
+def test_the_key_covers_the_files_a_configuration_comes_from() -> None:
+    from tfenv.config import CONFIG_FILES
+
+    assert ahead._CONFIG_NAMES == CONFIG_FILES

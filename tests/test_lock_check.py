@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.lock_index import LockIndex, build_wheels, serve
+from tests.lock_index import (  # the fixtures: wheels, index
+    LockIndex,
+    index_fixture,  # noqa: F401
+    lock_project_folder,
+    wheels_fixture,  # noqa: F401
+)
 from tfenv.cli import main
 from tfenv.config import load_config
 from tfenv.kb import KnowledgeBase
@@ -17,7 +22,6 @@ from tfenv.lock import LockError, LockOptions, check_project, lock_project
 from tfenv.lock.check import EDITED, NO_DIGEST
 from tfenv.lock.header import CONTENT_LINE, read_stamp, stamp_content
 
-CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
 # three Linux x86_64 GPU machines on one glibc and Python: one uv run for the three
 TWINS = """
 [targets.gpu-b]
@@ -36,21 +40,7 @@ glibc = "2.31"
 """
 
 
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheels(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture
-def index(wheels: Path) -> Iterator[LockIndex]:
-    yield from serve(LockIndex(wheels))
-
-
-def _project(tmp_path: Path, extra: str = "", name: str = "project") -> Path:
-    folder = tmp_path / name
-    folder.mkdir()
-    (folder / "tfenv.toml").write_text(CONFIG.read_text("utf-8") + extra, "utf-8")
-    return folder
+_project = lock_project_folder
 
 
 def _options(index: LockIndex, cache: Path, **kw: object) -> LockOptions:
@@ -252,3 +242,14 @@ def test_lock_error_carries_failures() -> None:
     err = LockError("x", failures={"a": "why"})
     assert err.failures == {"a": "why"}
     assert read_stamp(Path("/nonexistent")) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_read_stamp_never_opens_a_fifo(tmp_path: Path) -> None:
+    """A FIFO in a lockfile's place is not a lockfile: reading it would block forever."""
+    fifo = tmp_path / "pylock.gpu.toml"
+    os.mkfifo(fifo)
+    assert read_stamp(fifo) is None
+    bad = tmp_path / "requirements.gpu.txt"
+    bad.write_bytes(b"# tfenv-inputs: sha256:" + b"0" * 64 + b"\n\xff\n")
+    assert read_stamp(bad) is None  # not UTF-8

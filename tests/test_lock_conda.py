@@ -263,7 +263,19 @@ def test_offline_with_an_empty_cache(tmp_path: Path, kb: KnowledgeBase) -> None:
     assert "offline" in info.value.message
 
 
-def test_conda_pip_route(spec: CondaLockSpec, kb: KnowledgeBase, tmp_path: Path) -> None:
+def test_conda_pip_route(
+    spec: CondaLockSpec, kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tfenv.lock import conda_lockfile
+
+    rendered: list[int] = []
+    real = conda_lockfile.render_lockfile
+
+    def counted(**kw: Any) -> str:
+        rendered.append(len(kw["pip"]))
+        return real(**kw)
+
+    monkeypatch.setattr(conda_lockfile, "render_lockfile", counted)
     target = _target(driver=Version("535.104.05"), **GPU)
     result = _lock(CONDA_PIP_PLAN, target, spec, kb)
     builds = _builds(result)
@@ -284,6 +296,8 @@ def test_conda_pip_route(spec: CondaLockSpec, kb: KnowledgeBase, tmp_path: Path)
     )
     both = result.with_pip([wheel])
     assert "manager: pip" in both.lock_text
+    assert both.lock_text is both.lock_text
+    assert rendered == [1]  # once, with the pip half: never first without it
     lock, _ = both.write(tmp_path)
     parsed = read_lockfile(lock)
     assert {p.manager for p in parsed.package} == {"conda", "pip"}

@@ -3,12 +3,9 @@ lock pins the project's own dependencies to install in it (with hashes)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.lock_index import LockIndex, build_wheels, serve
+from tests.lock_index import LockIndex, index_fixture, wheels_fixture  # noqa: F401 (fixtures)
 from tfenv.config import load_config
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
@@ -25,11 +22,6 @@ driver = "535.104.05"
 glibc = "2.31"
 manager = "container"
 """
-
-
-@pytest.fixture
-def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LockIndex]:
-    yield from serve(LockIndex(build_wheels(tmp_path_factory.mktemp("wheels"))))
 
 
 def _lock(index: LockIndex, tmp_path: Path, tf: str) -> str:

@@ -61,6 +61,13 @@ def test_the_replica_alone_gives_the_newest_cuda_wheels(replica: LockIndex, uv_c
     assert "nvidia-cuda-runtime-cu12==12.9.79" in result.output
 
 
+def test_the_cases_are_there() -> None:
+    """The parametrized tests here and in test_lock_live.py run none on an empty list."""
+    assert CASES
+    assert any(c.live for c in CASES)
+    assert len({c.id for c in CASES}) == len(CASES)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_lock_pins_the_cuda_libs_policy(
     case: LockCase, replica: LockIndex, uv_cache: Path, tmp_path: Path, kb: KnowledgeBase

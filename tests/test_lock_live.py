@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.lock_cases import LockCase, check_lockfiles, load_cases
+from tests.lock_index import live_uv_cache
 from tfenv.config import load_config
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
@@ -28,18 +29,16 @@ glibc = "2.31"
 """
 
 
-def _cache(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
-    cache = getattr(request.config, "cache", None)  # absent with -p no:cacheprovider
-    if cache is not None:
-        return Path(cache.mkdir("tfenv-uv-cache"))
-    return tmp_path / "uv-cache"
+def _options(request: pytest.FixtureRequest, tmp_path: Path) -> LockOptions:
+    cache = live_uv_cache(request, tmp_path)
+    return LockOptions(cache_dir=cache, timeout_s=60.0, environ=os.environ)
 
 
 def test_live_lock_and_cuda(
     request: pytest.FixtureRequest, tmp_path: Path, kb: KnowledgeBase
 ) -> None:
     (tmp_path / "tfenv.toml").write_text(CONFIG)
-    opts = LockOptions(cache_dir=_cache(request, tmp_path), timeout_s=60.0, environ=os.environ)
+    opts = _options(request, tmp_path)
     lock_project(kb, load_config(tmp_path), opts)
     text = (tmp_path / "requirements.cluster.txt").read_text()
     for pin in (
@@ -69,6 +68,6 @@ def test_live_lock_pins_the_cuda_libs_policy(
     wheels; the lock pins the build versions (9.3.0.75, 12.5), or with cuda-libs = "newest"
     the newest the GPU and driver run, and its header says what it pins."""
     (tmp_path / "tfenv.toml").write_text(case.config, "utf-8")
-    opts = LockOptions(cache_dir=_cache(request, tmp_path), timeout_s=60.0, environ=os.environ)
+    opts = _options(request, tmp_path)
     lock_project(kb, load_config(tmp_path), opts)
     check_lockfiles(tmp_path, case)

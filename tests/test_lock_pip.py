@@ -3,43 +3,33 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.lock_index import LockIndex, build_wheels, serve
+from tests.lock_index import (  # the fixtures: wheels, index
+    LOCK_CONFIG,
+    LockIndex,
+    index_fixture,  # noqa: F401
+    lock_project_folder,
+    wheels_fixture,  # noqa: F401
+)
 from tfenv.cli import main
 from tfenv.config import load_config
 from tfenv.errors import TfenvError
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockError, LockOptions, check_project, lock_project
-from tfenv.lock.header import read_inputs_hash
+from tfenv.lock.header import read_stamp
 from tfenv.lock.pylock import validate
 
-CONFIG = Path(__file__).parent / "data" / "lock" / "tfenv.toml"
 NAMES = ("gpu", "cpu", "win", "mac")
-
-
-@pytest.fixture(scope="module")
-def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_wheels(tmp_path_factory.mktemp("wheels"))
-
-
-@pytest.fixture
-def index(wheels: Path) -> Iterator[LockIndex]:
-    yield from serve(LockIndex(wheels))
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    folder.mkdir()
-    shutil.copy(CONFIG, folder / "tfenv.toml")
-    return folder
+    return lock_project_folder(tmp_path)
 
 
 def _options(index: LockIndex, tmp_path: Path, **kw: object) -> LockOptions:
@@ -85,7 +75,10 @@ def test_locks_every_target_with_hashes(
 
         lock = validate(tomllib.loads((project / f"pylock.{n}.toml").read_text()))
         assert lock.created_by == "tfenv"
-        assert read_inputs_hash(project / f"pylock.{n}.toml") is not None
+        stamp = read_stamp(project / f"pylock.{n}.toml")
+        assert stamp is not None
+        assert lock.tool is not None
+        assert stamp.inputs == lock.tool["tfenv"]["inputs-sha256"]
 
 
 def test_requirements_lock_installs_with_require_hashes(
@@ -136,7 +129,7 @@ def test_faults_leave_every_lockfile_untouched(
     words: str,
 ) -> None:
     _lock(project, _options(index, tmp_path / "warm"), kb)
-    (project / "tfenv.toml").write_text(CONFIG.read_text() + "\n# changed\n")
+    (project / "tfenv.toml").write_text(LOCK_CONFIG.read_text() + "\n# changed\n")
     before = _snapshot(project)
     index.faults[path] = list(actions)
     index.hang_s = 4.0
@@ -217,3 +210,40 @@ def test_cli_lock_and_malformed_config(
 def test_unknown_target_is_a_usage_error(project: Path, kb: KnowledgeBase) -> None:
     with pytest.raises(TfenvError, match="No target named"):
         lock_project(kb, load_config(project), LockOptions(only=("nope",), index_url="x"))
+
+
+def _pylock_doc(sha256: str, marker: str = "") -> dict[str, object]:
+    """A minimal PEP 751 document of one wheel, as uv writes it."""
+    package: dict[str, object] = {
+        "name": "six",
+        "version": "1.16.0",
+        "wheels": [
+            {
+                "url": "https://files.example/six-1.16.0-py2.py3-none-any.whl",
+                "hashes": {"sha256": sha256},
+            }
+        ],
+    }
+    if marker:
+        package["marker"] = marker
+    return {"lock-version": "1.0", "created-by": "uv", "packages": [package]}
+
+
+def test_what_uv_wrote_cannot_add_a_line_to_the_requirements_file() -> None:
+    from tfenv.lock.pylock import render_requirements, toml_dumps
+
+    good = "a" * 64
+    with pytest.raises(LockError, match="malformed hash"):  # a hash that would end the line
+        validate(_pylock_doc(good + "\n--index-url https://evil.example/"))
+    # pip splits a requirements file as str.splitlines() does: at \x0b, \x85, \u2028 too
+    lock = validate(_pylock_doc(good, marker='platform_release == "x\x0b-r evil.txt"'))
+    text = render_requirements(lock, ["header"])
+    lines = text.splitlines()
+    assert lines[1].startswith("six==1.16.0 ; platform_release == ")
+    assert lines[1].endswith(" \\")
+    assert lines[2] == f"    --hash=sha256:{good}"
+    assert len(lines) == 3  # the marker's line break is written as a visible escape
+    assert "\x7f" not in toml_dumps({"url": "a\x7fb"})  # TOML forbids a bare DEL
+    import tomllib
+
+    assert tomllib.loads(toml_dumps({"url": "a\x7fb"})) == {"url": "a\x7fb"}

@@ -61,7 +61,9 @@ def test_the_schema_has_exactly_the_keys_the_reader_accepts() -> None:
 
 @pytest.mark.parametrize("key", sorted(SCHEMA["properties"]))
 def test_every_top_level_example_is_accepted_by_both(key: str, tmp_path: Path) -> None:
-    for example in SCHEMA["properties"][key]["examples"]:
+    examples = SCHEMA["properties"][key]["examples"]
+    assert examples, key
+    for example in examples:
         table = {**MINIMAL, key: example}
         assert _schema_ok(table), (key, example)
         assert _reader_ok(table, tmp_path), (key, example)
@@ -69,7 +71,9 @@ def test_every_top_level_example_is_accepted_by_both(key: str, tmp_path: Path) -
 
 @pytest.mark.parametrize("key", sorted(TARGET["properties"]))
 def test_every_target_example_is_accepted_by_both(key: str, tmp_path: Path) -> None:
-    for example in TARGET["properties"][key]["examples"]:
+    examples = TARGET["properties"][key]["examples"]
+    assert examples, key
+    for example in examples:
         machine = {"os": "linux", key: example} if key != "host" else {key: example}
         table = {"targets": {"a": machine}}
         assert _schema_ok(table), (key, example)

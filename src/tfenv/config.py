@@ -51,6 +51,7 @@ __all__ = [
     "TargetSpec",
     "find_config",
     "load_config",
+    "optional_config",
     "parse_config",
 ]
 
@@ -134,6 +135,13 @@ class ProjectConfig:
 
 def find_config(path_or_dir: Union[str, Path]) -> Path:
     """The file to read: ``path_or_dir`` itself, or ``tfenv.toml`` / ``pyproject.toml`` in it."""
+    return _find(path_or_dir)[0]
+
+
+def _find(path_or_dir: Union[str, Path]) -> tuple[Path, Optional[dict[str, Any]]]:
+    """:func:`find_config`'s file, and its parsed TOML when finding it meant reading it (a
+    ``pyproject.toml`` is read to see whether it has a ``[tool.tfenv]`` table), so that
+    :func:`load_config` does not read it again."""
     path = Path(path_or_dir)
     try:
         is_dir, exists = path.is_dir(), path.exists()
@@ -144,11 +152,20 @@ def find_config(path_or_dir: Union[str, Path]) -> Path:
     if not is_dir:
         if not exists:
             raise ConfigError(f"The configuration file {path} does not exist.")
-        return path  # not a regular file: reading it says so
+        return path, None  # not a regular file: reading it says so
     for name in CONFIG_FILES:
         candidate = path / name
-        if candidate.is_file() and (name == "tfenv.toml" or _has_tool_table(candidate)):
-            return candidate
+        if not candidate.is_file():
+            continue
+        if name == "tfenv.toml":
+            return candidate, None
+        try:
+            data = _read_toml(candidate)
+        except ConfigError:
+            return candidate, None  # let load_config report the error on this file
+        tool = data.get("tool")
+        if isinstance(tool, dict) and "tfenv" in tool:
+            return candidate, data
     raise ConfigError(
         f"No tfenv configuration in {path}: neither a tfenv.toml nor a [tool.tfenv] table "
         "in pyproject.toml.",
@@ -158,8 +175,22 @@ def find_config(path_or_dir: Union[str, Path]) -> Path:
 
 def load_config(path_or_dir: Union[str, Path] = ".") -> ProjectConfig:
     """Read and validate the configuration found at ``path_or_dir`` (a file or a folder)."""
-    path = find_config(path_or_dir)
-    data = _read_toml(path)
+    return _load(*_find(path_or_dir))
+
+
+def optional_config(folder: Union[str, Path]) -> Optional[ProjectConfig]:
+    """The configuration in ``folder`` when it has one (an invalid one is an error), else None."""
+    try:
+        found = _find(folder)
+    except ConfigError:
+        return None
+    return _load(*found)
+
+
+def _load(path: Path, data: Optional[dict[str, Any]]) -> ProjectConfig:
+    """Validate the configuration in ``path`` (``data``: its TOML, when already read)."""
+    if data is None:
+        data = _read_toml(path)
     if path.name == "pyproject.toml" or "tool" in data:
         table = data.get("tool", {}).get("tfenv") if isinstance(data.get("tool"), dict) else None
         if not isinstance(table, dict):
@@ -317,12 +348,3 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
-
-
-def _has_tool_table(path: Path) -> bool:
-    try:
-        data = _read_toml(path)
-    except ConfigError:
-        return True  # let load_config report the error on this file
-    tool = data.get("tool")
-    return isinstance(tool, dict) and "tfenv" in tool

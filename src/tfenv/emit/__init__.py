@@ -49,14 +49,21 @@ def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
 
 def find_lock(folder: Path) -> Optional[Path]:
     """A ``requirements*.txt`` in ``folder`` that pins with ``--hash`` (first by name), if any."""
+    found = _hashed_lock(folder)
+    return found[0] if found else None
+
+
+def _hashed_lock(folder: Path) -> Optional[tuple[Path, str]]:
+    """:func:`find_lock`'s file and its text (read once: the pins check reads the text)."""
     if not folder.is_dir():
         return None
     for path in sorted(folder.glob("requirements*.txt")):
         try:
-            if "--hash" in read_text(path, limit=_LOCK_MAX):
-                return path
+            text = read_text(path, limit=_LOCK_MAX)
         except OSError:
             continue
+        if "--hash" in text:
+            return path, text
     return None
 
 
@@ -85,9 +92,9 @@ def write_plan_files(
     written = []
     lock: Optional[str] = None
     if res.plan is not None and "dockerfile" in route(res.plan.route).emits:
-        lock, copied = _lock_in(folder, requirements)
+        lock, text, copied = _lock_in(folder, requirements)
         if lock is not None and res.plan.pip:
-            _check_pins_tensorflow(folder / lock, res.plan.package)
+            _check_pins_tensorflow(lock, text, res.plan.package)
         written += copied
     for name, text in sorted(plan_files(res, lock).items()):
         path = folder / name
@@ -99,30 +106,27 @@ def write_plan_files(
     return written
 
 
-def _check_pins_tensorflow(lock: Path, package: str) -> None:
+def _check_pins_tensorflow(lock: str, text: str, package: str) -> None:
     """A plan that installs TensorFlow in the image needs a lock that pins it (the image
     installs the lock with --no-deps and --require-hashes, and nothing else)."""
     import re
 
     from tfenv.textsafe import visible
 
-    try:
-        text = read_text(lock, limit=_LOCK_MAX)
-    except InputFileError as exc:
-        raise UsageError(f"{visible(lock.name)}: cannot be read ({exc}).") from None
     if not re.search(rf"^{re.escape(package)}==", text, re.MULTILINE | re.IGNORECASE):
         raise UsageError(
-            f"{visible(lock.name)}: this plan installs {package} in the image, but the lock does "
+            f"{visible(lock)}: this plan installs {package} in the image, but the lock does "
             f"not pin it; lock the container target with 'tfenv lock' (its lock pins {package} "
             "and its CUDA wheels), or remove the lock to install without hash checking."
         )
 
 
-def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str], list[Path]]:
-    """The lock's name inside the build context, copying ``requirements`` there if needed."""
+def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str], str, list[Path]]:
+    """The lock's name inside the build context and its text, copying ``requirements``
+    there if needed."""
     if requirements is None:
-        found = find_lock(folder)
-        return (found.name if found else None), []
+        found = _hashed_lock(folder)
+        return (found[0].name, found[1], []) if found else (None, "", [])
     try:
         text = read_text(requirements, limit=_LOCK_MAX)
     except InputFileError as exc:
@@ -135,8 +139,8 @@ def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str],
     target = folder / requirements.name
     try:
         if target.resolve() == requirements.resolve():
-            return requirements.name, []
+            return requirements.name, text, []
         atomic_write(target, text)
     except OSError as exc:
         raise UsageError(f"Cannot write {target}: {describe_oserror(exc)}.") from None
-    return requirements.name, [target]
+    return requirements.name, text, [target]

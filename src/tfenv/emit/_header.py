@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING
+
+from tfenv.textsafe import shell_word
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -42,4 +43,4 @@ def regenerate_command(res: Resolution) -> str:
         flags.append("--allow-cpu")
     if r.pre:
         flags.append("--pre")
-    return "tfenv resolve " + " ".join(shlex.quote(f) for f in flags)
+    return "tfenv resolve " + " ".join(shell_word(f) for f in flags)

@@ -216,7 +216,7 @@ def check_project(
 ) -> CheckOutcome:
     """Are the lockfiles on disk exactly what ``tfenv lock`` wrote, from the inputs of now?"""
     from tfenv.lock.check import check_file
-    from tfenv.lock.header import input_digests, inputs_hash
+    from tfenv.lock.header import lock_inputs
 
     ctx = _context(kb, config, options, need_index=False)
     folder = options.folder(config)
@@ -225,10 +225,9 @@ def check_project(
     for name in _selected(config, options):
         res = ctx.team.by_target[name]
         assert res.plan is not None
-        want = inputs_hash(config, ctx.targets, name, ctx.kb_version)
-        keys = input_digests(config, ctx.targets, name, ctx.kb_version)
+        inputs = lock_inputs(config, ctx.targets, name, ctx.kb_version)
         for file_name in expected_files(name, res.plan.route):
-            found = check_file(folder / file_name, name, want, keys)
+            found = check_file(folder / file_name, name, inputs)
             if found is None:
                 ok.append(file_name)
             else:

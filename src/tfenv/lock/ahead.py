@@ -31,6 +31,8 @@ __all__ = ["record", "run_key", "start"]
 
 _FOLDER = "lock-ahead"
 _KEEP = 64  # records kept: one per configuration and set of options
+# config.CONFIG_FILES, not imported: tfenv.config costs ~0.1 s before uv can start
+# (tests/test_lock_ahead.py keeps the two equal)
 _CONFIG_NAMES = ("tfenv.toml", "pyproject.toml")
 
 

@@ -3,7 +3,7 @@
 A lockfile is stale when its content no longer matches the digest recorded in its
 header (an edit: a pin, a hash, a header line), or when an input it was derived
 from changed. The header records a short digest of each input (see
-``header.input_digests``), so the answer names it: a configuration key, a target's
+``header.lock_inputs``), so the answer names it: a configuration key, a target's
 facts, the knowledge-base data, or the lockfile format (another tfenv version).
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from tfenv.lock.header import read_stamp
+from tfenv.lock.header import Inputs, read_stamp
 
 __all__ = ["Stale", "check_file", "input_changes"]
 
@@ -37,7 +37,7 @@ class Stale:
         return {"file": self.file, "target": self.target, "reasons": list(self.reasons)}
 
 
-def check_file(path: Path, target: str, inputs: str, keys: Mapping[str, str]) -> Optional[Stale]:
+def check_file(path: Path, target: str, inputs: Inputs) -> Optional[Stale]:
     """None when ``path`` is up to date with these inputs; else what is stale about it."""
     if not path.is_file():
         return Stale(path.name, target, ("missing",))
@@ -49,8 +49,8 @@ def check_file(path: Path, target: str, inputs: str, keys: Mapping[str, str]) ->
         reasons.append(NO_DIGEST)
     elif stamp.edited:
         reasons.append(EDITED)
-    if stamp.inputs != inputs:
-        reasons += input_changes(stamp.keys, keys, target) or [
+    if stamp.inputs != inputs.digest:
+        reasons += input_changes(stamp.keys, inputs.keys, target) or [
             "its inputs changed (the configuration or the knowledge base)"
         ]
     return Stale(path.name, target, tuple(reasons)) if reasons else None

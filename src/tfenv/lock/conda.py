@@ -16,6 +16,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -38,6 +39,7 @@ from tfenv.lock.conda_errors import (
 from tfenv.lock.conda_solve import SolveContext, import_rattler, solve
 from tfenv.lock.conda_virtual import (
     VirtualPackageSpec,
+    describe_virtual,
     target_virtual_packages,
 )
 
@@ -54,6 +56,7 @@ __all__ = [
     "lock_conda",
     "lock_file_name",
     "solve_specs",
+    "spec_name",
 ]
 
 
@@ -100,7 +103,10 @@ class LockedPipPackage:
 
 @dataclass(frozen=True)
 class CondaLockResult:
-    """A solved conda environment for one target, and the two files that describe it."""
+    """A solved conda environment for one target, and the two files that describe it.
+
+    The lock file's text is rendered when first asked for (:attr:`lock_text`), so that a
+    ``conda+pip`` route, whose pip half is added with :meth:`with_pip`, renders it once."""
 
     label: str  # the <label> in the file names: the target's conda subdir
     subdir: str
@@ -113,7 +119,6 @@ class CondaLockResult:
     python: Optional[str]  # the solved Python version, e.g. "3.11.8" (None: no python)
     notes: tuple[str, ...]  # assumptions the solve made about the target
     content_hash: str
-    lock_text: str
     env_text: str
     pip_packages: tuple[LockedPipPackage, ...] = ()
     target_description: str = ""
@@ -136,22 +141,27 @@ class CondaLockResult:
     def package(self, name: str) -> Optional[LockedCondaPackage]:
         return next((p for p in self.packages if p.name == name), None)
 
-    def with_pip(self, pip_packages: Sequence[LockedPipPackage]) -> CondaLockResult:
-        """This result with ``pip_packages`` added to the lock file (``conda+pip`` routes)."""
+    @cached_property
+    def lock_text(self) -> str:
+        """``conda-lock.<label>.yml``: the conda packages, then the pip ones (checked by
+        reading it back; CondaLockError when conda-lock cannot represent it)."""
         from tfenv.lock import conda_lockfile
 
-        pip = tuple(sorted(pip_packages, key=lambda p: p.name.lower()))
-        text = conda_lockfile.render_lockfile(
+        return conda_lockfile.render_lockfile(
             file_name=self.lock_file_name,
             subdir=self.subdir,
             channels=self.channels,
             conda=self.packages,
-            pip=pip,
+            pip=self.pip_packages,
             env_file=self.env_file_name,
             content_hash=self.content_hash,
             custom_metadata=_custom_metadata(self.target_description, self.virtual_packages),
         )
-        return replace(self, pip_packages=pip, lock_text=text)
+
+    def with_pip(self, pip_packages: Sequence[LockedPipPackage]) -> CondaLockResult:
+        """This result with ``pip_packages`` added to the lock file (``conda+pip`` routes)."""
+        pip = tuple(sorted(pip_packages, key=lambda p: p.name.lower()))
+        return replace(self, pip_packages=pip)
 
     def write(self, directory: Path) -> tuple[Path, Path]:
         """Write both files into ``directory`` atomically; returns (lock file, env file)."""
@@ -178,7 +188,7 @@ def solve_specs(plan: Plan, spec: CondaLockSpec) -> tuple[str, ...]:
             "which has no conda packages to lock."
         )
     specs = list(plan.conda)
-    if plan.route == "conda+pip" and not any(_spec_name(s) == "pip" for s in specs):
+    if plan.route == "conda+pip" and not any(spec_name(s) == "pip" for s in specs):
         specs.append("pip")
     specs.extend(s for s in spec.extra_specs if s not in specs)
     return tuple(specs)
@@ -223,16 +233,6 @@ def lock_conda(
         pip_specs=pip_specs,
         header=_env_header(target, vpkgs, lock_file_name(label)),
     )
-    lock_text = conda_lockfile.render_lockfile(
-        file_name=lock_file_name(label),
-        subdir=subdir,
-        channels=channels,
-        conda=packages,
-        pip=(),
-        env_file=env_file_name(label),
-        content_hash=content_hash,
-        custom_metadata=_custom_metadata(target.describe(), vpkgs),
-    )
     return CondaLockResult(
         label=label,
         subdir=subdir,
@@ -245,7 +245,6 @@ def lock_conda(
         python=python,
         notes=notes,
         content_hash=content_hash,
-        lock_text=lock_text,
         env_text=env_text,
         target_description=target.describe(),
     )
@@ -272,7 +271,8 @@ def _locked(record: Any) -> LockedCondaPackage:
     )
 
 
-def _spec_name(spec: str) -> str:
+def spec_name(spec: str) -> str:
+    """The package name of a conda match spec (``pip``, ``python=3.11``, ``cudnn >=8``)."""
     return re.split(r"[\s=<>!~\[]", spec.strip(), maxsplit=1)[0]
 
 
@@ -302,16 +302,13 @@ def _content_hash(
 def _custom_metadata(target: str, virtual: tuple[VirtualPackageSpec, ...]) -> dict[str, str]:
     return {
         "tfenv_target": target,
-        "tfenv_virtual_packages": ", ".join(
-            str(v) + (" (assumed)" if v.assumed else "") for v in virtual
-        ),
+        "tfenv_virtual_packages": describe_virtual(virtual),
     }
 
 
 def _env_header(target: Target, virtual: tuple[VirtualPackageSpec, ...], lock: str) -> str:
-    vp = ", ".join(str(v) + (" (assumed)" if v.assumed else "") for v in virtual)
     return (
         f"Generated by tfenv for {target.describe()}.\n"
-        f"Solved with virtual packages {vp}.\n"
+        f"Solved with virtual packages {describe_virtual(virtual)}.\n"
         f"Unlocked specs; the exact packages are in {lock}."
     )

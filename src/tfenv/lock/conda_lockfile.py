@@ -48,9 +48,11 @@ def render_environment(
 ) -> str:
     """The unlocked ``environment.yml``: the specs as given (build-string and
     ``cuda-version`` pins included), then a ``pip:`` section when there are pip specs."""
+    from tfenv.lock.conda import spec_name
+
     deps: list[Any] = list(conda_specs)
     if pip_specs:
-        if not any(_name(s) == "pip" for s in conda_specs):
+        if not any(spec_name(s) == "pip" for s in conda_specs):
             deps.append("pip")
         deps.append({"pip": list(pip_specs)})
     doc = {"name": name, "channels": list(channels), "dependencies": deps}
@@ -194,10 +196,3 @@ def _conda_lock(module: str) -> Any:
             f"Writing conda-lock files needs conda-lock, which could not be imported ({exc}).",
             hint=f"It needs Python 3.10 or newer. {LOCK_EXTRA_HINT}",
         ) from exc
-
-
-def _name(spec: str) -> str:
-    for i, ch in enumerate(spec):
-        if ch in " =<>!~[":
-            return spec[:i]
-    return spec

@@ -19,6 +19,7 @@ from tfenv.lock.conda_errors import (
     CondaLockUnavailableError,
     CondaUnsatisfiableError,
 )
+from tfenv.lock.conda_virtual import describe_virtual
 
 if TYPE_CHECKING:
     from tfenv.lock.conda import CondaLockSpec
@@ -36,7 +37,7 @@ class SolveContext:
     virtual: tuple[VirtualPackageSpec, ...]
 
     def where(self) -> str:
-        vp = ", ".join(str(v) + (" (assumed)" if v.assumed else "") for v in self.virtual)
+        vp = describe_virtual(self.virtual)
         return (
             f"for {self.target} (conda subdir {self.subdir}, virtual packages {vp}) "
             f"from channels {', '.join(self.channels)}"

@@ -4,6 +4,7 @@ host's, with a note for every value that was assumed."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
@@ -18,6 +19,7 @@ __all__ = [
     "DEFAULT_LINUX_KERNEL",
     "DEFAULT_OSX",
     "VirtualPackageSpec",
+    "describe_virtual",
     "target_virtual_packages",
 ]
 
@@ -39,6 +41,12 @@ class VirtualPackageSpec:
 
     def __str__(self) -> str:
         return f"{self.name}={self.version}" + (f"={self.build}" if self.build else "")
+
+
+def describe_virtual(virtual: Iterable[VirtualPackageSpec]) -> str:
+    """``__cuda=12.4, __glibc=2.28 (assumed), ...``: what a solve assumed present, as the
+    lock's metadata, the environment file's header and solve errors say it."""
+    return ", ".join(str(v) + (" (assumed)" if v.assumed else "") for v in virtual)
 
 
 def target_virtual_packages(

@@ -37,12 +37,11 @@ __all__ = [
     "FORMAT",
     "HASH_LINE",
     "KEYS_LINE",
+    "Inputs",
     "Stamp",
     "header_lines",
-    "input_digests",
-    "inputs_hash",
     "kb_data_version",
-    "read_inputs_hash",
+    "lock_inputs",
     "read_stamp",
     "regenerate_command",
     "stamp_content",
@@ -65,28 +64,32 @@ def kb_data_version(kb: KnowledgeBase) -> str:
     return kb.memo(("lock.kb_data_version", str(kb.root)), lambda: _hash_tree(_data_root(kb)))
 
 
-def inputs_hash(
+@dataclass(frozen=True)
+class Inputs:
+    """What a target's lockfiles are derived from, as the header records it: ``digest``
+    (``tfenv-inputs``) and a short digest of each input (``tfenv-input-keys``), both
+    from one document of the inputs."""
+
+    digest: str
+    keys: Mapping[str, str]
+
+
+def lock_inputs(
     config: ProjectConfig, targets: Mapping[str, Target], name: str, kb_version: str
-) -> str:
-    """Hex sha256 of the inputs of target ``name``'s lockfiles."""
+) -> Inputs:
+    """The inputs of target ``name``'s lockfiles: the hex sha256 of all of them, and a
+    short digest of each by name (``format``, ``kb``, each configuration key,
+    ``targets.<name>`` for each target), so that ``--check`` can say which one changed."""
     doc = _inputs_doc(config, targets, name, kb_version)
     blob = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def input_digests(
-    config: ProjectConfig, targets: Mapping[str, Target], name: str, kb_version: str
-) -> dict[str, str]:
-    """A short digest of each input, by name: ``format``, ``kb``, each configuration key,
-    ``targets.<name>`` for each target. The same inputs as :func:`inputs_hash`."""
-    doc = _inputs_doc(config, targets, name, kb_version)
     parts: dict[str, Any] = {"format": doc["format"], "kb": doc["kb"]}
     for key, value in doc["config"].items():
         if key == "targets":
             parts.update({f"targets.{n}": v for n, v in value.items()})
         else:
             parts[key] = value
-    return {k: _short(v) for k, v in sorted(parts.items())}
+    keys = {k: _short(v) for k, v in sorted(parts.items())}
+    return Inputs(hashlib.sha256(blob.encode("utf-8")).hexdigest(), keys)
 
 
 def _short(value: object) -> str:
@@ -128,9 +131,10 @@ def _inputs_doc(
 
 def regenerate_command(config: ProjectConfig) -> str:
     """The command that rewrites the lockfiles, run from the configuration's folder."""
+    from tfenv.config import CONFIG_FILES
     from tfenv.textsafe import shell_word
 
-    default = config.path.name == "pyproject.toml" or config.path.name == "tfenv.toml"
+    default = config.path.name in CONFIG_FILES  # what 'tfenv lock' finds in its folder
     return "tfenv lock" if default else f"tfenv lock --config {shell_word(config.path.name)}"
 
 
@@ -234,10 +238,13 @@ class Stamp:
 
 
 def read_stamp(path: Path) -> Optional[Stamp]:
-    """The header's records, or None when the file cannot be read or has no tfenv header."""
+    """The header's records, or None when the file cannot be read (not a regular file:
+    a FIFO or a device in its place is never read), is not UTF-8, or has no tfenv header."""
+    from tfenv.fsutil import read_text
+
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path)
+    except OSError:  # fsutil's InputFileError included: not UTF-8, too large, not a file
         return None
     lines = text.splitlines(keepends=True)
     end = _header_end(lines)
@@ -270,22 +277,6 @@ def _header_end(lines: list[str]) -> int:
 def _content_digest(text: str) -> str:
     normal = text.replace("\r\n", "\n")
     return hashlib.sha256(normal.encode("utf-8")).hexdigest()
-
-
-def read_inputs_hash(path: Path, max_lines: int = 40) -> Optional[str]:
-    """The inputs hash in a lockfile's header, or None (no file, no header, not a regular
-    file: a FIFO or a device in its place is never read)."""
-    from tfenv.fsutil import read_text
-
-    try:
-        text = read_text(path, errors="replace")
-    except OSError:
-        return None
-    for line in text.splitlines()[:max_lines]:
-        m = _HASH_RE.match(line.strip())
-        if m:
-            return m.group(1)
-    return None
 
 
 def _facts(t: Target) -> dict[str, Optional[str]]:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.lock import LockError
-from tfenv.textsafe import comment_block
+from tfenv.textsafe import comment_block, requirement_line
 
 if TYPE_CHECKING:
     from packaging.pylock import Pylock
@@ -36,6 +37,10 @@ __all__ = [
     "validate",
 ]
 
+# a hash as a requirements file carries it (--hash=algo:digest): one token, nothing that
+# could end the line or start an option; packaging.pylock checks only that it is a string
+_HASH = re.compile(r"[A-Za-z0-9_-]+:[0-9A-Fa-f]+")
+
 
 def validate(doc: Mapping[str, Any]) -> Pylock:
     """A validated :class:`~packaging.pylock.Pylock`, or LockError saying what is wrong."""
@@ -46,8 +51,12 @@ def validate(doc: Mapping[str, Any]) -> Pylock:
     except PylockValidationError as exc:
         raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
     for pkg in lock.packages:
-        if not _hashes(pkg):
+        hashes = _hashes(pkg)
+        if not hashes:
             raise LockError(f"The lock has no hash for {pkg.name} {pkg.version}.")
+        bad = next((h for h in hashes if not _HASH.fullmatch(h)), None)
+        if bad is not None:
+            raise LockError(f"The lock has a malformed hash for {pkg.name} {pkg.version}: {bad!r}.")
     return lock
 
 
@@ -110,7 +119,7 @@ def render_requirements(lock: Pylock, header: Sequence[str]) -> str:
         if pkg.marker is not None:
             line += f" ; {pkg.marker}"
         hashes = _hashes(pkg)
-        out.append(line + " \\\n")
+        out.append(requirement_line(line) + " \\\n")
         cont = " \\"
         for i, h in enumerate(hashes):
             out.append(f"    --hash={h}{cont if i < len(hashes) - 1 else ''}\n")
@@ -186,8 +195,8 @@ def _value(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, (int, float)):
         return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, str):  # JSON escapes match TOML's, but TOML also forbids a bare DEL
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(v, datetime.datetime):
         text = v.isoformat()
         return text[:-6] + "Z" if text.endswith("+00:00") else text

@@ -17,7 +17,7 @@ from tfenv.lock import LockError, LockOptions, TargetFiles, shared_runs
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig, TargetSpec
     from tfenv.kb import KnowledgeBase
-    from tfenv.lock.pinned import CudaPins
+    from tfenv.lock.header import Inputs
     from tfenv.lock.progress import Progress
     from tfenv.lock.shared import SharedRuns
     from tfenv.models.plan import Resolution
@@ -43,16 +43,18 @@ class LockContext:
 
 def lock_one(kb: KnowledgeBase, ctx: LockContext, spec: TargetSpec, shown: Progress) -> TargetFiles:
     from tfenv import routes
+    from tfenv.lock.header import lock_inputs
 
     res = ctx.team.by_target[spec.name]
     plan = res.plan
     assert plan is not None
     shown.start(spec.name, f"TensorFlow {plan.tensorflow} ({plan.route})")
     try:
+        inputs = lock_inputs(ctx.config, ctx.targets, spec.name, ctx.kb_version)
         if routes.route(plan.route).locker == "conda":
-            files = _conda_files(kb, ctx, spec, res)
+            files = _conda_files(kb, ctx, spec, res, inputs)
         else:
-            files = _pip_files(ctx, spec, res)
+            files = _pip_files(ctx, spec, res, inputs)
     except TfenvError as exc:
         shown.failed(spec.name, str(exc))
         raise
@@ -61,20 +63,6 @@ def lock_one(kb: KnowledgeBase, ctx: LockContext, spec: TargetSpec, shown: Progr
         raise
     shown.done(spec.name, ", ".join(n for n, _ in files))
     return TargetFiles(spec.name, plan.route, plan.tensorflow, tuple(files))
-
-
-def _header(
-    ctx: LockContext,
-    spec: TargetSpec,
-    res: Resolution,
-    notes: Sequence[str],
-    pinned: Optional[CudaPins] = None,
-) -> list[str]:
-    from tfenv.lock.header import header_lines, input_digests, inputs_hash
-
-    digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    keys = input_digests(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    return header_lines(ctx.config, res, spec.name, digest, notes, keys, pinned)
 
 
 def _pip_spec(
@@ -131,9 +119,11 @@ def _python_of(res: Resolution) -> str:
     return py
 
 
-def _pip_files(ctx: LockContext, spec: TargetSpec, res: Resolution) -> list[tuple[str, str]]:
+def _pip_files(
+    ctx: LockContext, spec: TargetSpec, res: Resolution, inputs: Inputs
+) -> list[tuple[str, str]]:
     from tfenv.lock import pylock
-    from tfenv.lock.header import inputs_hash, stamp_content
+    from tfenv.lock.header import header_lines, stamp_content
     from tfenv.lock.pinned import cuda_pins
     from tfenv.lock.pip import DEFAULT_GLIBC, python_platform
 
@@ -147,9 +137,8 @@ def _pip_files(ctx: LockContext, spec: TargetSpec, res: Resolution) -> list[tupl
             f"glibc not given: assumed {DEFAULT_GLIBC[0]}.{DEFAULT_GLIBC[1]} for wheel tags"
         )
     pinned = cuda_pins((p.name, str(p.version)) for p in shared.lock.packages if p.version)
-    header = _header(ctx, spec, res, notes, pinned)
-    digest = inputs_hash(ctx.config, ctx.targets, spec.name, ctx.kb_version)
-    tool = {"target": spec.name, "tensorflow": plan.tensorflow, "inputs-sha256": digest}
+    header = header_lines(ctx.config, res, spec.name, inputs.digest, notes, inputs.keys, pinned)
+    tool = {"target": spec.name, "tensorflow": plan.tensorflow, "inputs-sha256": inputs.digest}
     lock = pylock.restamp(shared.lock, res.target, py, tool)
     pylock_text = pylock.render_pylock(lock, header, shared.packages_toml)
     return [
@@ -159,10 +148,12 @@ def _pip_files(ctx: LockContext, spec: TargetSpec, res: Resolution) -> list[tupl
 
 
 def _conda_files(
-    kb: KnowledgeBase, ctx: LockContext, spec: TargetSpec, res: Resolution
+    kb: KnowledgeBase, ctx: LockContext, spec: TargetSpec, res: Resolution, inputs: Inputs
 ) -> list[tuple[str, str]]:
     from tfenv.lock.conda import CondaLockSpec, lock_conda
-    from tfenv.lock.header import stamp_content
+    from tfenv.lock.header import header_lines, stamp_content
+    from tfenv.lock.pinned import cuda_pins
+    from tfenv.textsafe import comment_block
 
     plan = res.plan
     assert plan is not None
@@ -171,13 +162,12 @@ def _conda_files(
     pip_reqs = (plan.pip if plan.route == "conda+pip" else ()) + ctx.config.dependencies
     if pip_reqs:
         result = result.with_pip(_conda_pip_packages(ctx, res, result, pip_reqs))
-    from tfenv.lock.pinned import cuda_pins
-    from tfenv.textsafe import comment_block
-
     pinned = cuda_pins(((p.name, p.version) for p in result.packages), conda=True)
     if not pinned:  # conda+pip: the CUDA wheels come from pip
         pinned = cuda_pins((p.name, p.version) for p in result.pip_packages)
-    header = comment_block(_header(ctx, spec, res, result.notes, pinned))
+    header = comment_block(
+        header_lines(ctx.config, res, spec.name, inputs.digest, result.notes, inputs.keys, pinned)
+    )
     return [
         (result.lock_file_name, stamp_content(header + result.lock_text)),
         (result.env_file_name, stamp_content(header + result.env_text)),

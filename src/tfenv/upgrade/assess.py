@@ -51,7 +51,8 @@ class Move:
 def assess(kb: KnowledgeBase, inp: TargetInput, current: CurrentState, move: Move) -> TargetReport:
     from tfenv.resolver import resolve, solve_once
 
-    target, severity = _python_fixed(inp.target, current)
+    target = _python_fixed(inp.target, current)
+    severity: Severity = "blocker"
     cur = solve_once(
         kb, target, _request(inp, SpecifierSet(_spec(current.spec)), current.spec, move)
     )
@@ -68,10 +69,12 @@ def assess(kb: KnowledgeBase, inp: TargetInput, current: CurrentState, move: Mov
     return _report(kb, inp, current, cur, new, facts, _dedupe(found))
 
 
-def _python_fixed(target: Target, current: CurrentState) -> tuple[Target, Severity]:
+def _python_fixed(target: Target, current: CurrentState) -> Target:
+    """The target on the current environment's Python when it gives none (a known Python:
+    a wrong one blocks; one only inferred from the current plan merely warns)."""
     if target.python is None and current.python is not None:
-        return replace(target, python=current.python), "blocker"
-    return target, "blocker"
+        return replace(target, python=current.python)
+    return target
 
 
 def _spec(text: str) -> str:
@@ -114,7 +117,9 @@ def _accelerator(cur: Resolution, target: Target, inp: TargetInput) -> str:
         return ""
     if target.has_nvidia_gpu:
         return "cuda"
-    return "metal" if target.platform.key == "macos_arm64" else ""
+    from tfenv.kb import metal
+
+    return "metal" if target.platform.key == metal.PLATFORM else ""
 
 
 def _solver_blockers(

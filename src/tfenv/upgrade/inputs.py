@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tfenv.errors import ConfigError, UsageError
+from tfenv.errors import UsageError
 from tfenv.models.target import MachineArgs
 from tfenv.upgrade.assess import Move, TargetInput
 from tfenv.upgrade.changes import stable_releases
@@ -108,15 +108,9 @@ def _spec_of(text: str) -> str:
 
 def find_project(path: Optional[Path]) -> Optional[ProjectConfig]:
     """The project configuration: ``path`` (must exist), else the working folder's (optional)."""
-    from tfenv.config import find_config, load_config
+    from tfenv.config import load_config, optional_config
 
-    if path is not None:
-        return load_config(path)
-    try:
-        found = find_config(Path.cwd())
-    except ConfigError:
-        return None
-    return load_config(found)
+    return load_config(path) if path is not None else optional_config(Path.cwd())
 
 
 def current_source(
