@@ -422,3 +422,31 @@ def test_doctor_interpreter_flag_and_its_old_name(capsys: pytest.CaptureFixture[
     capsys.readouterr()
     assert main(["doctor", "--python", "3.11"]) == 2
     assert "path of a Python interpreter, not a version" in capsys.readouterr().err
+
+
+def test_doctor_interpreter_relative_path_is_taken_from_the_current_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import sys
+
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, tmp_path / "venv" / "bin" / "python")
+    monkeypatch.chdir(tmp_path)
+    assert main(["doctor", "--json", "--interpreter", os.path.join("venv", "bin", "python")]) in (
+        0,
+        1,
+    )
+    assert json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("flag", ["--interpreter", "--python"])
+def test_doctor_interpreter_errors_name_the_flag_given(
+    flag: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["doctor", flag, str(tmp_path / "no-such-python")]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} '" in err
+    assert "cannot run it as a Python interpreter" in err
+    other = "--python" if flag == "--interpreter" else "--interpreter"
+    assert other not in err.split("\n")[0]

@@ -38,6 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--interpreter",
         "--python",
         dest="interpreter",
+        action=_RememberFlag,
         metavar="PATH",
         help="check the environment of this Python interpreter (a path; --python is an old "
         "name for it)",
@@ -67,6 +68,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
 
 
+class _RememberFlag(argparse.Action):
+    """Store the value and the flag it came with (errors name the flag the user typed)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: Optional[str] = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_flag", option_string or self.option_strings[0])
+
+
 def _seconds(text: str) -> float:
     from tfenv.specs import parse_seconds
 
@@ -83,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     from tfenv.kb import KnowledgeBase
 
     if args.interpreter is not None:
-        env = target_env.from_python(_interpreter(args.interpreter))
+        flag = getattr(args, "interpreter_flag", "--interpreter")
+        env = target_env.from_python(_interpreter(args.interpreter, flag), flag=flag)
     elif args.prefix is not None:
         env = target_env.from_prefix(Path(args.prefix))
     else:
@@ -112,19 +128,21 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(f.status == "problem" for f in findings) else 0
 
 
-def _interpreter(text: str) -> str:
-    """--interpreter is a path: a bare X.Y (what --python means elsewhere) is refused."""
+def _interpreter(text: str, flag: str) -> str:
+    """--interpreter is a path: a bare X.Y (what --python means elsewhere) is refused; a
+    relative path is taken from the current folder (the probe runs in a neutral one)."""
+    import os
     import re
 
     from tfenv.errors import UsageError
 
     if re.fullmatch(r"\s*[0-9]+\.[0-9]+\s*", text):
         raise UsageError(
-            f"doctor's --interpreter (or --python) is the path of a Python interpreter, not a "
-            f"version: {text!r}.",
-            hint=f"Give the interpreter, e.g. --interpreter $(command -v python{text.strip()}).",
+            f"doctor's {flag} is the path of a Python interpreter, not a version: {text!r}.",
+            hint=f"Give the interpreter, e.g. {flag} $(command -v python{text.strip()}).",
         )
-    return text
+    has_folder = os.sep in text or (os.altsep is not None and os.altsep in text)
+    return os.path.abspath(text) if has_folder and not os.path.isabs(text) else text
 
 
 def _target_machine(

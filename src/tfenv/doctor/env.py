@@ -76,7 +76,7 @@ def current() -> TargetEnv:
     return _build(Path(sys.prefix), python, site, sys.executable)
 
 
-def from_python(executable: str, timeout: float = 20.0) -> TargetEnv:
+def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpreter") -> TargetEnv:
     """Ask ``executable`` for its prefix and site-packages (it imports only the stdlib;
     it runs isolated, ``-I``, in a neutral folder)."""
     from tfenv import procs
@@ -84,7 +84,7 @@ def from_python(executable: str, timeout: float = 20.0) -> TargetEnv:
     from tfenv.structured import load_json
 
     if not executable.strip():
-        raise UsageError("--python needs the path of a Python interpreter; it is empty.")
+        raise UsageError(f"{flag} needs the path of a Python interpreter; it is empty.")
     try:
         proc = procs.run(
             [executable, "-I", "-c", _PROBE], timeout=timeout, neutral_cwd=True, errors="replace"
@@ -96,12 +96,12 @@ def from_python(executable: str, timeout: float = 20.0) -> TargetEnv:
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(
-            f"--python {executable!r}: cannot run it as a Python interpreter ({why})."
+            f"{flag} {executable!r}: cannot run it as a Python interpreter ({why})."
         ) from None
 
     def bad(_file: str, path: str, problem: str) -> UsageError:
         return UsageError(
-            f"--python {executable!r} answered the environment probe with something "
+            f"{flag} {executable!r} answered the environment probe with something "
             f"unexpected (at '{path or 'the top'}': {problem})."
         )
 
