@@ -80,6 +80,8 @@ HEAVY = (
     "tfenv.routes.container_images",
     "tfenv.kb.gpu_families",  # the GPU table's generation rules: loading only
     "tfenv.kb.gpu_table",
+    "tfenv.chart",  # the charts (--chart) and their XML writer
+    "xml.etree.ElementTree",
 )
 
 _HEAVY_CHECK = textwrap.dedent(

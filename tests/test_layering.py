@@ -25,6 +25,7 @@ FORBIDDEN = {
     "tfenv.routes": ("tfenv.resolver", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit"),
     "tfenv.resolver": ("tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit", "tfenv.doctor"),
     "tfenv.emit": ("tfenv.lock", "tfenv.upgrade", "tfenv.doctor", "tfenv.host"),
+    "tfenv.chart": ("tfenv.commands", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.doctor"),
 }
 ALLOWED_INSIDE = {"tfenv.models": ("tfenv.models",)}
 

@@ -191,7 +191,13 @@ DOCS_PREAMBLE = """\
 # Compatibility matrix
 
 Generated from the knowledge base; do not edit by hand (`tests/test_matrix.py` fails when
-this page and the data disagree). Regenerate with `tfenv matrix --docs-page > docs/matrix.md`.
+this page, its chart and the data disagree). Regenerate both with
+`tfenv matrix --docs-page --svg docs/matrix.svg > docs/matrix.md`.
+
+![The compatibility chart: TensorFlow series across, facts and verdicts down](matrix.svg)
+
+The chart's cells come from the rules `tfenv resolve` applies (hover over a cell in
+`tfenv matrix --html chart.html` for its fact and source); see [charts](charts.md).
 
 Columns: the newest release of each series; the Pythons its wheels carry (any platform);
 the CUDA and cuDNN the official Linux wheels were built and tested with; the lowest NVIDIA

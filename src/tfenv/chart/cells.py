@@ -14,7 +14,7 @@ cell carries the fact and its source for the hover text.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
 
@@ -110,9 +110,7 @@ def generations(kb: KnowledgeBase) -> tuple[Generation, ...]:
         found.setdefault(cc, []).append(model.name)
         arch.setdefault(cc, model.architecture)
         prov.setdefault(cc, model.provenance)
-    return tuple(
-        Generation(arch[cc], cc, tuple(found[cc][:3]), prov[cc]) for cc in sorted(found)
-    )
+    return tuple(Generation(arch[cc], cc, tuple(found[cc][:3]), prov[cc]) for cc in sorted(found))
 
 
 def matrix_chart(kb: KnowledgeBase, rows: list[matrix.Row]) -> MatrixChart:
@@ -174,7 +172,7 @@ def _fact_source(kb: KnowledgeBase, row: matrix.Row, build: TfBuild, name: str) 
         return _cite(linux.provenance) if linux else ""
     if linux is None or linux.cuda is None:
         return ""
-    os = "linux" if name == "driver Linux" else "windows"
+    os: Literal["linux", "windows"] = "linux" if name == "driver Linux" else "windows"
     floor, why = kb.cuda.driver_floor(linux.cuda, os)
     family = kb.cuda.family(linux.cuda.major)
     toolkit = kb.cuda.toolkit(linux.cuda)
@@ -252,7 +250,9 @@ def _gpu_build_title(kb: KnowledgeBase, cand: TfCandidate, platform: str, accel:
         from tfenv.kb.metal import metal_plugin
 
         plugin = metal_plugin(kb, version)
-        pair = f"{plugin.pair.describe()}; source: {_cite(plugin.pair.provenance)}" if plugin else ""
+        pair = (
+            f"{plugin.pair.describe()}; source: {_cite(plugin.pair.provenance)}" if plugin else ""
+        )
         return f"TensorFlow {version} uses the Apple GPU through the Metal plug-in ({pair})"
     build = cand.option.build
     source = f" (source: {_cite(build.provenance)})" if build is not None else ""

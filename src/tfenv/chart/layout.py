@@ -86,7 +86,9 @@ def matrix_drawing(chart: MatrixChart) -> Drawing:
     for i, (series, title) in enumerate(zip(chart.series, chart.series_titles)):
         x = left + i * _CELL_W
         label = Label(x + _CELL_W / 2, y + 14, series, 11, "middle", bold=True)
-        items.append(Box(x, y, _CELL_W, _CELL_H, "#FFFFFF", title, (label,), data=_d(series=series)))
+        items.append(
+            Box(x, y, _CELL_W, _CELL_H, "#FFFFFF", title, (label,), data=_d(series=series))
+        )
     y += _CELL_H + 4
     for section in chart.sections:
         items.append(Label(_MARGIN, y + 16, section.title, 12, bold=True))
@@ -104,9 +106,13 @@ def matrix_drawing(chart: MatrixChart) -> Drawing:
                 swatch = FACT if cell.verdict == "fact" else MATRIX[cell.verdict]
                 text = cell.text or swatch.mark
                 if upright:
-                    mark = Label(x + _CELL_W / 2 + 4, y + h - 5, text, _TEXT, ink=swatch.ink, upright=True)
+                    mark = Label(
+                        x + _CELL_W / 2 + 4, y + h - 5, text, _TEXT, ink=swatch.ink, upright=True
+                    )
                 else:
-                    mark = Label(x + _CELL_W / 2, y + h / 2 + 4, text, _TEXT, "middle", ink=swatch.ink)
+                    mark = Label(
+                        x + _CELL_W / 2, y + h / 2 + 4, text, _TEXT, "middle", ink=swatch.ink
+                    )
                 data = _d(row=row.label, series=series, verdict=cell.verdict)
                 items.append(Box(x, y, _CELL_W, h, swatch.fill, cell.title, (mark,), data=data))
             y += h
@@ -143,7 +149,9 @@ def machine_drawing(chart: MachineChart) -> Drawing:
         line = fit(strip.text, _BAR_W - 12, 11)
         text = Label(left + 6, y + 15, line, 11, bold=strip.chosen, ink=swatch.ink)
         stroke, width = ("#000000", 3.0) if strip.chosen else ("#FFFFFF", 1.0)
-        data = _d(series=strip.series, verdict=strip.verdict, chosen="yes" if strip.chosen else "no")
+        data = _d(
+            series=strip.series, verdict=strip.verdict, chosen="yes" if strip.chosen else "no"
+        )
         items.append(
             Box(left, y, _BAR_W, _BAR_H, swatch.fill, strip.title, (text,), stroke, width, data)
         )

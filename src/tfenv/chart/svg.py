@@ -1,8 +1,9 @@
 """Draw a :class:`~tfenv.chart.layout.Drawing` as SVG, through ElementTree.
 
 ElementTree escapes every text and attribute value it writes, so a GPU name or a
-host file's text lands in the SVG as characters, never as markup. Characters XML
-cannot carry at all (control characters) are replaced before they reach it.
+host file's text lands in the SVG as characters, never as markup. Control characters
+(and bidirectional overrides) are shown as escapes first, as on the terminal
+(:func:`tfenv.textsafe.visible`), so nothing XML cannot carry reaches it.
 The output is deterministic: attributes in the order they are set, numbers with
 at most one decimal.
 """
@@ -14,6 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 from tfenv.chart.layout import Box, Label
+from tfenv.textsafe import visible
 
 if TYPE_CHECKING:
     from tfenv.chart.layout import Drawing
@@ -22,13 +24,13 @@ __all__ = ["FONT", "svg_element", "svg_text"]
 
 SVG_NS = "http://www.w3.org/2000/svg"
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
-# what XML 1.0 cannot hold: C0 controls but tab, LF, CR; surrogates; U+FFFE, U+FFFF
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# what XML 1.0 cannot hold and textsafe.visible lets through: U+FFFE, U+FFFF
+_NOT_XML = re.compile("[\ufffe\uffff]")
 
 
 def clean(text: str) -> str:
-    """``text`` with the characters XML cannot carry replaced by U+FFFD."""
-    return _NOT_XML.sub("\ufffd", text)
+    """``text`` on one line, controls shown as escapes, non-characters as U+FFFD."""
+    return _NOT_XML.sub("\ufffd", visible(text))
 
 
 def _n(value: float) -> str:

@@ -1,12 +1,19 @@
-"""``tfenv matrix``: the compatibility table (text, --json or --markdown)."""
+"""``tfenv matrix``: the compatibility table (text, --json or --markdown) and its chart
+(--svg, --html)."""
 
 from __future__ import annotations
 
 import argparse
 import re
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tfenv.errors import UsageError
+
+if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.matrix import Row
 
 __all__ = ["configure", "run"]
 
@@ -20,12 +27,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     fmt.add_argument("--json", action="store_true", help="machine-readable rows")
     fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
     fmt.add_argument("--docs-page", action="store_true", help="the whole docs/matrix.md page")
+    parser.add_argument(
+        "--svg", metavar="FILE", type=Path, help="also write the compatibility chart as SVG"
+    )
+    parser.add_argument(
+        "--html", metavar="FILE", type=Path, help="also write the chart as one HTML page"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from tfenv import matrix, specs
     from tfenv.kb import KnowledgeBase
 
+    charts = _chart_paths(args)
     kb = KnowledgeBase.from_environment()
     kb.load_all()
     series = sorted(b.series for b in kb.builds.all)
@@ -47,12 +61,43 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--cuda {cuda}: no TensorFlow series is built with CUDA {cuda}.")
         print(f"The TensorFlow {tf} series is not built with CUDA {cuda}.", file=sys.stderr)
         return 1
-    if args.json:
-        sys.stdout.write(matrix.render_json(rows))
-    elif args.docs_page:
-        sys.stdout.write(matrix.render_docs_page(rows))
-    elif args.markdown:
-        sys.stdout.write(matrix.render_markdown(rows))
-    else:
-        sys.stdout.write(matrix.render_text(rows))
+    if charts:
+        _write_charts(kb, rows, charts)
+        if not (args.json or args.docs_page or args.markdown):
+            return 0  # the chart was asked for; no table on top of it
+    sys.stdout.write(_table(args, rows))
     return 0
+
+
+def _table(args: argparse.Namespace, rows: list[Row]) -> str:
+    from tfenv import matrix
+
+    if args.json:
+        return matrix.render_json(rows)
+    if args.docs_page:
+        return matrix.render_docs_page(rows)
+    if args.markdown:
+        return matrix.render_markdown(rows)
+    return matrix.render_text(rows)
+
+
+def _chart_paths(args: argparse.Namespace) -> list[tuple[str, str, Path]]:
+    """(flag, format, path) of each chart asked for, checked before any work."""
+    from tfenv.chart.files import check_path
+
+    out = [(f"--{fmt}", fmt, p) for fmt, p in (("svg", args.svg), ("html", args.html)) if p]
+    for flag, _, path in out:
+        check_path(flag, path)
+    if len(out) == 2 and out[0][2].resolve() == out[1][2].resolve():
+        raise UsageError(f"--svg and --html name the same file ({args.svg}); give two names.")
+    return out
+
+
+def _write_charts(kb: KnowledgeBase, rows: list[Row], charts: list[tuple[str, str, Path]]) -> None:
+    from tfenv.chart.files import write_chart
+    from tfenv.chart.render import matrix_chart_text
+    from tfenv.textsafe import visible
+
+    for flag, fmt, path in charts:
+        write_chart(flag, path, matrix_chart_text(kb, rows, fmt))
+        print(f"Wrote {visible(str(path))}", file=sys.stderr)

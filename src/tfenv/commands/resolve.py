@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:
+    from tfenv.kb import KnowledgeBase
+    from tfenv.models.plan import Resolution
     from tfenv.models.target import MachineArgs
 
 __all__ = ["configure", "run"]
@@ -47,6 +49,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="write requirements.txt / environment.yml / activation script "
         "(container route: Dockerfile and .devcontainer/devcontainer.json)",
+    )
+    parser.add_argument(
+        "--chart",
+        metavar="FILE",
+        type=Path,
+        help="also write a chart of every TensorFlow series on this machine "
+        "(SVG; HTML when FILE ends in .html)",
     )
     parser.add_argument(
         "--requirements",
@@ -123,6 +132,10 @@ def run(args: argparse.Namespace) -> int:
     from tfenv.kb import KnowledgeBase
     from tfenv.resolver import resolve
 
+    if args.chart is not None:
+        from tfenv.chart.files import check_path
+
+        check_path("--chart", args.chart)
     kb = KnowledgeBase.from_environment()
     request = api.build_request(
         kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre, args.cuda_libs
@@ -140,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
 
                 for line in docker_commands(res, args.emit):
                     print(line, file=sys.stderr)
+    if args.chart is not None:
+        _write_chart(kb, res, args.chart, quiet=args.json)
     if args.json:
         sys.stdout.write(report.resolution_json(res))
     else:
@@ -147,3 +162,14 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(visible_lines(report.resolution_text(res)))
     return 0 if res.ok else 1
+
+
+def _write_chart(kb: KnowledgeBase, res: Resolution, path: Path, quiet: bool) -> None:
+    from tfenv.chart.files import chart_format, write_chart
+    from tfenv.chart.render import machine_chart_text
+
+    write_chart("--chart", path, machine_chart_text(kb, res, chart_format(path)))
+    if not quiet:
+        from tfenv.textsafe import visible
+
+        print(f"Wrote {visible(str(path))}", file=sys.stderr)
