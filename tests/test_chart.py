@@ -23,6 +23,7 @@ from tfenv.chart.render import machine_chart_text, matrix_chart_text
 from tfenv.cli import main
 from tfenv.host.profile import CC_SOURCES, GpuInfo
 from tfenv.kb import KnowledgeBase
+from tfenv.models.driver import DriverVersion
 from tfenv.models.plan import Resolution
 from tfenv.models.target import Request, Target
 from tfenv.resolver import resolve, solve_once
@@ -280,7 +281,7 @@ def test_machine_rtx_5090_on_driver_575(kb: KnowledgeBase) -> None:
         "x86_64",
         cc=Version("12.0"),
         gpu_name="NVIDIA GeForce RTX 5090",
-        driver="575.51.02",
+        driver=DriverVersion("575.51.02"),
     )
     strips = _strips(_machine(kb, target))
     assert len(strips) == len(matrix.matrix_rows(kb))
@@ -299,11 +300,17 @@ def test_machine_gtx_1060_on_windows(kb: KnowledgeBase) -> None:
 
 
 def test_machine_why_not_driver_and_python(kb: KnowledgeBase) -> None:
-    old = Target("linux", "x86_64", cc=Version("8.6"), driver="470.82.01")
+    old = Target("linux", "x86_64", cc=Version("8.6"), driver=DriverVersion("470.82.01"))
     strips = _strips(_machine(kb, old))
     assert strips["2.15"][0] == "driver"
     assert strips["2.14"][0] in ("fits", "warnings")
-    py = Target("linux", "x86_64", cc=Version("8.6"), driver="550.54.14", python=Version("3.13"))
+    py = Target(
+        "linux",
+        "x86_64",
+        cc=Version("8.6"),
+        driver=DriverVersion("550.54.14"),
+        python=Version("3.13"),
+    )
     strips = _strips(_machine(kb, py))
     assert strips["2.15"][0] == "python"
     assert strips["2.20"][0] in ("fits", "warnings")
