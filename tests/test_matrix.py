@@ -15,9 +15,15 @@ DOCS = Path(__file__).parent.parent / "docs" / "matrix.md"
 
 
 def test_docs_page_is_generated_from_the_data(kb: KnowledgeBase) -> None:
+    from tfenv.chart.render import matrix_chart_text
+
+    stale = "stale: run 'tfenv matrix --docs-page --svg docs/matrix.svg > docs/matrix.md'"
     assert DOCS.read_text("utf-8") == render_docs_page(matrix_rows(kb)), (
-        "docs/matrix.md is stale: run 'tfenv matrix --docs-page > docs/matrix.md'"
+        f"docs/matrix.md is {stale}"
     )
+    chart = DOCS.with_suffix(".svg").read_text("utf-8")
+    assert chart == matrix_chart_text(kb, matrix_rows(kb)), f"docs/matrix.svg is {stale}"
+    assert "](matrix.svg)" in DOCS.read_text("utf-8")
 
 
 def test_rows_cover_every_series(kb: KnowledgeBase) -> None:

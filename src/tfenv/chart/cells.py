@@ -267,6 +267,8 @@ def _failed_title(
     what = f"TensorFlow {version} has a CPU wheel here but no GPU build" if gpu else cand.label
     why = "; ".join(f"it needs {f.requirement.text}" for f in failed)
     sources = sorted({s for f in failed for s in f.rule.sources(kb, version)})
+    if any(f.rule.kind == "metal" for f in failed):  # the pairing table, not the index
+        sources.append(_cite(kb.metal.table_provenance))
     cited = f" (source: {'; '.join(sources)})" if sources else ""
     return f"{what}: {why}{cited}" if why else what
 
