@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tfenv.kb.metal import MetalFacts
     from tfenv.kb.platforms import Platforms
     from tfenv.kb.tensorflow import TfBuilds
+    from tfenv.kb.windows_manual import WindowsManual
 
 __all__ = ["KnowledgeBase"]
 
@@ -107,6 +108,12 @@ class KnowledgeBase:
         from tfenv.kb import jetson
 
         return self._load("jetson.load", lambda: jetson.load(self.root))
+
+    @cached_property
+    def windows_manual(self) -> WindowsManual:
+        from tfenv.kb import windows_manual
+
+        return self._load("windows_manual.load", lambda: windows_manual.load(self.root))
 
     @cached_property
     def metal(self) -> MetalFacts:

@@ -16,12 +16,23 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from packaging.version import Version
 
+from tfenv.shells import Shell, command, shell_for
+
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
     from tfenv.models.target import Target
 
-__all__ = ["Choice", "Delivery", "Packages", "Route", "Where", "library_env", "pip_install"]
+__all__ = [
+    "Choice",
+    "Delivery",
+    "Packages",
+    "Route",
+    "Where",
+    "library_env",
+    "pip_install",
+    "shell_of",
+]
 
 Locker = Literal["pip", "conda"]
 
@@ -108,9 +119,15 @@ class Route(ABC):
         return f"<route {self.name}>"
 
 
-def pip_install(*specs: str) -> str:
-    """``python -m pip install 'a' 'b'``: each spec (tfenv's own, never user text) quoted."""
-    return "python -m pip install " + " ".join(f"'{s}'" for s in specs)
+def pip_install(*specs: str, shell: Shell = "posix") -> str:
+    """``python -m pip install 'a' 'b'`` (``"a" "b"`` on native Windows): each spec
+    quoted for the target's shell (:mod:`tfenv.shells`)."""
+    return command(["python", "-m", "pip", "install", *specs], shell)
+
+
+def shell_of(where: Where) -> Shell:
+    """The shell the target runs commands in."""
+    return shell_for(where.target.os)
 
 
 def library_env(target: Target, *dirs: str) -> tuple[tuple[str, str], ...]:

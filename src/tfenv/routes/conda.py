@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
+from tfenv.shells import Shell, command, shell_for
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -64,13 +65,11 @@ def conda_env_name(version: object) -> str:
     return f"tf-{version}"
 
 
-def conda_create(name: str, specs: tuple[str, ...]) -> tuple[str, str]:
-    """Create the named environment from conda-forge only, then activate it."""
-    quoted = " ".join(f"'{s}'" for s in specs)
-    return (
-        f"conda create -n {name} -c conda-forge --override-channels {quoted}",
-        f"conda activate {name}",
-    )
+def conda_create(name: str, specs: tuple[str, ...], shell: Shell = "posix") -> tuple[str, str]:
+    """Create the named environment from conda-forge only, then activate it (each word
+    written for the target's shell)."""
+    create = ["conda", "create", "-n", name, "-c", "conda-forge", "--override-channels"]
+    return (command([*create, *specs], shell), command(["conda", "activate", name], shell))
 
 
 def _span(versions: tuple[Version, ...]) -> str:
@@ -148,7 +147,9 @@ class CondaRoute(Route):
         )
         conda = tuple(specs)
         packages = Packages(
-            conda=conda, channels=("conda-forge",), commands=conda_create(name, conda)
+            conda=conda,
+            channels=("conda-forge",),
+            commands=conda_create(name, conda, shell_for(target.os)),
         )
         return Delivery(
             python,

@@ -10,7 +10,16 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
-from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, library_env, pip_install
+from tfenv.routes.base import (
+    Choice,
+    Delivery,
+    Packages,
+    Route,
+    Where,
+    library_env,
+    pip_install,
+    shell_of,
+)
 from tfenv.routes.conda import conda_create, conda_env_name, conda_match
 
 if TYPE_CHECKING:
@@ -55,14 +64,15 @@ class CondaPipRoute(Route):
                 env = _pip_cudnn_env(target.os)
             else:
                 conda.append(f"cudnn={from_conda or cudnn}")
+        shell = shell_of(where)
         packages = Packages(
             pip=tuple(pip),
             conda=tuple(conda),
             channels=("conda-forge",),
             env=env,
             commands=(
-                *conda_create(conda_env_name(choice.option.version), tuple(conda)),
-                pip_install(*pip),
+                *conda_create(conda_env_name(choice.option.version), tuple(conda), shell),
+                pip_install(*pip, shell=shell),
             ),
         )
         return Delivery(choice.python, cuda, cudnn, packages)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install
+from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 __all__ = ["CpuRoute"]
 
@@ -16,7 +16,7 @@ class CpuRoute(Route):
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         pin = f"{choice.option.package}=={choice.option.version}"
-        packages = Packages(pip=(pin,), commands=(pip_install(pin),))
+        packages = Packages(pip=(pin,), commands=(pip_install(pin, shell=shell_of(where)),))
         return Delivery(choice.python, None, None, packages, warnings=_unused_gpu(where))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install
+from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
     from tfenv.kb.releases import TfOption
@@ -48,5 +48,7 @@ class MetalRoute(Route):
                 f"{pair.tensorflow_text} is inferred: {pair.basis}. If `import tensorflow` "
                 "fails in libmetal_plugin.dylib, 'tfenv explain' reads the message.",
             )
-        packages = Packages(pip=(pin, metal), commands=(pip_install(pin, metal),))
+        packages = Packages(
+            pip=(pin, metal), commands=(pip_install(pin, metal, shell=shell_of(where)),)
+        )
         return Delivery(choice.python, None, None, packages, reasons, warnings)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.kb.cuda_wheels import CudaWheels, Policy, cuda_wheels
-from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install
+from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -64,7 +64,7 @@ class PipRoute(Route):
                 choice.python,
                 choice.cuda,
                 choice.cudnn,
-                Packages(pip=(extra,), commands=(pip_install(extra),)),
+                Packages(pip=(extra,), commands=(pip_install(extra, shell=shell_of(where)),)),
             )
         pins = tuple(str(p) for p in found.pins)
         pip = (f"{opt.package}=={opt.version}", *pins) if found.dropped else (extra, *pins)
@@ -76,7 +76,7 @@ class PipRoute(Route):
             choice.python,
             cuda,
             cudnn,
-            Packages(pip=pip, commands=(pip_install(*pip),)),
+            Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),)),
             reasons=_reasons(opt, choice, found),
             remedies=frozenset({"pin-cuda-wheels"}),
         )

@@ -1,0 +1,208 @@
+"""Native-Windows manual installs (``data/nvidia/windows_manual.yaml``): the CUDA installer and
+cuDNN archive per series, the DLLs each TensorFlow release loads, the Visual C++
+redistributable, zlibwapi.dll, the JIT cache folder and the final check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance, unique
+from tfenv.kb._files import load_node
+
+__all__ = [
+    "WINDOWS_MANUAL_FILE",
+    "CudaInstaller",
+    "CudnnArchive",
+    "DllSet",
+    "WindowsManual",
+    "load",
+]
+
+WINDOWS_MANUAL_FILE = "nvidia/windows_manual.yaml"
+TOOLKIT_ROOT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
+
+
+@dataclass(frozen=True)
+class CudaInstaller:
+    series: Version
+    version: str
+    installer: str
+    url: str
+    bundled_driver: Optional[str]
+    archive_page: str
+    provenance: Provenance
+
+    @property
+    def folder(self) -> str:
+        """Where the installer puts the toolkit: ``C:\\Program Files\\...\\CUDA\\v11.2``."""
+        return f"{TOOLKIT_ROOT}\\v{self.series}"
+
+    @property
+    def path_variable(self) -> str:
+        """The variable the installer sets: ``CUDA_PATH_V11_2``."""
+        return f"CUDA_PATH_V{self.series.major}_{self.series.minor}"
+
+
+@dataclass(frozen=True)
+class CudnnArchive:
+    series: Version
+    cuda: Version
+    version: str
+    archive: str
+    url: str
+    sha256: Optional[str]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class DllSet:
+    """What one range of TensorFlow releases loads on Windows, by file name."""
+
+    tensorflow: SpecifierSet
+    cuda: tuple[str, ...]
+    cudnn: tuple[str, ...]
+    cupti: Optional[str]
+    msvcp: tuple[str, ...]
+    status: str
+    provenance: Provenance
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """Every DLL the import and the first GPU op need (CUPTI is the profiler's alone)."""
+        return (*self.cuda, *self.cudnn, *self.msvcp)
+
+
+@dataclass(frozen=True)
+class WindowsManual:
+    cuda: tuple[CudaInstaller, ...]
+    cudnn: tuple[CudnnArchive, ...]
+    dlls: tuple[DllSet, ...]
+    redist_name: str
+    redist_url: str
+    redist_provides: tuple[str, ...]
+    redist_from: Version
+    redist_provenance: Provenance
+    zlib_dll: str
+    zlib_cudnn: SpecifierSet
+    zlib_note: str
+    zlib_provenance: Provenance
+    jit_cache_windows: str
+    jit_cache_linux: str
+    verify: tuple[str, ...]
+
+    def installer(self, cuda: Optional[Version]) -> Optional[CudaInstaller]:
+        """The installer of ``cuda``'s series (None: not recorded)."""
+        if cuda is None:
+            return None
+        return next((c for c in self.cuda if _same_series(c.series, cuda)), None)
+
+    def archive(self, cuda: Optional[Version], cudnn: Optional[Version]) -> Optional[CudnnArchive]:
+        """The cuDNN archive of ``cudnn``'s series built for ``cuda``'s series."""
+        if cuda is None or cudnn is None:
+            return None
+        for a in self.cudnn:
+            if _same_series(a.series, cudnn) and _same_series(a.cuda, cuda):
+                return a
+        return None
+
+    def dlls_for(self, tf: Version) -> Optional[DllSet]:
+        """The DLLs TensorFlow ``tf`` loads on native Windows (None: no GPU build there)."""
+        return next((d for d in self.dlls if d.tensorflow.contains(tf, prereleases=True)), None)
+
+    def needs_redist(self, tf: Version) -> bool:
+        return Version(tf.base_version) >= self.redist_from
+
+    def needs_zlib(self, cudnn: Optional[Version]) -> bool:
+        return cudnn is not None and self.zlib_cudnn.contains(cudnn, prereleases=True)
+
+    def jit_cache(self, os: str) -> str:
+        """The driver's JIT cache folder on ``os`` (``windows`` or any other)."""
+        return self.jit_cache_windows if os == "windows" else self.jit_cache_linux
+
+
+def _same_series(a: Version, b: Version) -> bool:
+    return (a.major, a.minor) == (b.major, b.minor)
+
+
+def _cuda(node: Node) -> CudaInstaller:
+    node.only(
+        "series", "version", "installer", "url", "bundled_driver", "archive_page", "source",
+        "retrieved",
+    )  # fmt: skip
+    return CudaInstaller(
+        series=node.get("series").version(),
+        version=node.get("version").text(),
+        installer=node.get("installer").label(),
+        url=node.get("url").label(400),
+        bundled_driver=node.get("bundled_driver").opt_text(),
+        archive_page=node.get("archive_page").label(400),
+        provenance=node.provenance(),
+    )
+
+
+def _cudnn(node: Node) -> CudnnArchive:
+    node.only("series", "cuda", "version", "archive", "url", "sha256", "source", "retrieved")
+    return CudnnArchive(
+        series=node.get("series").version(),
+        cuda=node.get("cuda").version(),
+        version=node.get("version").text(),
+        archive=node.get("archive").label(),
+        url=node.get("url").label(400),
+        sha256=node.get("sha256").opt_text(),
+        provenance=node.provenance(),
+    )
+
+
+def _dlls(node: Node) -> DllSet:
+    node.only("tensorflow", "cuda", "cudnn", "cupti", "msvcp", "status", "source", "retrieved")
+    return DllSet(
+        tensorflow=node.get("tensorflow").specifier(empty=False),
+        cuda=node.get("cuda").texts(),
+        cudnn=node.get("cudnn").texts(),
+        cupti=node.get("cupti").opt_text(),
+        msvcp=node.get("msvcp").texts(),
+        status=node.get("status").choice("established", "inferred"),
+        provenance=node.provenance(),
+    )
+
+
+def parse(root: Node) -> WindowsManual:
+    root.only("cuda", "cudnn", "dlls", "redist", "zlib", "jit_cache", "verify")
+    cuda = tuple(_cuda(n) for n in root.get("cuda").items())
+    unique(zip(root.get("cuda").items(), (c.series for c in cuda)), "CUDA series")
+    redist = root.get("redist").only(
+        "name", "provides", "url", "needed_from", "source", "retrieved"
+    )
+    zlib = root.get("zlib").only("dll", "cudnn", "note", "source", "retrieved")
+    jit = root.get("jit_cache").only("windows", "linux", "source", "retrieved")
+    jit.provenance()
+    verify = root.get("verify").texts()
+    if not verify:
+        raise root.get("verify").fail("the check needs a command")
+    return WindowsManual(
+        cuda=cuda,
+        cudnn=tuple(_cudnn(n) for n in root.get("cudnn").items()),
+        dlls=tuple(_dlls(n) for n in root.get("dlls").items()),
+        redist_name=redist.get("name").text(),
+        redist_url=redist.get("url").label(400),
+        redist_provides=redist.get("provides").texts(),
+        redist_from=redist.get("needed_from").version(),
+        redist_provenance=redist.provenance(),
+        zlib_dll=zlib.get("dll").text(),
+        zlib_cudnn=zlib.get("cudnn").specifier(empty=False),
+        zlib_note=zlib.get("note").text(),
+        zlib_provenance=zlib.provenance(),
+        jit_cache_windows=jit.get("windows").text(),
+        jit_cache_linux=jit.get("linux").text(),
+        verify=verify,
+    )
+
+
+def load(root: Optional[Path] = None) -> WindowsManual:
+    """Load ``nvidia/windows_manual.yaml`` from ``root`` (default: the shipped data)."""
+    return parse(load_node(WINDOWS_MANUAL_FILE, root))

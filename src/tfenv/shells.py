@@ -1,0 +1,101 @@
+"""Commands written for the shell of the machine that will run them.
+
+One renderer for every command tfenv prints or writes (install commands, regenerate
+lines, the fixes of doctor and explain, check-upgrade's advice): a command is an argv,
+and :func:`command` writes it for a target's shell.
+
+- ``posix`` (Linux, WSL2, macOS): each word as :func:`shlex.quote` writes it.
+- ``windows`` (native Windows): one form that cmd.exe (and so the Anaconda Prompt and
+  batch files) and PowerShell read the same: a word is written bare only when it is made
+  of letters, digits and ``_ . / : \\ -`` (and does not start with a digit); otherwise it is
+  wrapped in double quotes, inside which cmd.exe leaves ``< > | & ^ ( ) ; , =`` alone and
+  PowerShell expands nothing but ``$`` and the backtick. A word that neither shell can be
+  given unchanged is refused (:class:`UnsafeWord`): one holding ``"`` (ends the quotes),
+  ``%`` (cmd.exe expands ``%VAR%`` even inside quotes), ``!`` (delayed expansion), ``$``
+  or a backtick (PowerShell expands them inside double quotes), ending in a backslash
+  (``\\"`` escapes the closing quote for the program's argument parser), or any character
+  that is not printable ASCII (PowerShell reads the typographic quotes as quotes, and the
+  console's code page garbles the rest). The command's first word (the program) must be
+  bare: PowerShell reads a quoted first word as a string, not a command.
+
+The rules follow cmd.exe's documented parsing (``cmd /?``: the special characters
+``&<>[]{}^=;!'+,`~`` and the quote), PowerShell's ``about_Quoting_Rules`` and
+``about_Parsing`` (argument mode), and Microsoft's "Parsing C++ command-line arguments"
+(how the program splits the line into argv); ``tests/winshell.py`` is a tokenizer that
+follows those documents, and the tests run every Windows command through it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from typing import Literal
+
+from tfenv.errors import UsageError
+
+__all__ = ["Shell", "UnsafeWord", "command", "is_windows_safe", "shell_for", "word"]
+
+Shell = Literal["posix", "windows"]
+
+_BARE = re.compile(r"[A-Za-z_/\\][A-Za-z0-9_./:\\-]*|-{1,2}[A-Za-z][A-Za-z0-9-]*")
+_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
+_REFUSED = '"%!$`'
+_POSIX_VISIBLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+class UnsafeWord(UsageError):
+    """A word that cannot be written so that cmd.exe and PowerShell both read it unchanged."""
+
+
+def shell_for(os: str) -> Shell:
+    """The shell family of a target's operating system (``windows`` only for native Windows:
+    WSL2 runs a Linux shell)."""
+    return "windows" if os == "windows" else "posix"
+
+
+def _why_not_windows(text: str) -> str | None:
+    if not text:
+        return "it is empty (Windows PowerShell 5.1 drops an empty argument)"
+    if not _PRINTABLE_ASCII.fullmatch(text):
+        return "it holds a character that is not printable ASCII"
+    bad = sorted({c for c in text if c in _REFUSED})
+    if bad:
+        return f"it holds {' '.join(bad)} (expanded or ending the quotes in cmd.exe or PowerShell)"
+    if text.endswith("\\") and not _BARE.fullmatch(text):
+        return "it ends in a backslash, which would escape the closing quote"
+    return None
+
+
+def is_windows_safe(text: str) -> bool:
+    """Whether ``text`` can be one word of a native-Windows command."""
+    return _why_not_windows(text) is None
+
+
+def word(text: str, shell: Shell) -> str:
+    """One word of a command for ``shell``."""
+    if shell == "posix":
+        # control characters shown as escapes (never a line break inside a command)
+        return shlex.quote(_POSIX_VISIBLE.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text))
+    why = _why_not_windows(text)
+    if why is not None:
+        raise UnsafeWord(
+            f"{text.encode('ascii', 'backslashreplace').decode()!r} cannot be written into a "
+            f"command for cmd.exe and PowerShell: {why}.",
+            hint="Use a name made of letters, digits and . _ - (a file name, a version).",
+        )
+    if _BARE.fullmatch(text) and text != "--":
+        return text
+    return f'"{text}"'
+
+
+def command(argv: Sequence[str], shell: Shell) -> str:
+    """The command line for ``argv`` in ``shell``."""
+    if not argv:
+        raise ValueError("a command needs a program")
+    if shell == "windows" and not _BARE.fullmatch(argv[0]):
+        raise UnsafeWord(
+            f"{argv[0]!r} cannot start a command for cmd.exe and PowerShell: a quoted program "
+            "name is a string to PowerShell, not a command."
+        )
+    return " ".join(word(w, shell) for w in argv)
