@@ -46,82 +46,101 @@ def cmd_line(line: str, batch: bool = False) -> str:
     return line
 
 
-def c_argv(line: str) -> list[str]:
-    args: list[str] = []
-    i, n = 0, len(line)
-    while True:
-        while i < n and line[i] in " \t":
+def _backslashes(line: str, i: int, cur: list[str]) -> int:
+    """Backslashes at ``i``: literal, unless a quote follows (then halved, odd: a quote)."""
+    j = i
+    while j < len(line) and line[j] == "\\":
+        j += 1
+    count = j - i
+    if j < len(line) and line[j] == '"':
+        cur.append("\\" * (count // 2))
+        if count % 2:
+            cur.append('"')
+            return j + 1
+        return j
+    cur.append("\\" * count)
+    return j
+
+
+def _c_word(line: str, i: int) -> tuple[str, int]:
+    cur: list[str] = []
+    quoted = False
+    n = len(line)
+    while i < n and (quoted or line[i] not in " \t"):
+        if line[i] == "\\":
+            i = _backslashes(line, i, cur)
+        elif line[i] == '"' and quoted and line[i + 1 : i + 2] == '"':
+            cur.append('"')  # "" inside quotes: a literal quote (since 2008)
+            i += 2
+        elif line[i] == '"':
+            quoted = not quoted
             i += 1
-        if i >= n:
-            return args
-        cur: list[str] = []
-        quoted = False
-        while i < n and (quoted or line[i] not in " \t"):
-            if line[i] == "\\":
-                j = i
-                while j < n and line[j] == "\\":
-                    j += 1
-                count = j - i
-                if j < n and line[j] == '"':
-                    cur.append("\\" * (count // 2))
-                    if count % 2:
-                        cur.append('"')
-                        i = j + 1
-                    else:
-                        i = j
-                    continue
-                cur.append("\\" * count)
-                i = j
-                continue
-            if line[i] == '"':
-                if quoted and i + 1 < n and line[i + 1] == '"':
-                    cur.append('"')  # "" inside quotes: a literal quote (since 2008)
-                    i += 2
-                    continue
-                quoted = not quoted
-                i += 1
-                continue
+        else:
             cur.append(line[i])
             i += 1
-        args.append("".join(cur))
+    return "".join(cur), i
+
+
+def c_argv(line: str) -> list[str]:
+    args: list[str] = []
+    i = 0
+    while True:
+        while i < len(line) and line[i] in " \t":
+            i += 1
+        if i >= len(line):
+            return args
+        word, i = _c_word(line, i)
+        args.append(word)
+
+
+def _ps_quoted(line: str, i: int) -> tuple[str, int]:
+    j = i + 1
+    while j < len(line) and line[j] != '"':
+        if line[j] in "$`":
+            raise Unsafe(f"PowerShell expands {line[j]} inside double quotes")
+        j += 1
+    if j >= len(line):
+        raise Unsafe("an unclosed quote")
+    return line[i + 1 : j], j + 1
+
+
+def _ps_bare_start(line: str, i: int) -> None:
+    ch = line[i]
+    if line[i : i + 3] == "--%":
+        raise Unsafe("--% stops PowerShell's parsing")
+    if ch.isdigit() or (ch in ".+-" and line[i + 1 : i + 2].isdigit()):
+        # a bare number: PowerShell may pass its value, not its text (3.10 -> 3.1)
+        raise Unsafe("a bare word that PowerShell may read as a number")
+
+
+def _ps_word(line: str, i: int) -> tuple[str, int]:
+    cur: list[str] = []
+    _ps_bare_start(line, i)
+    while i < len(line) and line[i] not in " \t":
+        ch = line[i]
+        if ch == '"':
+            text, i = _ps_quoted(line, i)
+            cur.append(text)
+        elif ch in _PS_SPECIAL_BARE:
+            raise Unsafe(f"PowerShell reads {ch} outside quotes")
+        else:
+            cur.append(ch)
+            i += 1
+    return "".join(cur), i
 
 
 def powershell_argv(line: str) -> list[str]:
     if any(q in line for q in _PS_QUOTES):
         raise Unsafe("PowerShell reads typographic quotes as quotes")
     args: list[str] = []
-    i, n = 0, len(line)
+    i = 0
     while True:
-        while i < n and line[i] in " \t":
+        while i < len(line) and line[i] in " \t":
             i += 1
-        if i >= n:
+        if i >= len(line):
             return args
-        cur: list[str] = []
-        first = True
-        while i < n and line[i] not in " \t":
-            ch = line[i]
-            if ch == '"':
-                j = i + 1
-                while j < n and line[j] != '"':
-                    if line[j] in "$`":
-                        raise Unsafe(f"PowerShell expands {line[j]} inside double quotes")
-                    j += 1
-                if j >= n:
-                    raise Unsafe("an unclosed quote")
-                cur.append(line[i + 1 : j])
-                i = j + 1
-            elif ch in _PS_SPECIAL_BARE:
-                raise Unsafe(f"PowerShell reads {ch} outside quotes")
-            elif first and ch == "-" and line[i : i + 3] == "--%":
-                raise Unsafe("--% stops PowerShell's parsing")
-            elif first and (ch.isdigit() or (ch in ".+-" and line[i + 1 : i + 2].isdigit())):
-                # a bare number: PowerShell may pass its value, not its text (3.10 -> 3.1)
-                raise Unsafe("a bare word that PowerShell may read as a number")
-            else:
-                cur.append(ch)
-                i += 1
-            first = False
-        args.append("".join(cur))
+        word, i = _ps_word(line, i)
+        args.append(word)
 
 
 def both(line: str) -> list[str]:
