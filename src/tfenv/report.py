@@ -29,10 +29,10 @@ def resolution_text(res: Resolution) -> str:
         lines += ["", "Ways out:"]
         lines += [f"  - {s}" for s in res.suggestions]
         return "\n".join(lines) + "\n"
-    return "\n".join([*lines, "", *_plan_lines(res.plan)]) + "\n"
+    return "\n".join([*lines, "", *_plan_lines(res.plan, res.target.os)]) + "\n"
 
 
-def _plan_lines(p: Plan) -> list[str]:
+def _plan_lines(p: Plan, os: str) -> list[str]:
     pins = [f"TensorFlow {p.tensorflow}"]
     if p.python:
         pins.append(f"Python {p.python}")
@@ -43,10 +43,25 @@ def _plan_lines(p: Plan) -> list[str]:
     out = [f"Plan: {', '.join(pins)}  [route: {p.route}]"]
     if p.min_driver:
         out.append(f"  needs NVIDIA driver >= {p.min_driver}")
+    if p.steps:
+        out += ["", "Steps:"] + [f"  {i}. {s}" for i, s in enumerate(p.steps, 1)]
     out += ["", "Install:"] + [f"  {c}" for c in p.commands]
-    if p.env:
-        out += ["", "Environment:"] + [f"  {k}={v}" for k, v in p.env]
+    out += _environment(p, os)
     out += ["", "Why:"] + [f"  - {r}" for r in p.reasons]
     if p.warnings:
         out += ["", "Warnings:"] + [f"  ! {w}" for w in p.warnings]
+    return out
+
+
+_SCRIPT_NAMES = {"posix": "", "cmd": " (cmd.exe)", "powershell": " (PowerShell)"}
+
+
+def _environment(p: Plan, os: str) -> list[str]:
+    """The plan's variables, in the syntax of each shell the target's users type them in."""
+    from tfenv.shells import scripts_for, set_variable
+
+    out: list[str] = []
+    for script in scripts_for(os) if p.env else ():
+        out += ["", f"Environment{_SCRIPT_NAMES[script]}:"]
+        out += [f"  {set_variable(k, v, script)}" for k, v in p.env]
     return out

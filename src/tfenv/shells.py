@@ -99,3 +99,52 @@ def command(argv: Sequence[str], shell: Shell) -> str:
             "name is a string to PowerShell, not a command."
         )
     return " ".join(word(w, shell) for w in argv)
+
+
+# -- setting variables in a script or a session --------------------------------------------
+
+Script = Literal["posix", "cmd", "powershell"]
+
+#: a reference to another variable in a value tfenv composed: %NAME% (Windows) or $NAME
+_WINDOWS_REF = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _windows_literal(text: str, name: str) -> str:
+    if not _PRINTABLE_ASCII.fullmatch(text) or any(c in text for c in '"%!'):
+        raise UnsafeWord(
+            f"The value of {name} cannot be written for cmd.exe and PowerShell: "
+            f"{text.encode('ascii', 'backslashreplace').decode()!r} holds a quote, %, ! or a "
+            "character that is not printable ASCII."
+        )
+    return text
+
+
+def set_variable(name: str, value: str, script: Script) -> str:
+    """One line that sets ``name`` to ``value`` (a value tfenv composed: on Windows it may
+    refer to other variables as ``%NAME%``, on POSIX as ``$NAME``) in ``script``'s syntax:
+    ``export NAME="..."``, ``set "NAME=..."`` or ``$env:NAME = '...' + $env:OTHER``."""
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"{name!r} is not a variable name")
+    if script == "posix":
+        from tfenv.textsafe import shell_export
+
+        return shell_export(name, value)
+    parts = _WINDOWS_REF.split(value)  # literal, ref, literal, ref, ...
+    literals = [_windows_literal(p, name) for p in parts[0::2]]
+    refs = parts[1::2]
+    if script == "cmd":
+        body = literals[0] + "".join(f"%{ref}%{lit}" for ref, lit in zip(refs, literals[1:]))
+        return f'set "{name}={body}"'
+    pieces: list[str] = []
+    for i, lit in enumerate(literals):
+        if lit:
+            pieces.append("'" + lit.replace("'", "''") + "'")
+        if i < len(refs):
+            pieces.append(f"$env:{refs[i]}")
+    return f"$env:{name} = " + (" + ".join(pieces) or "''")
+
+
+def scripts_for(os: str) -> tuple[Script, ...]:
+    """The script syntaxes a target's users type variables in."""
+    return ("cmd", "powershell") if os == "windows" else ("posix",)

@@ -26,6 +26,7 @@ class Plan:
     channels: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()  # variables an activation script sets
     commands: tuple[str, ...] = ()  # install commands, in order
+    steps: tuple[str, ...] = ()  # manual steps before the commands (system route), in order
     warnings: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     image: Optional[str] = None  # container route: "tensorflow/tensorflow:2.15.0-gpu"
@@ -70,6 +71,7 @@ class Plan:
             "channels": list(self.channels),
             "env": dict(self.env),
             "commands": list(self.commands),
+            "steps": list(self.steps),
             "warnings": list(self.warnings),
             "reasons": list(self.reasons),
             "remedies": list(self.remedies),

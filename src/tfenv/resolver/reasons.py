@@ -102,6 +102,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         channels=pk.channels,
         env=pk.env,
         commands=pk.commands,
+        steps=pk.steps,
         warnings=tuple(warnings),
         reasons=tuple(reasons),
         image=got.image,

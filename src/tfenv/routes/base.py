@@ -66,6 +66,7 @@ class Packages:
     channels: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()  # variables an activation script sets
     commands: tuple[str, ...] = ()  # install commands, in order
+    steps: tuple[str, ...] = ()  # what to do by hand before the commands (system route)
 
 
 @dataclass(frozen=True)

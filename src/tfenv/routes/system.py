@@ -1,4 +1,5 @@
-"""``system``: TensorFlow from pip, the CUDA toolkit and cuDNN installed by hand."""
+"""``system``: TensorFlow from pip, the CUDA toolkit and cuDNN installed by hand (the steps
+come from :mod:`tfenv.routes.system_steps`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from typing import Optional
 
 from packaging.version import Version
 
-from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install
+from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
+from tfenv.routes.system_steps import linux_steps, windows_env, windows_steps
 
 __all__ = ["SystemRoute"]
 
@@ -20,20 +22,23 @@ class SystemRoute(Route):
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         pin = f"{choice.option.package}=={choice.option.version}"
+        if where.target.os == "windows":
+            env = windows_env(where.kb, choice.cuda)
+            steps = windows_steps(where.kb, choice.option.version, choice.cuda, choice.cudnn)
+        else:
+            env, steps = _env(choice.cuda), linux_steps(choice.cuda, choice.cudnn)
         packages = Packages(
             pip=(pin,),
-            env=_env(where.target.os, choice.cuda),
-            commands=(_step(choice.cuda, choice.cudnn), pip_install(pin)),
+            env=env,
+            commands=(pip_install(pin, shell=shell_of(where)),),
+            steps=steps,
         )
         return Delivery(choice.python, choice.cuda, choice.cudnn, packages)
 
 
-def _env(os: str, cuda: Optional[Version]) -> tuple[tuple[str, str], ...]:
+def _env(cuda: Optional[Version]) -> tuple[tuple[str, str], ...]:
     if cuda is None:
         return ()
-    if os == "windows":
-        base = f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{cuda}"
-        return (("CUDA_PATH", base), ("PATH", f"{base}\\bin;%PATH%"))
     base = f"/usr/local/cuda-{cuda}"
     return (
         ("CUDA_HOME", base),
@@ -41,12 +46,3 @@ def _env(os: str, cuda: Optional[Version]) -> tuple[tuple[str, str], ...]:
         ("PATH", f"{base}/bin:$PATH"),
         ("XLA_FLAGS", f"--xla_gpu_cuda_data_dir={base}"),
     )
-
-
-def _step(cuda: Optional[Version], cudnn: Optional[Version]) -> str:
-    if cuda is None:
-        return "# no CUDA needed"
-    step = f"# install the CUDA Toolkit {cuda}"
-    if cudnn is not None:
-        step += f" and cuDNN {cudnn} for CUDA {cuda.major}"
-    return step + " from NVIDIA, then set the variables below"
