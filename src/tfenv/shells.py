@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from tfenv.errors import UsageError
+from tfenv.textsafe import shell_export, visible
 
 __all__ = ["Shell", "UnsafeWord", "command", "is_windows_safe", "shell_for", "word"]
 
@@ -41,7 +42,6 @@ Shell = Literal["posix", "windows"]
 _BARE = re.compile(r"[A-Za-z_/\\][A-Za-z0-9_./:\\-]*|-{1,2}[A-Za-z][A-Za-z0-9-]*")
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 _REFUSED = '"%!$`'
-_POSIX_VISIBLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class UnsafeWord(UsageError):
@@ -76,7 +76,10 @@ def word(text: str, shell: Shell) -> str:
     """One word of a command for ``shell``."""
     if shell == "posix":
         # control characters shown as escapes (never a line break inside a command)
-        return shlex.quote(_POSIX_VISIBLE.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text))
+        quoted = shlex.quote(visible(text))
+        # a requirement (``python=3.12``, ``tensorflow==2.15.1``) stays quoted as one unit,
+        # as install guides write it, though a POSIX shell would read it bare
+        return f"'{quoted}'" if quoted == text and "=" in text else quoted
     why = _why_not_windows(text)
     if why is not None:
         raise UnsafeWord(
@@ -127,8 +130,6 @@ def set_variable(name: str, value: str, script: Script) -> str:
     if not _NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a variable name")
     if script == "posix":
-        from tfenv.textsafe import shell_export
-
         return shell_export(name, value)
     parts = _WINDOWS_REF.split(value)  # literal, ref, literal, ref, ...
     literals = [_windows_literal(p, name) for p in parts[0::2]]

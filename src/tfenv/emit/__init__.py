@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from tfenv.emit.activation import render_activation, render_wheel_activation
+from tfenv.emit.activation_windows import render_bat, render_ps1
 from tfenv.emit.devcontainer import render_devcontainer
 from tfenv.emit.dockerfile import render_dockerfile
 from tfenv.emit.environment_yml import render_environment
@@ -37,14 +38,27 @@ def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
         "activation-wheels": ("activate-tfenv.sh", lambda: render_wheel_activation(res)),
         "dockerfile": ("Dockerfile", lambda: render_dockerfile(res, lock)),
         "devcontainer": (".devcontainer/devcontainer.json", lambda: render_devcontainer(res)),
+        "activation-bat": ("activate-tfenv.bat", lambda: render_bat(res)),
+        "activation-ps1": ("activate-tfenv.ps1", lambda: render_ps1(res)),
     }
     files: dict[str, str] = {}
-    for kind in route(plan.route).emits:
+    for kind in _kinds(route(plan.route).emits, res.target.os):
         name, render = renderers[kind]
         text = render()
         if text:
             files[name] = text
     return files
+
+
+def _kinds(emits: tuple[str, ...], os: str) -> tuple[str, ...]:
+    """What to write for a target: on native Windows, the activation scripts for cmd.exe
+    and PowerShell instead of the POSIX one."""
+    if os != "windows":
+        return emits
+    out: list[str] = []
+    for kind in emits:
+        out += ["activation-bat", "activation-ps1"] if kind == "activation" else [kind]
+    return tuple(out)
 
 
 def find_lock(folder: Path) -> Optional[Path]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tfenv.textsafe import shell_word
+from tfenv.shells import UnsafeWord, command, shell_for
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -26,7 +26,19 @@ def header_lines(res: Resolution) -> list[str]:
 def regenerate_command(res: Resolution) -> str:
     """A ``tfenv resolve`` command line that gives the same plan on any machine."""
     t, r = res.target, res.request
-    flags = ["--tf", r.tf_text, "--os", t.os, "--arch", t.arch]
+    shell = shell_for(t.os)
+    try:
+        return command(["tfenv", "resolve", *_flags(res, r.tf_text)], shell)
+    except UnsafeWord:
+        # a --tf text that cmd.exe or PowerShell would change (``!=2.11``): the release the
+        # plan picked gives the same plan
+        assert res.plan is not None
+        return command(["tfenv", "resolve", *_flags(res, res.plan.tensorflow)], shell)
+
+
+def _flags(res: Resolution, tf: str) -> list[str]:
+    t, r = res.target, res.request
+    flags = ["--tf", tf, "--os", t.os, "--arch", t.arch]
     if t.python:
         flags += ["--python", str(t.python)]
     if r.no_gpu:
@@ -43,4 +55,4 @@ def regenerate_command(res: Resolution) -> str:
         flags.append("--allow-cpu")
     if r.pre:
         flags.append("--pre")
-    return "tfenv resolve " + " ".join(shell_word(f) for f in flags)
+    return flags

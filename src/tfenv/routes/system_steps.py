@@ -62,9 +62,7 @@ def windows_steps(
             "(its import fails with 'Could not find the DLL(s)' otherwise)."
         )
     if manual.needs_zlib(cudnn):
-        steps.append(
-            f"Put {manual.zlib_dll} on PATH (next to cuDNN's DLLs): {manual.zlib_note}"
-        )
+        steps.append(f"Put {manual.zlib_dll} on PATH (next to cuDNN's DLLs): {manual.zlib_note}")
     steps.append("Install TensorFlow with the commands under Install, in a new terminal.")
     steps.append(_verify_step(manual, tf))
     return tuple(steps)
