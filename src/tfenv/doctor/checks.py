@@ -13,11 +13,13 @@ from tfenv.doctor import libs
 from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
+from tfenv.doctor.windows_dlls import check_windows_dlls
 from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
 from tfenv.rules.gpu_code import describe_caps, gpu_code
+from tfenv.shells import command
 
 if TYPE_CHECKING:
     from tfenv.host.profile import GpuInfo, HostProfile
@@ -179,7 +181,7 @@ def _tf_finding(
         return Finding("tensorflow", "ok", f"{label}: runs on the CPU here")
     where = platform or f"{host.os}/{host.arch}, a machine TensorFlow publishes no wheels for"
     fix = (
-        "use WSL2 and pip install tensorflow[and-cuda]"
+        "use WSL2 and " + command(["pip", "install", "tensorflow[and-cuda]"], "posix")
         if host.os == "windows"
         else "pip install tensorflow (not a -cpu package)"
     )
@@ -222,24 +224,30 @@ def _gpu_checks(
     out: list[Finding] = []
     if cuda is not None:
         out.append(_driver_finding(inp, cuda, os))
-    out += [_compute_finding(g, build) for g in inp.host.gpus]
+    cache = inp.kb.windows_manual.jit_cache(os)
+    out += [_compute_finding(g, build, cache) for g in inp.host.gpus]
     ws = _wheelset(inp, tf, platform)
     pins = (ws.and_cuda or ()) if ws is not None else ()
     if pins:
         out += check_pins(inp.env, inp.kb, ws, inp.env.python or "", f"{tf.package} {tf.version}",
                           inp.host)  # fmt: skip
-    out += check_libraries(
-        inp.env,
-        windows=os == "windows",
-        environ=inp.environ,
-        cuda=cuda,
-        cudnn=cb.cudnn if cb else None,
-        pip_on_path=_finds_pip_libraries(inp, tf, pins, platform),
-        conda_on_path=tf.source == "conda",
-        system_dirs=inp.system_dirs,
-        ld_conf=inp.ld_conf,
-        load=inp.load_libraries,
-        tf_label=f"{tf.package}=={tf.version}",
+    dlls = check_windows_dlls(inp.environ, inp.kb, tf.version, cuda) if os == "windows" else None
+    out += (
+        dlls
+        if dlls is not None
+        else check_libraries(
+            inp.env,
+            windows=os == "windows",
+            environ=inp.environ,
+            cuda=cuda,
+            cudnn=cb.cudnn if cb else None,
+            pip_on_path=_finds_pip_libraries(inp, tf, pins, platform),
+            conda_on_path=tf.source == "conda",
+            system_dirs=inp.system_dirs,
+            ld_conf=inp.ld_conf,
+            load=inp.load_libraries,
+            tf_label=f"{tf.package}=={tf.version}",
+        )
     )
     if os == "linux":
         out += check_xla(
@@ -311,7 +319,7 @@ def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
     return Finding("driver", "ok", f"Driver {have} runs CUDA {cuda} (needs {floor})", why)
 
 
-def _compute_finding(gpu: GpuInfo, build: TfBuild) -> Finding:
+def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
     fid = f"compute-gpu{gpu.index}"
     cc = gpu.compute_capability
     if cc is None or build.compute is None:
@@ -333,7 +341,7 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild) -> Finding:
             "warning",
             f"{name} runs TensorFlow {build.series}'s kernels {code.text()}",
             f"{built}; no native code for this GPU: the first run of each kernel is slow "
-            "(compiled once, then cached in ~/.nv/ComputeCache)",
+            f"(compiled once, then cached in {cache})",
             "use a release with native code for this GPU (`tfenv resolve`)",
         )
     summary = f"{name} runs TensorFlow {build.series}'s kernels {code.text()}"

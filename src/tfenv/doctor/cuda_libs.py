@@ -32,12 +32,12 @@ def wanted_name(
         return f"cudnn64_{cudnn.major}.dll" if windows else f"libcudnn.so.{cudnn.major}"
     if cuda is None or key not in ("cudart", "cublas", "cublasLt"):
         return None
-    if windows:
-        code = (
-            f"{cuda.major}"
-            if cuda.major >= 12
-            else f"{cuda.major}{0 if cuda.major == 11 else cuda.minor}"
-        )
+    if windows:  # TensorFlow's cuda_configure.bzl (nvidia/windows_manual.yaml, dlls)
+        if key == "cudart":
+            code = f"{cuda.major}" if cuda.major >= 12 else f"{cuda.major}{cuda.minor}"
+            code = "110" if cuda.major == 11 else code
+        else:  # cuBLAS: its own major from CUDA 10.1 (10 in 10.x, 11 in 11.x)
+            code = f"{cuda.major}" if cuda >= Version("10.1") else f"{cuda.major}{cuda.minor}"
         return f"{key}64_{code}.dll"
     if cuda.major >= 12 or (key != "cudart" and cuda.major == 11):
         return f"lib{key}.so.{cuda.major}"

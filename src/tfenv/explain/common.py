@@ -159,3 +159,17 @@ def and_cuda_pin(ctx: Context, name: str) -> Optional[str]:
     want = str(canonicalize_name(name))
     pin = next((p for p in wheels.pins if p.name == want), None) if wheels else None
     return str(pin) if pin is not None else None
+
+
+def pip_command(ctx: Context, *specs: str, os: Optional[str] = None) -> str:
+    """``pip install SPEC...`` written for the shell of the machine at hand (``os``, or the
+    context's machine; POSIX when unknown). A spec from the pasted text that cmd.exe or
+    PowerShell would change is written for a POSIX shell instead (never unescaped)."""
+    from tfenv.shells import UnsafeWord, command, shell_for
+
+    machine = ctx.machine
+    target_os = os or (machine.os if machine is not None else "linux")
+    try:
+        return command(["pip", "install", *specs], shell_for(target_os))
+    except UnsafeWord:
+        return command(["pip", "install", *specs], "posix")

@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 from tfenv.explain.common import (
     and_cuda_pin,
     lowest_wheel,
+    pip_command,
     series_list,
     version_or_none,
     wheel_versions,
@@ -247,7 +248,7 @@ def _nvcc_fix(ctx: Context, need: Version) -> str:
     nvcc = ctx.kb.and_cuda.wheel("cuda-nvcc", major)
     pin = and_cuda_pin(ctx, nvcc) if nvcc is not None else None
     if pin is not None and Version(pin.split("==")[1]) >= need:
-        install = f"`pip install '{pin}'` (what TensorFlow {ctx.tf} pins)"
+        install = f"`{pip_command(ctx, pin)}` (what TensorFlow {ctx.tf} pins)"
     else:
         floor = need if need.major == major else Version(f"{major}.0")
         wheel = lowest_wheel(ctx.kb, nvcc, floor, ctx.platform) if nvcc is not None else None

@@ -17,7 +17,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from tfenv.explain.common import join
+from tfenv.explain.common import join, pip_command
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.hints import platform_of_tag
 from tfenv.explain.installs_cuda import cuda_wheel_answer
@@ -79,7 +79,7 @@ def _other(ctx: Context, req: Req, listed: Optional[list[Version]]) -> Answer:
             f"{top} is the newest that installs here."
         )
         if not req.spec.contains(top, prereleases=True):
-            fix = f"Pin the newest that installs here: `pip install '{req.name}=={top}'`."
+            fix = f"Pin the newest that installs here: `{pip_command(ctx, f'{req.name}=={top}')}`."
     return Answer(tuple(facts), fix)
 
 
@@ -232,7 +232,7 @@ def _pip_conflict(groups: Mapping[str, str], ctx: Context) -> Answer:
         f"pip installed another package's choice ({groups.get('dhave', 'another version')}) "
         f"over it; {dist} may still import, or fail where the versions differ."
     )
-    fix = f"`pip install '{wanted.text}'`" if wanted is not None else None
+    fix = f"`{pip_command(ctx, wanted.text)}`" if wanted is not None else None
     if fix is not None:
         fix = f"Install what {dist} {dver} requires: {fix}, or a {dist} whose pins fit."
     return Answer(tuple(facts), fix)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from tfenv.explain.common import join, span, version_or_none
+from tfenv.explain.common import join, pip_command, span, version_or_none
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.requirements import (
     PLATFORM_TITLES,
@@ -307,9 +307,9 @@ def windows_gpu_fix(ctx: Context) -> Optional[str]:
     install = f"tensorflow-gpu=={gpu}" if gpu else f"{last.gpu_package}=={last.series}.*"
     return (
         f"For the GPU on native Windows the last release is TensorFlow {last.series}: "
-        f"`pip install '{install}'` with CUDA {last.windows.cuda} and cuDNN "
+        f"`{pip_command(ctx, install, os='windows')}` with CUDA {last.windows.cuda} and cuDNN "
         f"{last.windows.cudnn}; newer releases run on the CPU there (pip install tensorflow), "
-        "or on the GPU under WSL2 (pip install tensorflow[and-cuda])."
+        f"or on the GPU under WSL2 ({pip_command(ctx, 'tensorflow[and-cuda]', os='wsl2')})."
     )
 
 

@@ -15,6 +15,7 @@ from tfenv.explain.common import (
     driver_facts,
     driver_os,
     lowest_wheel,
+    pip_command,
     series_list,
 )
 from tfenv.explain.context import Answer, Context
@@ -144,7 +145,8 @@ def _pip_fix(ctx: Context) -> Optional[str]:
     if tf is None or ctx.kb.index.release("tensorflow", tf) is None:
         return None
     return (
-        f"`pip install 'tensorflow[and-cuda]=={tf}'` brings the CUDA libraries TensorFlow {tf} "
+        f"`{pip_command(ctx, f'tensorflow[and-cuda]=={tf}')}` brings the CUDA libraries "
+        f"TensorFlow {tf} "
         "was built with (`tfenv resolve --tf "
         f"{tf} --emit DIR` pins them and writes activate-tfenv.sh, which puts them on the "
         "loader path); `tfenv doctor` shows which library is found where."
@@ -192,7 +194,7 @@ def _cudnn_pair(groups: Mapping[str, str], ctx: Context) -> Answer:
     if wheel is not None:
         found = lowest_wheel(ctx.kb, wheel, compiled, ctx.platform or "linux_x86_64")
         if found is not None:
-            fix += f", e.g. `pip install '{wheel}=={found}'`"
+            fix += f", e.g. `{pip_command(ctx, f'{wheel}=={found}')}`"
     fix += (
         ", and make it the first copy on the loader path (`tfenv doctor` shows which copy "
         "is loaded from where)."
@@ -227,7 +229,7 @@ def _nvrtc(groups: Mapping[str, str], ctx: Context) -> Answer:
         "file in its folder (ln -s libnvrtc.so.12 libnvrtc.so)."
     )
     if pin is not None:
-        fix += f" For pip: `pip install '{pin}'` (what TensorFlow {ctx.tf} pins) and the link."
+        fix += f" For pip: `{pip_command(ctx, pin)}` (what TensorFlow {ctx.tf} pins) and the link."
     fix += " Reinstalling cuDNN does not help."
     return Answer(tuple(facts), fix)
 

@@ -198,7 +198,7 @@ def _gpu_reason(f: Factory, code: Optional[GpuCode]) -> str:
         return f"{name}: no GPU code information."
     text = f"{name} (compute capability {f.target.cc}) runs "
     if code.verdict == "partly-jit":
-        return text + f"{code.text()} (compiled once, then cached in ~/.nv/ComputeCache)."
+        return text + f"{code.text()} (compiled once, then cached in {_jit_cache(f)})."
     return text + f"TensorFlow's kernels {code.text()}."
 
 
@@ -223,7 +223,7 @@ def _cuda_warnings(
     if code is not None and code.verdict == "jit":
         out.append(
             f"No native code for compute capability {t.cc}: kernels are JIT-compiled from PTX on "
-            "first use (slow first start, cached afterwards in ~/.nv/ComputeCache)."
+            f"first use (slow first start, cached afterwards in {_jit_cache(f)})."
         )
     if (
         toolkit is not None
@@ -250,3 +250,8 @@ def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[str]:
             f"Route {wanted[0]} (what the TensorFlow docs recommend) is not possible: {problem}."
         ]
     return [f"Route {wanted[0]} (what the TensorFlow docs recommend) does not fit here."]
+
+
+def _jit_cache(f: Factory) -> str:
+    """Where the driver caches JIT-compiled kernels on the target (Windows: under %APPDATA%)."""
+    return f.kb.windows_manual.jit_cache(f.target.os)

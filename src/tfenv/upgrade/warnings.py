@@ -155,7 +155,8 @@ def _gpu_code(f: Facts) -> Optional[UpgradeFinding]:
             "from PTX on first use"
         )
         fix = (
-            "Nothing to install; expect a slow first start (cached in ~/.nv/ComputeCache, "
+            "Nothing to install; expect a slow first start (cached in "
+            f"{f.kb.windows_manual.jit_cache(f.target.os)}, "
             f"raise CUDA_CACHE_MAXSIZE), or stay on TensorFlow {prev} for native code"
         )
         return _finding(f, "gpu-arch", _value(f, _mode), summary, fix)
