@@ -61,7 +61,7 @@ def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[str]:
         return None
     return (
         f"TensorFlow {plan.tensorflow} fits this machine (the newest that does): "
-        f"tfenv resolve --tf {plan.tensorflow}."
+        f"{_tfenv(t, '--tf', plan.tensorflow)}."
     )
 
 
@@ -86,7 +86,8 @@ def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[str]:
         return None
     return (
         f"Use WSL2: TensorFlow {plan.tensorflow} runs there on the GPU with the Linux wheels "
-        f"and the Windows driver (driver >= {plan.min_driver}): tfenv resolve --os wsl2."
+        f"and the Windows driver (driver >= {plan.min_driver}): "
+        f"{_tfenv(t, '--os', 'wsl2')}."
     )
 
 
@@ -98,7 +99,7 @@ def _python(solve: Solve, t: Target, r: Request) -> Optional[str]:
         return None
     return (
         f"Use Python {plan.python} instead of {t.python}: TensorFlow {plan.tensorflow} "
-        f"has wheels for it: tfenv resolve --python {plan.python}."
+        f"has wheels for it: {_tfenv(t, '--python', plan.python)}."
     )
 
 
@@ -168,7 +169,7 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
             f"{' (the last NGC TensorFlow release)' if last else ''}: its build of TensorFlow "
             f"{rel.tensorflow} supports this GPU, which the official wheels have no code for "
             f"(what it carries: {rel.status}; its GPU support: {how}): "
-            f"tfenv resolve --tf {rel.tensorflow} --manager container."
+            f"{_tfenv(t, '--tf', str(rel.tensorflow), '--manager', 'container')}."
         )
     return None
 
@@ -209,3 +210,10 @@ _RULES: tuple[Callable[[Solve, Target, Request], Optional[str]], ...] = (
     _manager,
     _cpu,
 )
+
+
+def _tfenv(t: Target, *flags: str) -> str:
+    """A ``tfenv resolve`` line for the shell of the machine asked about."""
+    from tfenv.shells import command, shell_for
+
+    return command(["tfenv", "resolve", *flags], shell_for(t.os))

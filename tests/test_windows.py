@@ -1,0 +1,288 @@
+"""Native Windows as its users have it (#22): every command tfenv prints or writes for a
+Windows target reads the same in cmd.exe and PowerShell; the system route is the steps
+themselves; --emit writes .bat/.ps1; doctor finds the DLLs along PATH in recorded trees."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+import yaml
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from tests.winshell import both
+from tfenv.doctor import env as target_env
+from tfenv.doctor.checks import Inputs, diagnose
+from tfenv.doctor.findings import Finding
+from tfenv.emit import plan_files
+from tfenv.emit._header import regenerate_command
+from tfenv.emit.activation_windows import batch_comment
+from tfenv.host.profile import GpuInfo, HostProfile
+from tfenv.kb import KnowledgeBase
+from tfenv.models.driver import DriverVersion
+from tfenv.models.target import Request, Target
+from tfenv.resolver import resolve
+
+DATA = Path(__file__).parent / "data"
+TREES: dict[str, Any] = yaml.safe_load((DATA / "windows_trees.yaml").read_text("utf-8"))
+
+GTX_1060 = ("NVIDIA GeForce GTX 1060", "6.1")
+RTX_3070_TI_LAPTOP = ("NVIDIA GeForce RTX 3070 Ti Laptop GPU", "8.6")
+
+# (TensorFlow, Python, manager): every native-Windows GPU series, both routes, and the
+# CPU-only releases after 2.10
+CASES = [
+    ("2.0", "3.7", "auto"),
+    ("2.1", "3.7", "auto"),
+    ("2.3", "3.8", "auto"),
+    ("2.3", "3.8", "pip"),
+    ("2.4", "3.8", "auto"),
+    ("2.5", "3.9", "pip"),
+    ("2.9", "3.10", "auto"),
+    ("2.10", "3.10", "auto"),
+    ("2.10", "3.10", "pip"),
+    ("2.12", "3.11", "auto"),
+    ("2.16", "3.12", "auto"),
+]
+
+
+def _resolve(
+    kb: KnowledgeBase,
+    tf: str,
+    python: str,
+    manager: str = "auto",
+    gpu: tuple[str, str] = RTX_3070_TI_LAPTOP,
+    driver: str = "516.94",
+    gpu_name: Optional[str] = None,
+) -> Any:
+    target = Target(
+        "windows",
+        "x86_64",
+        python=Version(python),
+        cc=Version(gpu[1]),
+        gpu_name=gpu_name or gpu[0],
+        driver=DriverVersion(driver),
+    )
+    request = Request(tf=SpecifierSet(f"=={tf}.*"), tf_text=tf, manager=manager, allow_cpu=True)
+    return resolve(kb, target, request)
+
+
+@pytest.mark.parametrize(("tf", "python", "manager"), CASES)
+def test_every_windows_command_reads_the_same_in_cmd_and_powershell(
+    kb: KnowledgeBase, tf: str, python: str, manager: str
+) -> None:
+    res = _resolve(kb, tf, python, manager)
+    assert res.plan is not None, res.conflicts
+    lines = [*res.plan.commands, regenerate_command(res)]
+    for line in lines:
+        argv = both(line)  # raises where cmd.exe and PowerShell would read it differently
+        assert argv[0] in ("python", "conda", "tfenv"), line
+        assert "'" not in line, line
+    for step in res.plan.steps:
+        if "Verify: " in step:
+            check = step.split("Verify: ", 1)[1].split(" prints ", 1)[0]
+            assert both(check)[:2] == ["python", "-c"]
+
+
+def test_the_suggestions_read_the_same_in_both_shells(kb: KnowledgeBase) -> None:
+    res = _resolve(kb, "2.10", "3.12")  # no 2.10 wheel for Python 3.12: a way out names 3.10
+    assert res.plan is None
+    lines = [s.split(": ")[-1].rstrip(".") for s in res.suggestions if "tfenv resolve" in s]
+    assert lines
+    for line in lines:
+        assert both(line)[:2] == ["tfenv", "resolve"]
+
+
+def test_2_3_on_a_gtx_1060_reads_as_a_guide(kb: KnowledgeBase) -> None:
+    res = _resolve(kb, "2.3", "3.8", "pip", gpu=GTX_1060, driver="452.06")
+    plan = res.plan
+    assert plan is not None and plan.route == "system"
+    text = "\n".join(plan.steps)
+    for fact in (
+        "cuda_10.1.243_426.00_win10.exe",
+        "untick 'Driver components'",
+        "cudnn-10.1-windows10-x64-v7.6.5.32.zip",
+        "cuda\\lib\\x64\\*.lib into C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v10.1\\lib\\x64",
+        "CUDA\\v10.1\\extras\\CUPTI\\lib64",
+        "https://aka.ms/vc14/vc_redist.x64.exe",
+        "msvcp140_1.dll",
+        "cudart64_101.dll",
+        "cudnn64_7.dll",
+    ):
+        assert fact in text, fact
+    assert "zlibwapi" not in text  # cuDNN 7.6 does not need it
+    assert dict(plan.env)["CUDA_PATH_V10_1"].endswith("CUDA\\v10.1")
+    assert plan.commands == ('python -m pip install "tensorflow==2.3.4"',)
+
+
+def test_2_10_on_a_rtx_3070_ti_laptop(kb: KnowledgeBase) -> None:
+    res = _resolve(kb, "2.10", "3.10", "pip")
+    plan = res.plan
+    assert plan is not None and plan.route == "system"
+    text = "\n".join(plan.steps)
+    for fact in ("cuda_11.2.2_461.33_win10.exe", "cudnn-11.2-windows-x64-v8.1.0.77.zip",
+                 "cusolver64_11.dll", "cudart64_110.dll"):  # fmt: skip
+        assert fact in text, fact
+    conda = _resolve(kb, "2.10", "3.10")
+    assert conda.plan is not None and conda.plan.route == "conda+pip"
+    assert conda.plan.commands[0].endswith('"python=3.10" "cudatoolkit=11.2.2" "cudnn=8.1.0.77"')
+
+
+def test_text_output_names_both_shells(kb: KnowledgeBase) -> None:
+    from tfenv.report import resolution_text
+
+    text = resolution_text(_resolve(kb, "2.10", "3.10", "pip"))
+    assert "Steps:\n  1. NVIDIA driver" in text
+    assert 'Environment (cmd.exe):\n  set "CUDA_PATH=C:\\Program Files' in text
+    assert "Environment (PowerShell):\n  $env:CUDA_PATH = 'C:\\Program Files" in text
+    assert "+ $env:PATH" in text
+    assert "%APPDATA%\\NVIDIA\\ComputeCache" in text  # 8.6 on 2.10: PTX JIT for some kernels
+    assert "~/.nv" not in text
+
+
+def test_json_has_the_steps(kb: KnowledgeBase) -> None:
+    doc = _resolve(kb, "2.10", "3.10", "pip").to_dict()
+    assert doc["plan"]["steps"][1].startswith("CUDA Toolkit 11.2.2")
+    json.dumps(doc)
+
+
+# -- --emit -----------------------------------------------------------------------------
+
+HOSTILE = 'RTX %PATH% & calc ^ " ! `whoami` $env:X\r\ndel C:\\x'
+
+
+def test_emit_writes_bat_and_ps1_not_sh(kb: KnowledgeBase) -> None:
+    files = plan_files(_resolve(kb, "2.10", "3.10", "pip", gpu_name=HOSTILE))
+    assert set(files) == {"activate-tfenv.bat", "activate-tfenv.ps1", "requirements.txt"}
+    bat = files["activate-tfenv.bat"]
+    for line in bat.split("\r\n")[:-1]:
+        assert line == "@echo off" or line.startswith(("REM ", 'set "')), line
+        if line.startswith("REM "):
+            assert "%" not in line.replace("%%", ""), line
+    assert 'set "PATH=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2\\bin;' in bat
+    ps1 = files["activate-tfenv.ps1"]
+    for line in ps1.split("\r\n")[:-1]:
+        assert line.startswith(("# ", "$env:")), line
+    assert "del C:" not in ps1.replace("\\r\\ndel C:", "")  # the line break stays escaped
+
+
+def test_batch_comment_escapes() -> None:
+    assert batch_comment("a %PATH% & b") == "REM a %%PATH%% ^& b"
+    assert "\n" not in batch_comment("x\r\ny")
+
+
+_WINE = shutil.which("wine64") or shutil.which("wine") or shutil.which("/usr/lib/wine/wine64")
+
+
+@pytest.mark.skipif(_WINE is None, reason="Wine is not installed (apt-get install wine64)")
+def test_the_bat_runs_in_wines_cmd(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """The emitted .bat, hostile header and all, sets the variables and runs nothing else."""
+    assert _WINE is not None
+    files = plan_files(_resolve(kb, "2.10", "3.10", "pip", gpu_name=HOSTILE))
+    (tmp_path / "activate-tfenv.bat").write_text(files["activate-tfenv.bat"], newline="")
+    (tmp_path / "run.bat").write_text(
+        "@echo off\r\ncall activate-tfenv.bat\r\necho [%CUDA_PATH_V11_2%]\r\n", newline=""
+    )
+    env = {"WINEDEBUG": "-all", "WINEPREFIX": str(tmp_path / "prefix"), "HOME": str(tmp_path)}
+    env["PATH"] = "/usr/bin:/bin"
+    out = subprocess.run(
+        [_WINE, "cmd", "/c", "run.bat"], cwd=tmp_path, capture_output=True, timeout=300, env=env
+    )
+    lines = out.stdout.decode("ascii", "replace").replace("\r\n", "\n").splitlines()
+    assert lines == ["[C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2]"]
+
+
+# -- doctor on recorded Windows trees ------------------------------------------------------
+
+
+def _lay(tmp: Path, *trees: str) -> str:
+    """The trees as folders of empty files; their PATH (Windows' separator), in order."""
+    dirs = []
+    for name in trees:
+        folder = tmp / "C" / TREES[name]["folder"]
+        folder.mkdir(parents=True, exist_ok=True)
+        for file in TREES[name]["files"]:
+            (folder / file).write_bytes(b"MZ")
+        dirs.append(str(folder))
+    return ";".join(dirs)
+
+
+def _doctor(tmp: Path, kb: KnowledgeBase, path: str, tf: str = "2.10.1") -> dict[str, Finding]:
+    site = tmp / "env" / "Lib" / "site-packages"
+    info = site / f"tensorflow-{tf}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: tensorflow\nVersion: {tf}\n")
+    host = HostProfile(
+        os="windows",
+        arch="x86_64",
+        python=Version("3.10"),
+        driver="516.94",
+        gpus=(GpuInfo(0, RTX_3070_TI_LAPTOP[0], Version("8.6")),),
+    )
+    inp = Inputs(
+        env=target_env.from_prefix(tmp / "env"),
+        host=host,
+        kb=kb,
+        environ={"PATH": path},
+        system_dirs=(),
+        ld_conf=tmp / "no-ld-conf",
+        load_libraries=False,
+        cuda_home=tmp / "no-cuda",
+    )
+    return {f.id: f for f in diagnose(inp)}
+
+
+def test_doctor_windows_all_found(tmp_path: Path, kb: KnowledgeBase) -> None:
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "cuda_11_2_bin", "cudnn_8_1_bin", "system32"))
+    assert found["windows-dlls"].status == "ok", found["windows-dlls"]
+    assert "windows-dll-order" not in found
+    assert "lib-cudart" not in found  # the Linux-style check is replaced on Windows
+
+
+def test_doctor_finds_a_missing_cudnn64_8(tmp_path: Path, kb: KnowledgeBase) -> None:
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "cuda_11_2_bin", "system32"))
+    dlls = found["windows-dlls"]
+    assert dlls.status == "problem"
+    assert dlls.title == "Not on PATH: cudnn64_8.dll"
+    assert dlls.fix is not None and "CUDA\\v11.2\\bin" in dlls.fix
+
+
+def test_doctor_warns_about_an_early_cuda_11_0_bin(tmp_path: Path, kb: KnowledgeBase) -> None:
+    path = _lay(tmp_path, "cuda_11_0_bin", "cuda_11_2_bin", "cudnn_8_1_bin", "system32")
+    found = _doctor(tmp_path, kb, path)
+    order = found["windows-dll-order"]
+    assert order.status == "warning"
+    assert "CUDA 11.0's bin folder comes before CUDA 11.2's" in order.title
+    assert "v11.0" in order.detail and order.fix is not None and "v11.0" in order.fix
+
+
+def test_doctor_2_3_without_cuda_10_1_and_the_redistributable(
+    tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "cuda_11_2_bin"), tf="2.3.4")
+    dlls = found["windows-dlls"]
+    assert dlls.status == "problem"
+    for name in ("cudart64_101.dll", "cublas64_10.dll", "cudnn64_7.dll", "msvcp140_1.dll"):
+        assert name in dlls.title
+    assert dlls.fix is not None and "vc_redist.x64.exe" in dlls.fix
+    assert "CUDA 11.2's bin folder comes before CUDA 10.1's" in found["windows-dll-order"].title
+
+
+def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:
+    manual = kb.windows_manual
+    windows = [b for b in kb.builds if b.windows is not None]
+    assert len(windows) == 11  # 2.0 to 2.10
+    for build in windows:
+        assert build.windows is not None
+        assert manual.installer(build.windows.cuda) is not None, build.series
+        assert manual.archive(build.windows.cuda, build.windows.cudnn) is not None, build.series
+        assert manual.dlls_for(Version(f"{build.series}.0")) is not None, build.series
+    for record in (*manual.cuda, *manual.cudnn, *manual.dlls):
+        assert record.provenance.sources and record.provenance.retrieved
+    assert manual.jit_cache("windows") == "%APPDATA%\\NVIDIA\\ComputeCache"
+    assert manual.needs_zlib(Version("8.3")) and not manual.needs_zlib(Version("8.1"))
