@@ -101,13 +101,15 @@ def test_the_suggestions_read_the_same_in_both_shells(kb: KnowledgeBase) -> None
 def test_2_3_on_a_gtx_1060_reads_as_a_guide(kb: KnowledgeBase) -> None:
     res = _resolve(kb, "2.3", "3.8", "pip", gpu=GTX_1060, driver="452.06")
     plan = res.plan
-    assert plan is not None and plan.route == "system"
+    assert plan is not None
+    assert plan.route == "system"
     text = "\n".join(plan.steps)
     for fact in (
         "cuda_10.1.243_426.00_win10.exe",
         "untick 'Driver components'",
         "cudnn-10.1-windows10-x64-v7.6.5.32.zip",
-        "cuda\\lib\\x64\\*.lib into C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v10.1\\lib\\x64",
+        "cuda\\lib\\x64\\*.lib into C:\\Program Files\\NVIDIA GPU Computing Toolkit"
+        "\\CUDA\\v10.1\\lib\\x64",
         "CUDA\\v10.1\\extras\\CUPTI\\lib64",
         "https://aka.ms/vc14/vc_redist.x64.exe",
         "msvcp140_1.dll",
@@ -123,13 +125,15 @@ def test_2_3_on_a_gtx_1060_reads_as_a_guide(kb: KnowledgeBase) -> None:
 def test_2_10_on_a_rtx_3070_ti_laptop(kb: KnowledgeBase) -> None:
     res = _resolve(kb, "2.10", "3.10", "pip")
     plan = res.plan
-    assert plan is not None and plan.route == "system"
+    assert plan is not None
+    assert plan.route == "system"
     text = "\n".join(plan.steps)
     for fact in ("cuda_11.2.2_461.33_win10.exe", "cudnn-11.2-windows-x64-v8.1.0.77.zip",
                  "cusolver64_11.dll", "cudart64_110.dll"):  # fmt: skip
         assert fact in text, fact
     conda = _resolve(kb, "2.10", "3.10")
-    assert conda.plan is not None and conda.plan.route == "conda+pip"
+    assert conda.plan is not None
+    assert conda.plan.route == "conda+pip"
     assert conda.plan.commands[0].endswith('"python=3.10" "cudatoolkit=11.2.2" "cudnn=8.1.0.77"')
 
 
@@ -249,7 +253,8 @@ def test_doctor_finds_a_missing_cudnn64_8(tmp_path: Path, kb: KnowledgeBase) -> 
     dlls = found["windows-dlls"]
     assert dlls.status == "problem"
     assert dlls.title == "Not on PATH: cudnn64_8.dll"
-    assert dlls.fix is not None and "CUDA\\v11.2\\bin" in dlls.fix
+    assert dlls.fix is not None
+    assert "CUDA\\v11.2\\bin" in dlls.fix
 
 
 def test_doctor_warns_about_an_early_cuda_11_0_bin(tmp_path: Path, kb: KnowledgeBase) -> None:
@@ -258,7 +263,9 @@ def test_doctor_warns_about_an_early_cuda_11_0_bin(tmp_path: Path, kb: Knowledge
     order = found["windows-dll-order"]
     assert order.status == "warning"
     assert "CUDA 11.0's bin folder comes before CUDA 11.2's" in order.title
-    assert "v11.0" in order.detail and order.fix is not None and "v11.0" in order.fix
+    assert "v11.0" in order.detail
+    assert order.fix is not None
+    assert "v11.0" in order.fix
 
 
 def test_doctor_2_3_without_cuda_10_1_and_the_redistributable(
@@ -269,7 +276,8 @@ def test_doctor_2_3_without_cuda_10_1_and_the_redistributable(
     assert dlls.status == "problem"
     for name in ("cudart64_101.dll", "cublas64_10.dll", "cudnn64_7.dll", "msvcp140_1.dll"):
         assert name in dlls.title
-    assert dlls.fix is not None and "vc_redist.x64.exe" in dlls.fix
+    assert dlls.fix is not None
+    assert "vc_redist.x64.exe" in dlls.fix
     assert "CUDA 11.2's bin folder comes before CUDA 10.1's" in found["windows-dll-order"].title
 
 
@@ -283,6 +291,8 @@ def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:
         assert manual.archive(build.windows.cuda, build.windows.cudnn) is not None, build.series
         assert manual.dlls_for(Version(f"{build.series}.0")) is not None, build.series
     for record in (*manual.cuda, *manual.cudnn, *manual.dlls):
-        assert record.provenance.sources and record.provenance.retrieved
+        assert record.provenance.sources
+        assert record.provenance.retrieved
     assert manual.jit_cache("windows") == "%APPDATA%\\NVIDIA\\ComputeCache"
-    assert manual.needs_zlib(Version("8.3")) and not manual.needs_zlib(Version("8.1"))
+    assert manual.needs_zlib(Version("8.3"))
+    assert not manual.needs_zlib(Version("8.1"))
