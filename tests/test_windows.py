@@ -290,9 +290,10 @@ def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:
         assert manual.installer(build.windows.cuda) is not None, build.series
         assert manual.archive(build.windows.cuda, build.windows.cudnn) is not None, build.series
         assert manual.dlls_for(Version(f"{build.series}.0")) is not None, build.series
-    for record in (*manual.cuda, *manual.cudnn, *manual.dlls):
-        assert record.provenance.sources
-        assert record.provenance.retrieved
+    provenances = [r.provenance for r in manual.cuda] + [r.provenance for r in manual.cudnn]
+    for provenance in provenances + [r.provenance for r in manual.dlls]:
+        assert provenance.sources
+        assert provenance.retrieved
     assert manual.jit_cache("windows") == "%APPDATA%\\NVIDIA\\ComputeCache"
     assert manual.needs_zlib(Version("8.3"))
     assert not manual.needs_zlib(Version("8.1"))
