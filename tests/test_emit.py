@@ -38,7 +38,7 @@ ROUTES: dict[str, tuple[tuple[str, ...], str, set[str]]] = {
     "system": (
         (*GPU, "--python", "3.8", "--tf", "2.2"),
         "system",
-        {"requirements.txt", "activate-tfenv.sh"},
+        {"requirements.txt", "activate-tfenv.sh", "INSTALL.md"},
     ),
     "metal": (
         ("--os", "macos", "--arch", "arm64", "--python", "3.11"),

@@ -162,7 +162,17 @@ HOSTILE = 'RTX %PATH% & calc ^ " ! `whoami` $env:X\r\ndel C:\\x'
 
 def test_emit_writes_bat_and_ps1_not_sh(kb: KnowledgeBase) -> None:
     files = plan_files(_resolve(kb, "2.10", "3.10", "pip", gpu_name=HOSTILE))
-    assert set(files) == {"activate-tfenv.bat", "activate-tfenv.ps1", "requirements.txt"}
+    assert set(files) == {
+        "activate-tfenv.bat",
+        "activate-tfenv.ps1",
+        "requirements.txt",
+        "INSTALL.md",
+    }
+    guide = files["INSTALL.md"]
+    assert "\n1. NVIDIA driver" in guide
+    assert "\n7. Verify: python -c" in guide
+    assert "```powershell\n$env:CUDA_PATH = " in guide
+    assert "\ndel C:" not in guide
     bat = files["activate-tfenv.bat"]
     for line in bat.split("\r\n")[:-1]:
         assert line == "@echo off" or line.startswith(("REM ", 'set "')), line

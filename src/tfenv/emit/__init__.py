@@ -10,6 +10,7 @@ from tfenv.emit.activation_windows import render_bat, render_ps1
 from tfenv.emit.devcontainer import render_devcontainer
 from tfenv.emit.dockerfile import render_dockerfile
 from tfenv.emit.environment_yml import render_environment
+from tfenv.emit.install_md import render_install_md
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
 from tfenv.fsutil import InputFileError, atomic_write, describe_oserror, read_text
@@ -40,6 +41,7 @@ def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
         "devcontainer": (".devcontainer/devcontainer.json", lambda: render_devcontainer(res)),
         "activation-bat": ("activate-tfenv.bat", lambda: render_bat(res)),
         "activation-ps1": ("activate-tfenv.ps1", lambda: render_ps1(res)),
+        "install-guide": ("INSTALL.md", lambda: render_install_md(res)),
     }
     files: dict[str, str] = {}
     for kind in _kinds(route(plan.route).emits, res.target.os):

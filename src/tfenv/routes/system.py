@@ -18,7 +18,7 @@ class SystemRoute(Route):
     why = "TensorFlow from pip, CUDA and cuDNN installed system-wide by hand"
     accelerators = frozenset({"cuda"})
     managers = ("auto", "pip")
-    emits = ("requirements", "activation")
+    emits = ("requirements", "activation", "install-guide")
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         pin = f"{choice.option.package}=={choice.option.version}"
