@@ -48,7 +48,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         type=Path,
         help="write requirements.txt / environment.yml / activation script "
-        "(container route: Dockerfile and .devcontainer/devcontainer.json)",
+        "(activate-tfenv.sh; on native Windows activate-tfenv.bat and .ps1), INSTALL.md "
+        "for the system route's manual steps (container route: Dockerfile and "
+        ".devcontainer/devcontainer.json)",
     )
     parser.add_argument(
         "--chart",
