@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.winshell import Unsafe, both, c_argv, cmd_line, powershell_argv
-from tfenv.shells import UnsafeWord, command, shell_for, word
+from tfenv.kb import KnowledgeBase
+from tfenv.shells import UnsafeWord, command, set_variable, shell_for, word
 
 WORDS = [
     "tensorflow==2.10.1",
@@ -122,3 +123,41 @@ def test_windows_words_through_wines_cmd(tmp_path: Path) -> None:
     got = _wine_cmd(tmp_path, [*lines, 'echo "%OS%"'])
     assert got[: len(lines)] == [line[len("echo ") :] for line in lines]
     assert got[len(lines)] != '"%OS%"'
+
+
+def test_set_variable_per_shell() -> None:
+    value = "C:\\CUDA\\v11.2\\bin;C:\\it's;%PATH%"
+    assert set_variable("PATH", value, "cmd") == 'set "PATH=C:\\CUDA\\v11.2\\bin;C:\\it\'s;%PATH%"'
+    assert set_variable("PATH", value, "powershell") == (
+        "$env:PATH = 'C:\\CUDA\\v11.2\\bin;C:\\it''s;' + $env:PATH"
+    )
+    assert set_variable("X", "a", "posix") == 'export X="a"'
+
+
+@pytest.mark.parametrize("value", ['a"b', "50%x", "a!b", "caf\u00e9", "a\r\nb"])
+def test_set_variable_refuses_what_cmd_would_change(value: str) -> None:
+    for script in ("cmd", "powershell"):
+        with pytest.raises(UnsafeWord):
+            set_variable("X", value, script)
+    with pytest.raises(ValueError, match="variable name"):
+        set_variable("X;calc", "a", "cmd")
+
+
+def test_regenerate_line_survives_a_spec_cmd_would_change(kb: KnowledgeBase) -> None:
+    """--tf '>=2.9,!=2.9.0': '!' is refused on Windows, so the line names the release picked."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from tfenv.emit._header import regenerate_command
+    from tfenv.models.driver import DriverVersion
+    from tfenv.models.target import Request, Target
+    from tfenv.resolver import resolve
+
+    target = Target("windows", "x86_64", python=Version("3.10"), cc=Version("8.6"),
+                    gpu_name="NVIDIA GeForce RTX 3070", driver=DriverVersion("516.94"))  # fmt: skip
+    text = ">=2.9,!=2.9.0,<2.11"
+    res = resolve(kb, target, Request(tf=SpecifierSet(text), tf_text=text))
+    assert res.plan is not None
+    line = regenerate_command(res)
+    assert line.startswith(f'tfenv resolve --tf "{res.plan.tensorflow}" --os windows')
+    assert both(line)[3] == res.plan.tensorflow

@@ -307,3 +307,18 @@ def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:
     assert manual.jit_cache("windows") == "%APPDATA%\\NVIDIA\\ComputeCache"
     assert manual.needs_zlib(Version("8.3"))
     assert not manual.needs_zlib(Version("8.1"))
+
+
+def test_explain_gives_the_windows_install_for_both_shells(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tfenv.cli import main
+
+    message = (
+        "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.12.0 "
+        "(from versions: 2.10.0, 2.10.1)"
+    )
+    assert main(["explain", "--os", "windows", "--python", "3.10", message]) == 0
+    out = capsys.readouterr().out
+    assert '`pip install "tensorflow-gpu==2.10.1"`' in out
+    both('pip install "tensorflow-gpu==2.10.1"')

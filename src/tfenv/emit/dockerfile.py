@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
 from tfenv.routes.container import SMOKE_TEST
+from tfenv.shells import command
 from tfenv.textsafe import comment, docker_json_array
 
 if TYPE_CHECKING:
@@ -93,6 +94,6 @@ def _install(plan: Plan, lock: Optional[str]) -> list[str]:
         "",
         "# TensorFlow and its CUDA wheels, NOT hash-checked: lock them for a container target",
         "# ('tfenv lock') and pass the lock with --requirements for a --require-hashes install",
-        # the specs are tfenv's own (never user text), quoted as the install commands quote them
-        "RUN python -m pip install --no-cache-dir " + " ".join(f"'{p}'" for p in plan.pip),
+        # the image's shell is POSIX: each spec written by the one command renderer
+        "RUN " + command(["python", "-m", "pip", "install", "--no-cache-dir", *plan.pip], "posix"),
     ]
