@@ -85,7 +85,7 @@ def test_every_windows_command_reads_the_same_in_cmd_and_powershell(
         assert "'" not in line, line
     for step in res.plan.steps:
         if "Verify: " in step:
-            check = step.split("Verify: ", 1)[1].split(" prints ", 1)[0]
+            check = step.split("Verify: ", 1)[1].split(" lists ", 1)[0]
             assert both(check)[:2] == ["python", "-c"]
 
 
@@ -322,3 +322,25 @@ def test_explain_gives_the_windows_install_for_both_shells(
     out = capsys.readouterr().out
     assert '`pip install "tensorflow-gpu==2.10.1"`' in out
     both('pip install "tensorflow-gpu==2.10.1"')
+
+
+def test_linux_and_wsl2_system_steps(kb: KnowledgeBase) -> None:
+    for os in ("linux", "wsl2"):
+        target = Target(
+            os,
+            "x86_64",
+            glibc=Version("2.35"),
+            python=Version("3.8"),
+            cc=Version("8.6"),
+            gpu_name="NVIDIA GeForce RTX 3060",
+            driver=DriverVersion("535.104.05"),
+        )
+        res = resolve(kb, target, Request(tf=SpecifierSet("==2.3.*"), tf_text="2.3", manager="pip"))
+        assert res.plan is not None
+        assert res.plan.route == "system"
+        text = "\n".join(res.plan.steps)
+        assert "cuda_10.1.243_418.87.00_linux.run" in text
+        assert "sudo sh cuda_10.1.243_418.87.00_linux.run --silent --toolkit" in text
+        assert "cuda-toolkit-10-1" in text
+        assert "libcudnn7" in text
+        assert ("install nothing driver-related inside WSL2" in text) == (os == "wsl2")

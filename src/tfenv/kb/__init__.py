@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tfenv.kb.index import IndexFacts
     from tfenv.kb.jetson import JetsonFacts
     from tfenv.kb.known_issues import KnownIssue
+    from tfenv.kb.linux_manual import LinuxManual
     from tfenv.kb.metal import MetalFacts
     from tfenv.kb.platforms import Platforms
     from tfenv.kb.tensorflow import TfBuilds
@@ -114,6 +115,12 @@ class KnowledgeBase:
         from tfenv.kb import windows_manual
 
         return self._load("windows_manual.load", lambda: windows_manual.load(self.root))
+
+    @cached_property
+    def linux_manual(self) -> LinuxManual:
+        from tfenv.kb import linux_manual
+
+        return self._load("linux_manual.load", lambda: linux_manual.load(self.root))
 
     @cached_property
     def metal(self) -> MetalFacts:

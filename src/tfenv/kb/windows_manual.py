@@ -21,6 +21,7 @@ __all__ = [
     "DllSet",
     "WindowsManual",
     "load",
+    "parse_installer",
 ]
 
 WINDOWS_MANUAL_FILE = "nvidia/windows_manual.yaml"
@@ -129,7 +130,8 @@ def _same_series(a: Version, b: Version) -> bool:
     return (a.major, a.minor) == (b.major, b.minor)
 
 
-def _cuda(node: Node) -> CudaInstaller:
+def parse_installer(node: Node) -> CudaInstaller:
+    """One installer record (shared with ``linux_manual.yaml``'s runfiles)."""
     node.only(
         "series", "version", "installer", "url", "bundled_driver", "archive_page", "source",
         "retrieved",
@@ -173,7 +175,7 @@ def _dlls(node: Node) -> DllSet:
 
 def parse(root: Node) -> WindowsManual:
     root.only("cuda", "cudnn", "dlls", "redist", "zlib", "jit_cache", "verify")
-    cuda = tuple(_cuda(n) for n in root.get("cuda").items())
+    cuda = tuple(parse_installer(n) for n in root.get("cuda").items())
     unique(zip(root.get("cuda").items(), (c.series for c in cuda)), "CUDA series")
     redist = root.get("redist").only(
         "name", "provides", "url", "needed_from", "source", "retrieved"

@@ -26,7 +26,8 @@ class SystemRoute(Route):
             env = windows_env(where.kb, choice.cuda)
             steps = windows_steps(where.kb, choice.option.version, choice.cuda, choice.cudnn)
         else:
-            env, steps = _env(choice.cuda), linux_steps(choice.cuda, choice.cudnn)
+            env = _env(choice.cuda)
+            steps = linux_steps(where.kb, where.target.os, choice.cuda, choice.cudnn)
         packages = Packages(
             pip=(pin,),
             env=env,

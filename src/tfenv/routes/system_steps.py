@@ -122,21 +122,64 @@ def _verify_step(manual: WindowsManual, tf: Version) -> str:
     dlls = manual.dlls_for(tf)
     listed = f" It loads {', '.join(dlls.cuda + dlls.cudnn)} from PATH." if dlls else ""
     return (
-        f"Verify: {check} prints one PhysicalDevice of type 'GPU'; an empty list means a DLL "
-        f"was not found ('tfenv doctor' names the missing ones and their folder).{listed}"
+        f"Verify: {check} lists a PhysicalDevice with device_type='GPU'; only the CPU means "
+        f"a DLL was not found ('tfenv doctor' names the missing ones and their folder).{listed}"
     )
 
 
-def linux_steps(cuda: Optional[Version], cudnn: Optional[Version]) -> tuple[str, ...]:
-    """Linux and WSL2: the toolkit and cuDNN from NVIDIA (the installer names are not
-    recorded for Linux yet: the archive pages are named instead)."""
+def linux_steps(
+    kb: KnowledgeBase, os: str, cuda: Optional[Version], cudnn: Optional[Version]
+) -> tuple[str, ...]:
+    """Linux and WSL2: the toolkit (runfile or NVIDIA's repository package), cuDNN, the
+    variables and the check."""
     if cuda is None:
         return ()
-    steps = [
-        f"Install the CUDA Toolkit {cuda} from {_ARCHIVE} (the runfile, or NVIDIA's "
-        "repository packages; on WSL2 the toolkit only, never a Linux driver)."
-    ]
+    manual = kb.linux_manual
+    found = manual.runfile(cuda)
+    folder = f"/usr/local/cuda-{cuda.major}.{cuda.minor}"
+    package = manual.toolkit_package(cuda)
+    wsl = os == "wsl2"
+    driver = (
+        "NVIDIA driver: on WSL2 the Windows driver serves Linux too: install nothing driver-"
+        "related inside WSL2 (no runfile driver, no cuda-drivers package)."
+        if wsl
+        else "NVIDIA driver: keep the installed one if it meets the floor above; otherwise "
+        "install a newer one from your distribution or NVIDIA first."
+    )
+    options = " ".join(manual.runfile_options)
+    if found is None:
+        toolkit = (
+            f"CUDA Toolkit {cuda}: the runfile is not recorded here (unknown); take it from "
+            f"{_ARCHIVE} and run it with {options} (toolkit only), or install NVIDIA's "
+            f"repository package {package}."
+        )
+    else:
+        bundled = (
+            f"; it bundles driver {found.bundled_driver}, which --toolkit leaves out"
+            if found.bundled_driver
+            else ""
+        )
+        toolkit = (
+            f"CUDA Toolkit {found.version}: download {found.installer} from {found.url} "
+            f"(archive page {found.archive_page}{bundled}) and run "
+            f"{command(['sudo', 'sh', found.installer, *manual.runfile_options], 'posix')} "
+            f"(toolkit only, into {folder}); or install NVIDIA's repository package {package} "
+            f"(never the cuda or cuda-drivers meta-package{' on WSL2' if wsl else ''})."
+        )
+    steps = [driver, toolkit]
     if cudnn is not None:
-        steps.append(f"Install cuDNN {cudnn} for CUDA {cuda.major} from {_CUDNN_ARCHIVE}.")
-    steps.append("Set the variables below (activate-tfenv.sh, which --emit writes, sets them).")
+        steps.append(
+            f"cuDNN {cudnn} for CUDA {cuda.major}: NVIDIA's repository package "
+            f"libcudnn{cudnn.major} pinned to a {cudnn} version built for CUDA "
+            f"{cuda.major}.{cuda.minor} (TensorFlow's own Dockerfile pins e.g. "
+            f"{manual.cudnn_example}), or the tar archive from {_CUDNN_ARCHIVE}: its "
+            f"include/cudnn*.h into {folder}/include and its libcudnn* files into {folder}/lib64."
+        )
+    steps.append(
+        f"Set the variables below ({folder}/lib64 on LD_LIBRARY_PATH, {folder}/bin on PATH): "
+        "activate-tfenv.sh, which --emit writes, sets them; source it in each new shell."
+    )
+    steps.append("Install TensorFlow with the commands under Install.")
+    check = command(list(kb.windows_manual.verify), "posix")
+    steps.append(f"Verify: {check} lists a PhysicalDevice with device_type='GPU'.")
     return tuple(steps)
