@@ -35,7 +35,17 @@ from typing import Literal
 from tfenv.errors import UsageError
 from tfenv.textsafe import shell_export, visible
 
-__all__ = ["Shell", "UnsafeWord", "command", "is_windows_safe", "shell_for", "word"]
+__all__ = [
+    "Script",
+    "Shell",
+    "UnsafeWord",
+    "command",
+    "is_windows_safe",
+    "scripts_for",
+    "set_variable",
+    "shell_for",
+    "word",
+]
 
 Shell = Literal["posix", "windows"]
 
