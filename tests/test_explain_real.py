@@ -149,7 +149,7 @@ CASES: dict[str, Case] = {
     ),
     "pip-uv/windows-tensorflow-gpu-211": Case(
         "pip-no-matching-distribution",
-        ("Python 3.10 and Windows x86_64", "pip install 'tensorflow-gpu==2.10.1'", "CUDA 11.2"),
+        ("Python 3.10 and Windows x86_64", 'pip install "tensorflow-gpu==2.10.1"', "CUDA 11.2"),
     ),
     # -- conda and mamba --------------------------------------------------------------
     "conda/classic-unsat-cuda-driver-110": Case("conda-cuda-report", ("do not update the driver",)),
