@@ -59,7 +59,7 @@ ROUTE_CASES: dict[str, tuple[dict[str, Any], frozenset[str]]] = {
     ),
     "system": (
         {"os": "linux", **GPU, "python": "3.10", "tf": "2.12", "manager": "pip"},
-        frozenset({"requirements.txt", "activate-tfenv.sh"}),
+        frozenset({"requirements.txt", "activate-tfenv.sh", "INSTALL.md"}),
     ),
     "metal": ({"os": "macos", "arch": "arm64", "python": "3.11"}, frozenset({"requirements.txt"})),
     "cpu": ({"os": "linux", "no_gpu": True, "python": "3.12"}, frozenset({"requirements.txt"})),
@@ -76,6 +76,9 @@ EMIT_NAMES = {
     "activation-wheels": "activate-tfenv.sh",
     "dockerfile": "Dockerfile",
     "devcontainer": ".devcontainer/devcontainer.json",
+    "activation-bat": "activate-tfenv.bat",
+    "activation-ps1": "activate-tfenv.ps1",
+    "install-guide": "INSTALL.md",
 }
 ROUTE_NAMES = [r.name for r in routes.ROUTES]
 MACHINES = [(s.name, arch) for s in SYSTEMS for arch in s.arches]
@@ -167,6 +170,10 @@ def _parses(res: Resolution, file_name: str, text: str, tmp_path: Path) -> None:
         assert doc["build"]["dockerfile"] == "../Dockerfile"
     elif file_name == "Dockerfile":
         assert f"FROM {plan.image}" in text.splitlines()
+    elif file_name == "INSTALL.md":
+        assert text.startswith(f"# Install {plan.summary()}\n")
+        assert all(f"\n{i}. " in text for i in range(1, len(plan.steps) + 1))
+        assert all(c in text for c in plan.commands)
     else:
         pytest.fail(f"no reader for {file_name}")
 
