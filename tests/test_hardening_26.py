@@ -1,0 +1,179 @@
+"""Hardening, second round (issue 26): bounded TOML, no leftovers, every bad value refused.
+
+Real files, real subprocesses of ``python -m tfenv`` and real signals; nothing of tfenv
+is mocked.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tfenv.cli import main
+from tfenv.structured import MAX_DEPTH, StructureError, load_toml, toml_depth_problem
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib
+
+ROOT = Path(__file__).parent.parent
+TOO_DEEP = f"nests deeper than {MAX_DEPTH} levels"
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def limited_tfenv(*args: str, cwd: Path, memory_mib: int = 1024) -> tuple[int, bytes, float, float]:
+    """``python -m tfenv ARGS`` with its address space capped at ``memory_mib`` (so that a
+    regression fails with MemoryError instead of eating the machine): (exit code, stderr,
+    seconds, peak resident MiB)."""
+    import resource
+
+    def cap() -> None:
+        limit = memory_mib * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    env = {**os.environ, "TFENV_DETECT_NVML": "0"}
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tfenv", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=cap,
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    took = time.monotonic() - start
+    return proc.returncode, err, took, usage.ru_maxrss / 1024
+
+
+# -- 1. TOML deep enough to blow the parser up is refused before parsing ------------------
+
+DEEP_KEY = "k" + ".k" * 19_999 + " = 1\n"  # 40 KB: 2.4 GB and 7 s in tomllib
+DEEP_HEADER = "[k" + ".k" * 99_999 + "]\n"  # 200 KB: 7.6-11.4 s in tomllib
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("tfenv.toml", DEEP_KEY + '[targets.a]\nos = "linux"\n'),
+        ("tfenv.toml", DEEP_HEADER + 'x = 1\n[targets.a]\nos = "linux"\n'),
+        ("pyproject.toml", f'[tool.tfenv]\n{DEEP_KEY}[tool.tfenv.targets.a]\nos = "linux"\n'),
+    ],
+    ids=["dotted-key", "table-header", "pyproject"],
+)
+def test_deep_toml_configuration_is_refused_in_bounded_time_and_memory(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    code, err, took, peak = limited_tfenv("lock", "--check", "--config", str(tmp_path / name),
+                                          cwd=tmp_path)  # fmt: skip
+    assert code == 2, err
+    assert TOO_DEEP.encode() in err
+    assert err.count(b"\n") == 1  # one paragraph
+    assert peak < 100, peak
+    assert took < 10, took  # a whole interpreter start included; the parse is what grew
+
+
+def test_deep_pylock_given_to_check_upgrade_is_refused(tmp_path: Path) -> None:
+    lock = tmp_path / "pylock.toml"
+    lock.write_text('lock-version = "1.0"\n' + DEEP_KEY)
+    code, err, _, peak = limited_tfenv("check-upgrade", "--from-file", str(lock), "--os",
+                                       "linux", "--no-gpu", cwd=tmp_path)  # fmt: skip
+    assert code == 2, err
+    assert TOO_DEEP.encode() in err
+    assert peak < 100, peak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        DEEP_KEY,
+        DEEP_HEADER,
+        "[[k" + ".k" * 100 + "]]\n",
+        "a = " + "[" * 100_000,
+        "a = " + "{b = " * 100_000,
+        "a = " + "{ b.b = " * 40 + "1" + " }" * 40,  # dotted keys inside inline tables
+        'k . "q.q" . k' + " . k" * 70 + " = 1\n",  # spaces and quoted parts
+    ],
+    ids=["key", "header", "array-of-tables", "arrays", "inline", "inline-dotted", "spaced"],
+)
+def test_the_scan_refuses_what_nests_too_deep(text: str) -> None:
+    assert toml_depth_problem(text) == f"it nests deeper than {MAX_DEPTH} levels"
+    with pytest.raises(StructureError, match=TOO_DEEP):
+        load_toml(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a = [\n" + "[\n" * 70 + "]\n" * 71,
+        "[" + ".".join(["t"] * 40) + "]\n" + ".".join(["k"] * 30) + " = 1\n",
+    ],
+    ids=["arrays-over-lines", "header-plus-key"],
+)
+def test_depth_spread_over_lines_is_left_to_the_parser_and_refused_after(text: str) -> None:
+    """No line is deep enough to slow the parser down; the depth check after it refuses."""
+    with pytest.raises(StructureError, match=TOO_DEEP):
+        load_toml(text)
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+SHALLOW = [
+    "k" + ".k" * (MAX_DEPTH - 1) + " = 1\n",  # exactly MAX_DEPTH levels
+    "[" + ".".join(["t"] * 32) + "]\n" + ".".join(["k"] * 32) + " = 1\n",
+    "".join(f'a{i} = "{"." * 500}"\n' for i in range(3)),  # dots in strings are not keys
+    "a = '''\n" + ("." * 200 + "\n") * 5 + "'''\nb.c = 1\n",
+    'a = """\n' + ("[{." * 100 + '\\"""\n') * 3 + '"""\nb = 1\n',
+    "a = [\n" + '  "' + "." * 300 + '", # ' + "[" * 300 + "\n]\n",
+    "x = " + "[" * 63 + "]" * 63 + "\n",
+    "t = {" + ", ".join(f"k{i}.v = {i}.5" for i in range(100)) + "}\n",
+    "v = [" + ", ".join(f"{i}.25" for i in range(200)) + "]\n",
+    "[[p]]\nname = 'x'\n[[p]]\nname = 'y'\n" * 50,
+]
+
+
+@pytest.mark.parametrize("text", SHALLOW, ids=range(len(SHALLOW)))
+def test_the_scan_never_refuses_what_the_parser_reads_within_the_depth(text: str) -> None:
+    data = tomllib.loads(text)
+    assert _depth(data) <= MAX_DEPTH + 1  # the test documents are within the bound
+    assert toml_depth_problem(text) is None
+    assert load_toml(text) == data
+
+
+def test_the_scan_passes_every_toml_file_of_the_repository() -> None:
+    files = [p for p in ROOT.rglob("*.toml") if ".venv" not in p.parts]
+    assert files
+    for path in files:
+        text = path.read_text("utf-8")
+        assert toml_depth_problem(text) is None, path
+
+
+def test_the_scan_is_linear_on_the_worst_lines_it_lets_through() -> None:
+    """Lines of 63 dots (strings included) send the scan token by token: a 1 MiB file of
+    them takes a fraction of a second, not the quadratic minutes of a per-dot restart."""
+    text = ('k = "' + "." * 70 + '"\n') * (1024 * 1024 // 78)
+    start = time.perf_counter()
+    assert toml_depth_problem(text) is None
+    assert time.perf_counter() - start < 5
