@@ -177,3 +177,136 @@ def test_the_scan_is_linear_on_the_worst_lines_it_lets_through() -> None:
     start = time.perf_counter()
     assert toml_depth_problem(text) is None
     assert time.perf_counter() - start < 5
+
+
+# -- 3. numbers too long for Python, and a redirect loop: exit 2, one paragraph --------
+
+HUGE = "9" * 5000
+HUGE_TEXTS = [
+    f"Could not load dynamic library 'libcudart.so.{HUGE}'",
+    f"Could not load dynamic library 'libcudnn.so.{HUGE}'; dlerror: cannot open",
+    f"Loaded runtime CuDNN library: {HUGE}.1.0 but source was compiled with: 8.6.0",
+    f"ptxas fatal   : Value 'sm_{HUGE}' is not defined for option 'gpu-name'",
+    f"Could not load dynamic library 'cudart64_{HUGE}.dll'",
+    f"kernel version {HUGE}.1 does not match DSO version 535.104.5",
+    "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=" + HUGE,
+    "x" * 100 + "\u0663" * 4301,  # digits of any script convert (and fail) alike
+]
+
+
+@pytest.mark.parametrize("text", HUGE_TEXTS, ids=range(len(HUGE_TEXTS)))
+def test_explain_refuses_numbers_past_pythons_limit(
+    capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    argv = ["explain", "--no-detect", "--os", "linux", "--gpu", "A100", "--driver",
+            "535.104.05", "--tf", "2.15", text]  # fmt: skip
+    code, _, err = run_main(capsys, *argv)
+    assert code == 2, err
+    assert "digits" in err
+    assert "4,300" in err
+    assert err.count("\n") == 1
+
+
+def test_explain_reads_numbers_up_to_the_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    text = f"Could not load dynamic library 'libcudart.so.{'1' * 4300}'"
+    code, _, err = run_main(capsys, "explain", "--no-detect", text)
+    assert code in (0, 1), err
+    assert "internal error" not in err
+
+
+def test_refresh_reports_a_redirect_loop_as_bad_input(tmp_path: Path) -> None:
+    from http.server import BaseHTTPRequestHandler
+
+    from tests.http_fixture import running
+
+    class Loop(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with running(Loop) as url:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tfenv", "refresh", "--check", "--package", "tensorflow",
+             "--index-url", url, "--timeout", "5", "--data-dir", str(tmp_path)],
+            capture_output=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith(b"tfenv: error:")]
+    assert len(errors) == 1, proc.stderr
+    assert b"redirects in a loop" in errors[0]
+    assert b"Traceback" not in proc.stderr
+
+
+# -- 4. an empty value is never a default ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("resolve", "--os", "linux", "--no-gpu", "--tf="),
+        ("resolve", "--os", "linux", "--no-gpu", "--tf", "   "),
+        ("resolve", "--os", "linux", "--no-gpu", "--python", ""),
+        ("resolve", "--os", "", "--no-gpu"),
+        ("resolve", "--host", ""),
+        ("resolve", "--os", "linux", "--no-gpu", "--emit", " "),
+        ("check-upgrade", "--from", "2.15", "--to", "", "--os", "linux", "--no-gpu"),
+        ("check-upgrade", "--from", "", "--os", "linux", "--no-gpu"),
+        ("check-upgrade", "--from-env=", "--os", "linux", "--no-gpu"),
+        ("refresh", "--index-url=", "--check"),
+        ("lock", "--index-url", "\t", "--check"),
+        ("lock", "--config", ""),
+        ("lock", "--target", " ", "--check"),
+        ("detect", "--output", ""),
+        ("doctor", "--prefix", ""),
+        ("explain", "--no-detect", "--tf", "", "ImportError: libcudart.so.12"),
+        ("matrix", "--cuda", " "),
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_an_empty_flag_value_is_refused_naming_the_flag(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    code, out, err = run_main(capsys, *argv)
+    assert code == 2, err
+    flag = next(a for a in argv if a.startswith("--") and (a.endswith("=") or
+                argv[argv.index(a) + 1].strip() == ""))  # fmt: skip
+    assert f"{flag.rstrip('=')} was given an empty value" in err
+    assert out == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('tensorflow = ""\n', "tensorflow"),
+        ('python = " "\n', "python"),
+        ('dependencies = [""]\n', "dependencies[0]"),
+        ('channels = ["  "]\n', "channels[0]"),
+        ('index-url = ""\n', "index-url"),
+        ('out = " "\n', "out"),
+        ('manager = ""\n', "manager"),
+        ('cuda-libs = ""\n', "cuda-libs"),
+    ],
+)
+def test_an_empty_config_value_is_refused_naming_the_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, key: str
+) -> None:
+    (tmp_path / "tfenv.toml").write_text(text + '[targets.a]\nos = "linux"\n')
+    code, _, err = run_main(capsys, "lock", "--check", "--config", str(tmp_path))
+    assert code == 2, err
+    assert f"'{key}'" in err
+    assert "empty" in err or "is not one of" in err
+
+
+@pytest.mark.parametrize("key", ["host", "gpu", "cc", "driver", "glibc", "python", "arch"])
+def test_an_empty_target_value_is_refused_naming_the_key(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, key: str
+) -> None:
+    (tmp_path / "tfenv.toml").write_text(f'[targets.a]\nos = "linux"\n{key} = " "\n')
+    code, _, err = run_main(capsys, "lock", "--check", "--config", str(tmp_path))
+    assert code == 2, err
+    assert f"'targets.a.{key}'" in err

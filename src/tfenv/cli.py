@@ -51,10 +51,24 @@ class _Command(Protocol):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so errors get our one-paragraph form."""
+    """argparse that raises instead of exiting, so errors get our one-paragraph form.
+
+    A flag given an empty or blank value (``--tf=``, ``--index-url ''``) is refused here,
+    for every flag of every command, before its own type sees it: no flag takes an
+    empty value to mean its default.
+    """
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise _ArgvError(f"{self.prog}: {message}. See '{self.prog} --help'.")
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        if action.option_strings and not arg_string.strip():
+            flag = max(action.option_strings, key=len)
+            raise _ArgvError(
+                f"{self.prog}: {flag} was given an empty value; give it a value, or leave "
+                f"the flag out for its default. See '{self.prog} --help'."
+            )
+        return super()._get_value(action, arg_string)
 
 
 class _ArgvError(Exception):

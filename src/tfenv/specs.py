@@ -21,6 +21,7 @@ from tfenv.errors import UsageError
 from tfenv.models.driver import DriverVersion
 
 __all__ = [
+    "MAX_DIGITS",
     "MAX_VERSION_TEXT",
     "cc_problem",
     "parse_arch",
@@ -32,6 +33,7 @@ __all__ = [
     "parse_seconds",
     "parse_tf_spec",
     "parse_xy",
+    "refuse_huge_numbers",
     "to_version",
 ]
 
@@ -41,6 +43,24 @@ _XY = re.compile(r"[0-9]{1,4}\.[0-9]{1,4}")
 _DRIVER = re.compile(r"[0-9]{1,4}(\.[0-9]{1,4}){0,2}")
 _NUMBER = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
 _HUGE_DIGITS = re.compile(r"[0-9]{19,}")
+MAX_DIGITS = 4300  # CPython's default limit on turning a decimal string into an int
+_TOO_MANY_DIGITS = re.compile(r"\d{" + str(MAX_DIGITS + 1) + ",}")  # any script's digits
+
+
+def refuse_huge_numbers(text: str, what: str) -> None:
+    """UsageError when ``text`` holds a number of more than :data:`MAX_DIGITS` digits.
+
+    For text read whole and searched for numbers (a pasted error message or log): no
+    real one holds such a number, and Python cannot convert it, so it is bad input.
+    """
+    found = _TOO_MANY_DIGITS.search(text)
+    if found is not None:
+        digits = len(found.group())
+        raise UsageError(
+            f"{what} holds a number of {digits:,} digits (at character {found.start() + 1:,}); "
+            f"tfenv reads numbers of at most {MAX_DIGITS:,} digits, and no real message "
+            "has a longer one."
+        )
 
 
 def to_version(text: object) -> Version:

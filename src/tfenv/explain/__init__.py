@@ -98,7 +98,14 @@ def explain(
     target: Optional[Target] = None,
     tf: Optional[Version] = None,
 ) -> Explanation:
-    """Every distinct known error in ``text``, answered for ``target`` (else ``host``'s machine)."""
+    """Every distinct known error in ``text``, answered for ``target`` (else ``host``'s machine).
+
+    UsageError when the text holds a number too long for Python to convert
+    (:func:`tfenv.specs.refuse_huge_numbers`): the answers read versions out of it.
+    """
+    from tfenv.specs import refuse_huge_numbers
+
+    refuse_huge_numbers(text, "The error text")
     if entries is None:
         entries = kb.errors
     if target is None and host is not None:

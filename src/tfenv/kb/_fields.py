@@ -133,8 +133,10 @@ class Node:
 
     def string(self) -> str:
         """A non-empty string; unlike :meth:`text`, a number is not accepted."""
-        if not isinstance(self.value, str) or not self.value.strip():
+        if not isinstance(self.value, str):
             raise self.fail(f"expected a non-empty string, found {_kind(self.value)}")
+        if not self.value.strip():
+            raise self.fail("expected a non-empty string, found an empty or blank one")
         return self.value
 
     def opt_string(self) -> Optional[str]:

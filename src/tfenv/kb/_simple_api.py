@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional, TypeVar
 
 import httpx
 
-from tfenv.errors import IndexUnreachable
+from tfenv.errors import IndexUnreachable, UsageError
 from tfenv.kb import _wheel_zip
 from tfenv.structured import StructureError, load_json
 
@@ -197,9 +197,16 @@ class SimpleIndex:
                         f"HTTP {resp.status_code}."
                     )
                 return parse(resp)
+            except httpx.TooManyRedirects:
+                raise UsageError(
+                    f"Reading {what} from the package index failed: {url} redirects in a loop "
+                    f"(more than {self._client.max_redirects} redirects).",
+                    hint="Check the index URL (--index-url, TFENV_INDEX_URL or pip's "
+                    "configuration).",
+                ) from None
             except httpx.TimeoutException:
                 problem = f"no answer within the timeout ({_timeout_of(self._client)})"
-            except httpx.TransportError as exc:
+            except (httpx.TransportError, httpx.DecodingError) as exc:
                 problem = f"a connection or transfer error ({type(exc).__name__}: {exc})"
             except _Retryable as exc:
                 problem = str(exc)
