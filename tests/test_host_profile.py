@@ -81,7 +81,12 @@ def test_minimal_profile_round_trips() -> None:
     assert HostProfile.from_dict(p.to_dict()) == p
 
 
-_versions = st.builds(lambda a, b: Version(f"{a}.{b}"), st.integers(0, 20), st.integers(0, 99))
+_pythons = st.builds(lambda a, b: Version(f"{a}.{b}"), st.integers(2, 3), st.integers(0, 99))
+_glibcs = st.builds(lambda b: Version(f"2.{b}"), st.integers(0, 99))
+_names = st.from_regex(r"\A[A-Za-z0-9]([A-Za-z0-9._-]{0,10}[A-Za-z0-9])?\Z")
+_package_versions = st.lists(st.integers(0, 999), min_size=1, max_size=4).map(
+    lambda release: ".".join(map(str, release))
+)
 _ccs = st.builds(lambda a, b: Version(f"{a}.{b}"), st.integers(1, 13), st.integers(0, 9))
 _text = st.text(
     st.characters(min_codepoint=33, max_codepoint=0x2FF, blacklist_categories=("Zs", "Cc")),
@@ -110,11 +115,13 @@ _notes = st.builds(
 @given(
     os=st.sampled_from(["linux", "windows", "wsl2", "macos"]),
     arch=st.sampled_from(["x86_64", "aarch64", "arm64"]),
-    python=_versions,
-    glibc=st.none() | _versions,
+    python=_pythons,
+    glibc=st.none() | _glibcs,
     driver=st.none() | st.sampled_from(["535.104.05", "580.126.09", "461.79"]),
     gpus=st.lists(_gpus, max_size=4).map(tuple),
-    packages=st.dictionaries(_text, _text, max_size=3).map(lambda d: tuple(sorted(d.items()))),
+    packages=st.dictionaries(_names, _package_versions, max_size=3).map(
+        lambda d: tuple(sorted(d.items()))
+    ),
     notes=st.lists(_notes, max_size=3).map(tuple),
 )
 def test_round_trip_property(

@@ -129,7 +129,32 @@ INVALID = [
     ('[targets.a]\nos = "linux"\ncuda-libs = "oldest"\n', "an unknown target CUDA-library pref"),
     ('[targets.a]\nos = "linux"\nno-gpu = "yes"\n', "a string for no-gpu"),
     ('[targets.a]\nos = "linux"\ndrvier = "535.104.05"\n', "an unknown target key"),
+    # issue 26: refused at load time, not inside uv or rattler
+    ('dependencies = ["pkg @ file:///etc/passwd"]\n[targets.a]\nos = "linux"\n', "a file URL"),
+    ('dependencies = ["pkg@https://x.example/p.whl"]\n[targets.a]\nos = "linux"\n', "a URL"),
+    ('channels = ["../../x"]\n[targets.a]\nos = "linux"\n', "a relative channel path"),
+    ('channels = ["./local"]\n[targets.a]\nos = "linux"\n', "a channel in this folder"),
+    ('channels = ["ftp://h/c"]\n[targets.a]\nos = "linux"\n', "an ftp channel"),
+    ('tensorflow = ""\n[targets.a]\nos = "linux"\n', "an empty tensorflow"),
+    ('tensorflow = "  "\n[targets.a]\nos = "linux"\n', "a blank tensorflow"),
+    ('index-url = ""\n[targets.a]\nos = "linux"\n', "an empty index-url"),
+    ('index-url = "../simple"\n[targets.a]\nos = "linux"\n', "a relative index-url"),
+    ('dependencies = [""]\n[targets.a]\nos = "linux"\n', "an empty dependency"),
+    ('channels = [" "]\n[targets.a]\nos = "linux"\n', "a blank channel"),
+    ('[targets.a]\nos = "linux"\ngpu = " "\n', "a blank gpu"),
+    ('[targets.a]\nhost = ""\n', "an empty host"),
 ]
+
+
+VALID_CHANNELS = ["conda-forge", "nvidia", "conda-forge/label/cf202003",
+                  "https://conda.example/channel", "file:///srv/conda/channel"]  # fmt: skip
+
+
+@pytest.mark.parametrize("channel", VALID_CHANNELS)
+def test_channels_that_are_names_or_urls_are_accepted_by_both(channel: str, tmp_path: Path) -> None:
+    table = {**MINIMAL, "channels": [channel]}
+    assert _schema_ok(table)
+    assert _reader_ok(table, tmp_path)
 
 
 @pytest.mark.parametrize(("text", "why"), INVALID, ids=[why for _, why in INVALID])

@@ -218,7 +218,7 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
         python=python,
         dependencies=_dependencies(root.opt("dependencies")),
         index_url=_url(root.opt("index-url")),
-        channels=_strings(root.opt("channels")),
+        channels=_channels(root.opt("channels")),
         manager=manager,
         targets=tuple(
             _target(t, name, path.parent, python, manager, allow_cpu)
@@ -278,10 +278,48 @@ def _dependencies(node: Node) -> tuple[str, ...]:
     for item in node.opt_items():
         dep = item.label(1000).strip()
         try:
-            Requirement(dep)
+            req = Requirement(dep)
         except InvalidRequirement as exc:
             raise item.fail(f"{dep!r} is not a PEP 508 requirement ({_one_line(exc)})") from None
+        if req.url is not None:
+            raise item.fail(
+                f"{dep!r} is a direct reference (name @ URL); tfenv locks what the package "
+                f"index serves, so give a name and a version specifier (such as "
+                f"'{req.name}>=1.0')"
+            )
     return _strings(node)
+
+
+_CHANNEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
+
+
+def _channels(node: Node) -> tuple[str, ...]:
+    """conda channels: names (conda-forge, conda-forge/label/x) or http(s):// and file://
+    URLs; not a relative path, which would depend on the folder tfenv runs in."""
+    for item in node.opt_items():
+        channel = item.label(1000).strip()
+        if _CHANNEL_NAME.fullmatch(channel) or _channel_url(channel):
+            continue
+        raise item.fail(
+            f"{channel!r} is not a conda channel: give a name such as conda-forge, or an "
+            "http://, https:// or file:/// URL"
+        )
+    return _strings(node)
+
+
+def _channel_url(text: str) -> bool:
+    from urllib.parse import urlsplit
+
+    if any(c.isspace() for c in text):
+        return False
+    try:
+        parts = urlsplit(text)
+        if parts.scheme in ("http", "https"):
+            _ = parts.port  # a port that is not a number raises ValueError
+            return bool(parts.hostname)
+    except ValueError:
+        return False
+    return parts.scheme == "file" and parts.path.startswith("/") and not parts.netloc
 
 
 def _out(node: Node) -> Optional[Path]:

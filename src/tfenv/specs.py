@@ -21,9 +21,13 @@ from tfenv.errors import UsageError
 from tfenv.models.driver import DriverVersion
 
 __all__ = [
+    "CUDA_MAJOR_MAX",
     "MAX_DIGITS",
     "MAX_VERSION_TEXT",
     "cc_problem",
+    "cuda_problem",
+    "cudnn_problem",
+    "glibc_problem",
     "parse_arch",
     "parse_cc",
     "parse_count",
@@ -33,6 +37,7 @@ __all__ = [
     "parse_seconds",
     "parse_tf_spec",
     "parse_xy",
+    "python_problem",
     "refuse_huge_numbers",
     "to_version",
 ]
@@ -44,7 +49,32 @@ _DRIVER = re.compile(r"[0-9]{1,4}(\.[0-9]{1,4}){0,2}")
 _NUMBER = re.compile(r"[0-9]{1,12}(\.[0-9]{0,9})?|\.[0-9]{1,9}")
 _HUGE_DIGITS = re.compile(r"[0-9]{19,}")
 MAX_DIGITS = 4300  # CPython's default limit on turning a decimal string into an int
-_TOO_MANY_DIGITS = re.compile(r"\d{" + str(MAX_DIGITS + 1) + ",}")  # any script's digits
+
+
+# re's \d and str.isdecimal: Unicode category Nd; no further than the limit is measured
+_DIGIT_RUN = re.compile(r"\d{0," + str(MAX_DIGITS + 1) + "}")
+_SAMPLE = 1024  # less than MAX_DIGITS: a run that long spans several sampled positions
+
+
+def _too_many_digits(text: str) -> Optional[tuple[int, int]]:
+    """(start, end) of the first run of more than :data:`MAX_DIGITS` digits, or None.
+
+    Linear: a regular expression would restart inside every shorter run (quadratic),
+    so only every :data:`_SAMPLE`-th position is looked at, and the run through it
+    measured when it is long enough from there (the first sampled position of a run
+    lies less than :data:`_SAMPLE` after its start)."""
+    for pos in range(0, len(text), _SAMPLE):
+        if not text[pos].isdecimal():
+            continue
+        run = _DIGIT_RUN.match(text, pos)
+        end = pos if run is None else run.end()
+        if end - pos <= MAX_DIGITS - _SAMPLE:
+            continue
+        back = _DIGIT_RUN.match(text[max(0, pos - _SAMPLE) : pos][::-1])
+        start = pos - (0 if back is None else back.end())
+        if end - start > MAX_DIGITS:
+            return start, end
+    return None
 
 
 def refuse_huge_numbers(text: str, what: str) -> None:
@@ -53,13 +83,14 @@ def refuse_huge_numbers(text: str, what: str) -> None:
     For text read whole and searched for numbers (a pasted error message or log): no
     real one holds such a number, and Python cannot convert it, so it is bad input.
     """
-    found = _TOO_MANY_DIGITS.search(text)
+    found = _too_many_digits(text)
     if found is not None:
-        digits = len(found.group())
+        start, _ = found
         raise UsageError(
-            f"{what} holds a number of {digits:,} digits (at character {found.start() + 1:,}); "
-            f"tfenv reads numbers of at most {MAX_DIGITS:,} digits, and no real message "
-            "has a longer one."
+            f"{what} holds a number of more than {MAX_DIGITS:,} digits (at character "
+            f"{start + 1:,}); "
+            f"tfenv reads numbers of at most {MAX_DIGITS:,} digits (Python's limit), and no "
+            "real message has a longer one."
         )
 
 
@@ -146,14 +177,57 @@ def parse_driver(text: str, flag: str = "--driver") -> DriverVersion:
     return v
 
 
+def _plain(v: Version) -> bool:
+    """No epoch, pre-, post- or dev-release and no local label: a version as tools print it."""
+    return not (v.epoch or v.pre or v.post is not None or v.dev is not None or v.local)
+
+
 def cc_problem(v: Version) -> Optional[str]:
     """Why ``v`` is not the compute capability of an NVIDIA GPU, or None when it can be."""
-    if len(v.release) == 2 and 1 <= v.major <= 13 and v.minor <= 9 and not (v.pre or v.post):
+    if len(v.release) == 2 and 1 <= v.major <= 13 and v.minor <= 9 and _plain(v):
         return None
     return (
         f"{v} is not a compute capability of any NVIDIA GPU (they run from 1.0 to 12.x, "
         "written as X.Y)"
     )
+
+
+CUDA_MAJOR_MAX = 20  # CUDA 13.0 came in 2025; a major past this is no CUDA anyone runs
+
+
+def python_problem(v: Version) -> Optional[str]:
+    """Why ``v`` is not the version of a Python interpreter (3.11, 3.11.5, 3.13.0rc1),
+    or None when it can be."""
+    pre_ok = len(v.release) == 3 and v.pre is not None
+    if (
+        len(v.release) in (2, 3)
+        and v.major in (2, 3)
+        and v.minor < 100
+        and (_plain(v) or (pre_ok and not (v.epoch or v.local or v.post is not None)))
+    ):
+        return None
+    return f"{v} is not a Python version (written X.Y or X.Y.Z, such as 3.11 or 3.11.5)"
+
+
+def cuda_problem(v: Version) -> Optional[str]:
+    """Why ``v`` is not a CUDA release (X.Y, such as 12.2), or None when it can be."""
+    if len(v.release) == 2 and 1 <= v.major <= CUDA_MAJOR_MAX and v.minor < 100 and _plain(v):
+        return None
+    return f"{v} is not a CUDA version (written X.Y, such as 12.2)"
+
+
+def glibc_problem(v: Version) -> Optional[str]:
+    """Why ``v`` is not a glibc release (2.Y, such as 2.35), or None when it can be."""
+    if len(v.release) == 2 and v.major == 2 and v.minor < 100 and _plain(v):
+        return None
+    return f"{v} is not a glibc version (written 2.Y, such as 2.35)"
+
+
+def cudnn_problem(v: Version) -> Optional[str]:
+    """Why ``v`` is not a cuDNN release (such as 8.9.7), or None when it can be."""
+    if 1 <= len(v.release) <= 4 and 1 <= v.major <= CUDA_MAJOR_MAX and _plain(v):
+        return None
+    return f"{v} is not a cuDNN version (such as 8.9.7)"
 
 
 def parse_cc(text: str, flag: str = "--cc") -> Version:

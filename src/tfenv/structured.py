@@ -37,9 +37,11 @@ class StructureError(ValueError):
     """The text is not a usable document; ``str()`` is one line."""
 
 
-def load_json(text: str) -> Any:
+def load_json(text: str, *, unique_keys: bool = False) -> Any:
+    """The JSON document in ``text``; ``unique_keys`` refuses an object that gives a key
+    twice (a hand-edited file where one value would silently win)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_object if unique_keys else None)
     except json.JSONDecodeError as exc:
         raise StructureError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except RecursionError:
@@ -47,6 +49,16 @@ def load_json(text: str) -> Any:
     except ValueError as exc:  # an integer too long to convert
         raise StructureError(_one_line(exc)) from None
     return _bounded(data)
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            shown = key if len(key) <= 40 else key[:40] + "..."
+            raise StructureError(f"the key {shown!r} appears twice in one object")
+        out[key] = value
+    return out
 
 
 def load_toml(text: str) -> dict[str, Any]:

@@ -242,8 +242,16 @@ def _wanted_package(name: str) -> bool:
 
 
 def _packages(probes: Probes) -> tuple[tuple[str, str], ...]:
+    """The wanted distributions and their versions; one whose version is no PEP 440
+    version is left out (a host file holds only what its reader accepts)."""
+    from tfenv.specs import to_version
+
     found: dict[str, str] = {}
     for name, version in probes.distributions(_wanted_package):
         if _wanted_package(name):
+            try:
+                to_version(version)
+            except ValueError:
+                continue
             found.setdefault(_package_key(name), version)  # the first on sys.path wins
     return tuple(sorted(found.items()))

@@ -4,8 +4,9 @@ problem one :class:`~tfenv.errors.ConfigError` that names the field."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from packaging.version import Version
 
@@ -27,7 +28,14 @@ from tfenv.host.profile import (
     InstalledToolkit,
 )
 from tfenv.kb._fields import Node
-from tfenv.specs import cc_problem, parse_driver
+from tfenv.specs import (
+    cc_problem,
+    cuda_problem,
+    cudnn_problem,
+    glibc_problem,
+    parse_driver,
+    python_problem,
+)
 from tfenv.textsafe import is_printable
 
 __all__ = ["profile_from_dict", "profile_from_json", "read_profile"]
@@ -40,20 +48,20 @@ def profile_from_dict(data: Any, origin: str) -> HostProfile:
     field."""
     root = Node(data, origin, errors=_invalid).only(*PROFILE_KEYS)
     schema = root.opt("schema")
-    if schema.value != SCHEMA:
-        raise schema.fail(f"must be {SCHEMA}, found {schema.value!r}")
+    if type(schema.value) is not int or schema.value != SCHEMA:  # not true, not 1.0
+        raise schema.fail(f"must be the whole number {SCHEMA}, found {schema.value!r}")
     return HostProfile(
         os=root.get("os").choice(*OS_KINDS),
         arch=root.get("arch").choice(*ARCHES),
-        glibc=root.opt("glibc").opt_version(strict=True),
-        python=root.get("python").version(strict=True),
+        glibc=_checked(root.opt("glibc"), glibc_problem),
+        python=_required(root.get("python"), python_problem),
         conda_env=root.opt("conda_env").opt_label(PATH_MAX),
         driver=_driver(root.opt("driver")),
-        driver_cuda=root.opt("driver_cuda").opt_version(strict=True),
+        driver_cuda=_checked(root.opt("driver_cuda"), cuda_problem),
         gpus=tuple(_gpu(g) for g in root.opt("gpus").opt_items()),
         cuda_toolkits=tuple(_toolkit(t) for t in root.opt("cuda_toolkits").opt_items()),
         cudnn=tuple(_cudnn(c) for c in root.opt("cudnn").opt_items()),
-        packages=_label_map(root.opt("packages")),
+        packages=_packages(root.opt("packages")),
         notes=tuple(_note(n) for n in root.opt("notes").opt_items()),
         sources=_label_map(root.opt("sources")),
     )
@@ -63,7 +71,7 @@ def profile_from_json(text: str, origin: str) -> HostProfile:
     from tfenv.structured import StructureError, load_json
 
     try:
-        data = load_json(text)
+        data = load_json(text, unique_keys=True)
     except StructureError as exc:
         raise ConfigError(
             f"{_cap(origin)} is not valid JSON ({exc}).",
@@ -109,11 +117,34 @@ def _gpu(g: Node) -> GpuInfo:
 
 
 def _cc(node: Node) -> Optional[Version]:
-    cc = node.opt_version(strict=True)
-    problem = None if cc is None else cc_problem(cc)
-    if problem:
-        raise node.fail(problem)
-    return cc
+    return _checked(node, cc_problem)
+
+
+def _checked(node: Node, problem: Callable[[Version], Optional[str]]) -> Optional[Version]:
+    """The version at ``node`` (None when null), which ``problem`` must find none with."""
+    return None if node.is_null else _required(node, problem)
+
+
+def _required(node: Node, problem: Callable[[Version], Optional[str]]) -> Version:
+    """The version at ``node`` (a string), which ``problem`` must find none with."""
+    version = node.version(strict=True)
+    why = problem(version)
+    if why:
+        raise node.fail(why)
+    return version
+
+
+_DISTRIBUTION = re.compile(r"^([A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9])$", re.IGNORECASE)
+
+
+def _packages(node: Node) -> tuple[tuple[str, str], ...]:
+    """Installed distributions: PEP 508 names mapped to PEP 440 versions, as sorted pairs."""
+    pairs = node.str_map()
+    for key, child in node.entries() if pairs else ():
+        if len(key) > 200 or not _DISTRIBUTION.match(key):
+            raise child.fail(f"{key[:40]!r} is not the name of a Python distribution")
+        child.version(strict=True)
+    return pairs
 
 
 def _driver(node: Node) -> Optional[str]:
@@ -154,7 +185,7 @@ def _label_map(node: Node) -> tuple[tuple[str, str], ...]:
 def _toolkit(t: Node) -> InstalledToolkit:
     t.only("version", "path", "source")
     return InstalledToolkit(
-        version=t.get("version").version(strict=True),
+        version=_required(t.get("version"), cuda_problem),
         path=t.get("path").label(PATH_MAX),
         source=t.get("source").label(),
     )
@@ -163,7 +194,7 @@ def _toolkit(t: Node) -> InstalledToolkit:
 def _cudnn(c: Node) -> CudnnInstall:
     c.only("version", "path")
     return CudnnInstall(
-        version=c.get("version").version(strict=True), path=c.get("path").label(PATH_MAX)
+        version=_required(c.get("version"), cudnn_problem), path=c.get("path").label(PATH_MAX)
     )
 
 
