@@ -310,3 +310,208 @@ def test_an_empty_target_value_is_refused_naming_the_key(
     code, _, err = run_main(capsys, "lock", "--check", "--config", str(tmp_path))
     assert code == 2, err
     assert f"'targets.a.{key}'" in err
+
+
+# -- 2. a signal at any step of an all-or-nothing write leaves nothing behind ---------
+
+EMIT = [
+    "resolve",
+    "--os",
+    "linux",
+    "--gpu",
+    "A100",
+    "--driver",
+    "535.104.05",
+    "--python",
+    "3.11",
+    "--manager",
+    "container",
+]  # fmt: skip  (Dockerfile, .devcontainer/...)
+STOPPER = """
+import os, signal, sys
+from tfenv import fsutil
+from tfenv.cli import main
+
+at, signum = int(sys.argv[1]), int(sys.argv[2])
+steps = []
+
+def hook(step):
+    steps.append(step)
+    print("STEP", step, file=sys.stderr, flush=True)
+    if len(steps) == at:
+        os.kill(os.getpid(), signum)
+
+fsutil.STEP_HOOK = hook
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def _stopped_at(at: int, signum: int, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``tfenv ARGV`` in a child that sends itself ``signum`` at write step ``at`` (0: never)."""
+    env = {**os.environ, "TFENV_DETECT_NVML": "0"}
+    return subprocess.run(
+        [sys.executable, "-c", STOPPER, str(at), str(signum), *argv],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}  # fmt: skip
+
+
+def _hidden(folder: Path) -> list[str]:
+    return [str(p.relative_to(folder)) for p in folder.rglob(".*")
+            if p.name != ".devcontainer"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def emitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], list[str]]:
+    """What --emit writes for the container plan, and the steps of its write."""
+    folder = tmp_path_factory.mktemp("emit") / "cont"
+    folder.parent.mkdir(exist_ok=True)
+    (folder / ".devcontainer").mkdir(parents=True)
+    for name in ("Dockerfile", ".devcontainer/devcontainer.json"):
+        (folder / name).write_text("old\n")
+    proc = _stopped_at(0, 0, *EMIT, "--emit", str(folder), cwd=folder.parent)
+    assert proc.returncode == 0, proc.stderr
+    steps = [ln.split()[1] for ln in proc.stderr.splitlines() if ln.startswith("STEP ")]
+    assert steps == ["stage", "stage", "backup", "rename", "backup", "rename", "clean", "clean"]
+    return _tree(folder), steps
+
+
+@pytest.mark.parametrize("signum", [2, 15], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_at_each_write_step_leaves_the_old_or_the_new_files_and_no_backup(
+    tmp_path: Path, emitted: tuple[dict[str, bytes], list[str]], signum: int
+) -> None:
+    new, steps = emitted
+    for at in range(1, len(steps) + 1):
+        folder = tmp_path / f"at{at}" / "cont"
+        (folder / ".devcontainer").mkdir(parents=True)
+        for name in ("Dockerfile", ".devcontainer/devcontainer.json"):
+            (folder / name).write_text("old\n")
+        old = _tree(folder)
+        proc = _stopped_at(at, signum, *EMIT, "--emit", str(folder), cwd=folder.parent)
+        assert proc.returncode == 128 + signum, (at, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        assert _hidden(folder) == [], (at, steps[at - 1])
+        after = _tree(folder)
+        # staging is interrupted (old files); the swap and its clean-up finish first (new)
+        assert after == (old if steps[at - 1] == "stage" else new), (at, steps[at - 1])
+
+
+def test_sigkill_at_each_write_step_leaves_nothing_the_next_run_keeps(
+    tmp_path: Path, emitted: tuple[dict[str, bytes], list[str]]
+) -> None:
+    new, steps = emitted
+    left_any = False
+    for at in range(1, len(steps) + 1):
+        folder = tmp_path / f"at{at}" / "cont"
+        (folder / ".devcontainer").mkdir(parents=True)
+        for name in ("Dockerfile", ".devcontainer/devcontainer.json"):
+            (folder / name).write_text("old\n")
+        proc = _stopped_at(at, 9, *EMIT, "--emit", str(folder), cwd=folder.parent)
+        assert proc.returncode == -9, proc.stderr
+        left_any = left_any or bool(_hidden(folder))  # fresh, seconds old: not by age
+        again = _stopped_at(0, 0, *EMIT, "--emit", str(folder), cwd=folder.parent)
+        assert again.returncode == 0, again.stderr
+        assert _hidden(folder) == [], (at, steps[at - 1])
+        assert _tree(folder) == new
+    assert left_any  # SIGKILL did leave temp files or backups, and the next run removed them
+
+
+def test_the_lockfile_writer_cleans_what_a_killed_writer_left(tmp_path: Path) -> None:
+    """lock.write_all (the lockfiles' writer) killed at each step; the next write cleans up."""
+    script = """
+import os, sys
+from pathlib import Path
+from tfenv import fsutil
+from tfenv.lock import write_all
+at, n = int(sys.argv[1]), [0]
+def hook(step):
+    n[0] += 1
+    if n[0] == at:
+        os.kill(os.getpid(), 9)
+fsutil.STEP_HOOK = hook
+write_all(Path(sys.argv[2]), [("requirements.a.txt", "new a\\n"), ("pylock.a.toml", "new b\\n")])
+"""
+    for at in range(1, 9):
+        folder = tmp_path / f"at{at}"
+        folder.mkdir()
+        (folder / "requirements.a.txt").write_text("old a\n")
+        (folder / "pylock.a.toml").write_text("old b\n")
+        killed = subprocess.run([sys.executable, "-c", script, str(at), str(folder)],
+                                check=False, timeout=60)  # fmt: skip
+        assert killed.returncode == -9  # the hook stopped it at that step
+        subprocess.run([sys.executable, "-c", script, "0", str(folder)], check=True, timeout=60)
+        assert sorted(p.name for p in folder.iterdir()) == ["pylock.a.toml", "requirements.a.txt"]
+
+
+def test_a_concurrent_writers_files_are_kept(tmp_path: Path) -> None:
+    """Temp files of a run that is still alive (this test's own process id, another
+    process's) stay, however the next write cleans."""
+    from tfenv import fsutil
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = tmp_path / f".a.txt.{fsutil._host_tag()}-{sleeper.pid}-00000000.tmp"
+        live.write_text("a live run's")
+        fsutil.replace_all(tmp_path, [("a.txt", b"new")])
+        assert live.exists()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    fsutil.replace_all(tmp_path, [("a.txt", b"newer")])
+    assert not live.exists()  # its run is gone now
+
+
+# -- 7. --emit on a full disk leaves nothing ----------------------------------------------
+
+
+def test_emit_that_cannot_be_written_whole_leaves_no_folder(tmp_path: Path) -> None:
+    """The file-size limit makes the second file's write fail (EFBIG), as a full disk
+    would (ENOSPC): neither the first file nor cont/.devcontainer may stay."""
+    import resource
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (400, 400))
+
+    env = {**os.environ, "TFENV_DETECT_NVML": "0"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfenv", *EMIT, "--emit", "cont"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
+        preexec_fn=small_files,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Nothing was written" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- 8. after SIGKILL of lock: no uv left, and the next run removes its temp folder -------
+
+from tests.test_hardening import (  # noqa: E402  (its fixtures: a lock that waits on uv)
+    _alive,
+    _children,
+    _wait_for,
+    hung_lock,  # noqa: F401
+    lock_project,  # noqa: F401
+    tfenv,
+)
+
+
+def test_sigkill_of_lock_ends_uv_and_the_next_run_removes_the_fresh_folder(
+    hung_lock: tuple[subprocess.Popen[bytes], Path],  # noqa: F811
+    lock_project: Path,  # noqa: F811
+) -> None:
+    proc, tmp = hung_lock
+    children = _children(proc.pid)
+    assert children
+    proc.kill()
+    proc.wait()
+    assert _wait_for(lambda: not [c for c in children if _alive(c)], 10), "uv outlived tfenv"
+    left = list(tmp.glob("tfenv-lock-*"))
+    assert left  # SIGKILL cannot be handled: the folder stays, seconds old...
+    later = tfenv("lock", "--config", str(lock_project), "--offline", "--quiet",
+                  env={"TMPDIR": str(tmp)})  # fmt: skip
+    assert later.returncode in (0, 1), later.stderr
+    assert not [p for p in left if p.exists()]  # ...and the next run removes it at once

@@ -18,13 +18,16 @@ backup while the new ones are renamed into place, and any failure puts every one
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import stat
+import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Union
+from typing import Any, Callable, Optional, Union
 
 __all__ = [
     "MAX_READ",
@@ -33,9 +36,11 @@ __all__ = [
     "atomic_write",
     "atomic_write_bytes",
     "describe_oserror",
+    "owner_tag",
     "read_bytes",
     "read_tail",
     "read_text",
+    "remove_leftovers",
     "remove_stale",
     "replace_all",
 ]
@@ -194,42 +199,154 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int = 0o644, *, parents: b
         raise
 
 
-def replace_all(folder: Path, files: Sequence[tuple[str, bytes]], mode: int = 0o644) -> list[Path]:
-    """Write every ``(name, data)`` into ``folder``, or none of them.
+def replace_all(
+    folder: Path,
+    files: Sequence[tuple[str, bytes]],
+    mode: int = 0o644,
+    modes: Optional[Mapping[str, int]] = None,
+) -> list[Path]:
+    """Write every ``(name, data)`` into ``folder``, or none of them (each with ``mode``,
+    or its own from ``modes``).
 
-    All files are staged as temp files; then, one by one, an existing file is kept as a
-    backup (a hard link, else a rename) and its temp file renamed over it. If anything
-    fails, every file already replaced is restored from its backup (or removed when it
-    did not exist before) and the OSError is raised.
+    A name may hold ``/`` (a file in a subfolder, created as needed). All files are
+    staged as temp files first; then, one by one, an existing file is kept as a backup (a
+    hard link, else a rename) and its temp file renamed over it, and at last the backups
+    are removed. If anything fails, every file already replaced is restored from its
+    backup (or removed when it did not exist before), the folders made for the new files
+    are removed again, and the OSError is raised.
+
+    SIGINT, SIGTERM and SIGHUP arriving while the files are swapped wait until the swap
+    and its clean-up are done (a signal cannot leave backups behind); temp files and
+    backups carry their run's host and process id, so the next write into the folder
+    removes those of a run that is gone (killed by SIGKILL), however recent.
     """
-    folder.mkdir(parents=True, exist_ok=True)
-    finals = [folder / name for name, _ in files]
+    finals = [_inside(folder, name) for name, _ in files]
     for final in finals:
         _check_target(final)
+    made: list[Path] = []  # folders this call created, outermost first
     staged: list[Path] = []
-    done: list[tuple[Path, Path | None]] = []  # (final, backup or None: it was new)
     try:
+        for final in finals:
+            made += _make_folders(final.parent)
         for (name, data), final in zip(files, finals):
-            remove_stale(folder, f".{name}.", (".tmp", ".bak"))
-            staged.append(_stage(final, data, mode))
-        for tmp, final in zip(staged, finals):
-            backup = _backup(final)
-            done.append((final, backup))
-            os.replace(tmp, final)
-    except BaseException as exc:
-        problems = _restore(done)
-        for tmp in staged:
-            tmp.unlink(missing_ok=True)
-        if problems and isinstance(exc, OSError):
-            raise OSError(
-                exc.errno,
-                f"{describe_oserror(exc)}; and restoring failed for {'; '.join(problems)}",
-            ) from None
+            remove_leftovers(final.parent, f".{final.name}.", (".tmp", ".bak"))
+            _step("stage")
+            staged.append(_stage(final, data, (modes or {}).get(name, mode)))
+    except BaseException:
+        _discard(staged, made)
         raise
-    for _final, backup in done:
-        if backup is not None:
-            backup.unlink(missing_ok=True)
+    with _signals_deferred():
+        done: list[tuple[Path, Path | None]] = []  # (final, backup or None: it was new)
+        try:
+            for tmp, final in zip(staged, finals):
+                _step("backup")
+                backup = _backup(final)
+                done.append((final, backup))
+                _step("rename")
+                os.replace(tmp, final)
+        except BaseException as exc:
+            problems = _restore(done)
+            _discard(staged, made)
+            if problems and isinstance(exc, OSError):
+                raise OSError(
+                    exc.errno,
+                    f"{describe_oserror(exc)}; and restoring failed for {'; '.join(problems)}",
+                ) from None
+            raise
+        for _final, backup in done:
+            if backup is not None:
+                _step("clean")
+                backup.unlink(missing_ok=True)
     return finals
+
+
+def _inside(folder: Path, name: str) -> Path:
+    """``folder / name`` for a relative name that stays inside ``folder``."""
+    parts = Path(name).parts
+    if not parts or Path(name).is_absolute() or ".." in parts:
+        raise UnsafeTargetError(f"{name!r} is not a file name inside {folder}")
+    return folder.joinpath(*parts)
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; the ones created, outermost first."""
+    missing = []
+    here = folder
+    while not os.path.isdir(here):
+        missing.append(here)
+        if here.parent == here:
+            break
+        here = here.parent
+    made = []
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:
+            if not path.is_dir():
+                raise
+            continue
+        made.append(path)
+    return made
+
+
+def _discard(staged: list[Path], made: list[Path]) -> None:
+    """Remove staged temp files and the (then empty) folders made for them."""
+    for tmp in staged:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    for path in reversed(made):
+        with contextlib.suppress(OSError):
+            path.rmdir()
+
+
+#: Called with the name of each step of :func:`replace_all` ("stage", "backup", "rename",
+#: "clean") just before it; None outside tests, which set it to stop a run at each step.
+STEP_HOOK: Optional[Callable[[str], None]] = None
+
+
+def _step(name: str) -> None:
+    if STEP_HOOK is not None:
+        STEP_HOOK(name)
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back while the body runs, then deliver the first
+    that came to the handler that was in place (in the main thread; elsewhere no handler
+    can be changed, and nothing is held)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def hold(signum: int, _frame: object) -> None:
+        pending.append(signum)
+
+    wanted: list[int] = [signal.SIGINT, signal.SIGTERM]
+    if hasattr(signal, "SIGHUP"):
+        wanted.append(signal.SIGHUP)
+    previous: dict[int, Any] = {}
+    try:
+        for signum in wanted:
+            previous[signum] = signal.signal(signum, hold)
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if pending:
+            _deliver(pending[0], previous.get(pending[0]))
+
+
+def _deliver(signum: int, handler: Any) -> None:
+    import signal
+
+    if callable(handler):
+        handler(signum, None)
+    elif handler == signal.SIG_DFL:
+        signal.raise_signal(signum)
 
 
 def _backup(final: Path) -> Path | None:
@@ -261,7 +378,9 @@ def _restore(done: list[tuple[Path, Path | None]]) -> list[str]:
 def _stage(path: Path, data: bytes, mode: int) -> Path:
     import tempfile  # only writers pay for it (it pulls in shutil and the compressors)
 
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, name = tempfile.mkstemp(
+        prefix=f".{path.name}.{owner_tag()}-", suffix=".tmp", dir=path.parent
+    )
     tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -276,7 +395,7 @@ def _stage(path: Path, data: bytes, mode: int) -> Path:
 def _fresh_name(path: Path, suffix: str) -> Path:
     import secrets
 
-    return path.with_name(f".{path.name}.{secrets.token_hex(4)}{suffix}")
+    return path.with_name(f".{path.name}.{owner_tag()}-{secrets.token_hex(4)}{suffix}")
 
 
 def _check_target(path: Path) -> None:
@@ -337,12 +456,48 @@ def _is_devnull(st: os.stat_result) -> bool:
 
 # -- left-overs ---------------------------------------------------------------------
 
+_OWNER = re.compile(r"(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})-")
 
-def remove_stale(
+
+def owner_tag() -> str:
+    """This run's mark in the names of its temp files and folders: a digest of the host
+    name and the process id (``3fa2b1c0-4242``), so that a later run can tell whether the
+    run that made them is still alive."""
+    return f"{_host_tag()}-{os.getpid()}"
+
+
+def _host_tag() -> str:
+    import hashlib
+    import socket
+
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _owner_gone(rest: str) -> bool:
+    """Whether ``rest`` (a name after its prefix) starts with the tag of a run on this host
+    that has ended; False when it has no tag, is from another host, or may still run."""
+    found = _OWNER.match(rest)
+    if found is None or found.group("host") != _host_tag() or sys.platform == "win32":
+        return False  # (os.kill(pid, 0) would end the process on Windows)
+    pid = int(found.group("pid"))
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False
+
+
+def remove_leftovers(
     folder: Path, prefix: str, suffixes: tuple[str, ...] = ("",), max_age_s: float = STALE_AFTER_S
 ) -> None:
-    """Remove files and folders in ``folder`` named ``prefix*suffix``, owned by this user
-    and older than a day (the temp files of a run that was killed); nothing else."""
+    """Remove files and folders in ``folder`` named ``prefix*suffix`` and owned by this
+    user that a run left behind: one whose owner tag (:func:`owner_tag`) names a process
+    of this host that has ended, whatever its age, or any older than ``max_age_s``
+    (from another host, or from before names carried the tag); nothing else."""
     import shutil
 
     cutoff = time.time() - max_age_s
@@ -355,7 +510,9 @@ def remove_stale(
             continue
         try:
             st = entry.stat(follow_symlinks=False)
-            if st.st_mtime >= cutoff or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            if hasattr(os, "getuid") and st.st_uid != os.getuid():
+                continue
+            if st.st_mtime >= cutoff and not _owner_gone(entry.name[len(prefix) :]):
                 continue
             if entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path, ignore_errors=True)
@@ -363,3 +520,6 @@ def remove_stale(
                 os.unlink(entry.path)
         except OSError:
             continue
+
+
+remove_stale = remove_leftovers  # the name it had before left-overs carried their owner

@@ -5,13 +5,14 @@ Every program tfenv runs (uv, nvidia-smi, a target interpreter) is started by
 in a terminal, ``kill -- -PGID``) reaches them too. Each is also registered here:
 :func:`end_all`, called by the CLI when tfenv is interrupted or terminated, refuses new
 children and terminates the running ones, so worker threads waiting on them return at
-once. On Linux a child is also asked to receive SIGTERM when tfenv dies (even by
+once. On Linux a child is also asked to receive SIGKILL when tfenv dies (even by
 SIGKILL, which tfenv cannot handle), so no ``uv pip compile`` outlives it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import threading
@@ -141,9 +142,12 @@ def _signal(send: Callable[[], None]) -> None:
 
 
 def _die_with_parent() -> Optional[Callable[[], None]]:
-    """A pre-exec hook asking Linux to SIGTERM the child when tfenv dies; None elsewhere.
+    """A pre-exec hook asking Linux to SIGKILL the child when tfenv dies; None elsewhere.
 
-    The hook only calls prctl(PR_SET_PDEATHSIG), resolved before the fork, so it takes no
+    SIGKILL, not SIGTERM: a child may handle SIGTERM by finishing what it waits for (uv
+    waiting on an index that never answers), and nobody is left to read its answer. The
+    hook only calls prctl(PR_SET_PDEATHSIG), resolved before the fork, and then checks
+    that tfenv did not die in between (the request would come too late); it takes no
     lock in the child.
     """
     if not sys.platform.startswith("linux"):
@@ -152,8 +156,12 @@ def _die_with_parent() -> Optional[Callable[[], None]]:
     if prctl is None:
         return None
 
+    parent = os.getpid()
+
     def hook() -> None:
-        prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+        prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL: a child whose tfenv is gone has no reader
+        if os.getppid() != parent:  # tfenv died before the request took effect
+            os._exit(1)
 
     return hook
 

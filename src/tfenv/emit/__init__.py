@@ -13,7 +13,7 @@ from tfenv.emit.environment_yml import render_environment
 from tfenv.emit.install_md import render_install_md
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
-from tfenv.fsutil import InputFileError, atomic_write, describe_oserror, read_text
+from tfenv.fsutil import InputFileError, describe_oserror, read_text, replace_all
 from tfenv.routes import route
 
 if TYPE_CHECKING:
@@ -105,21 +105,31 @@ def write_plan_files(
         raise UsageError(f"--emit {folder}: {describe_oserror(exc)}.") from None
     if exists and not is_dir:
         raise UsageError(f"--emit {folder}: this is a file, not a folder.")
-    written = []
+    files: list[tuple[str, bytes, int]] = []
     lock: Optional[str] = None
     if res.plan is not None and "dockerfile" in route(res.plan.route).emits:
         lock, text, copied = _lock_in(folder, requirements)
         if lock is not None and res.plan.pip:
             _check_pins_tensorflow(lock, text, res.plan.package)
-        written += copied
+        files += [(lock, text.encode("utf-8"), 0o644)] if copied and lock else []
     for name, text in sorted(plan_files(res, lock).items()):
-        path = folder / name
-        try:
-            atomic_write(path, text, 0o755 if name.endswith(".sh") else 0o644)
-        except OSError as exc:
-            raise UsageError(f"Cannot write {path}: {describe_oserror(exc)}.") from None
-        written.append(path)
-    return written
+        files.append((name, text.encode("utf-8"), 0o755 if name.endswith(".sh") else 0o644))
+    return _write_whole(folder, files)
+
+
+def _write_whole(folder: Path, files: list[tuple[str, bytes, int]]) -> list[Path]:
+    """Write the emitted tree whole or not at all (``fsutil.replace_all``: a full disk
+    leaves neither a file nor a folder of it), scripts executable."""
+    try:
+        return replace_all(
+            folder,
+            [(name, data) for name, data, _ in files],
+            modes={name: mode for name, _, mode in files},
+        )
+    except OSError as exc:
+        raise UsageError(
+            f"Cannot write the files in {folder}: {describe_oserror(exc)}. Nothing was written."
+        ) from None
 
 
 def _check_pins_tensorflow(lock: str, text: str, package: str) -> None:
@@ -156,7 +166,6 @@ def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str],
     try:
         if target.resolve() == requirements.resolve():
             return requirements.name, text, []
-        atomic_write(target, text)
-    except OSError as exc:
+    except (OSError, RuntimeError) as exc:
         raise UsageError(f"Cannot write {target}: {describe_oserror(exc)}.") from None
-    return requirements.name, text, [target]
+    return requirements.name, text, [target]  # written with the plan's files

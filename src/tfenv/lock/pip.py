@@ -176,16 +176,17 @@ class UvRun:
 
     Its inputs, output and stderr live in a ``tfenv-lock-*`` temp folder removed by
     :meth:`result` or :meth:`cancel` (stderr goes to a file, so no pipe can fill while
-    nobody reads); folders left by a killed run are removed after a day. uv runs in
+    nobody reads); the folder's name carries this run's host and process id, so the next
+    run removes one left by a killed run at once (any other after a day). uv runs in
     tfenv's process group and ends with it (``tfenv.procs``).
     """
 
     def __init__(self, spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None) -> None:
-        from tfenv.fsutil import remove_stale
+        from tfenv.fsutil import owner_tag, remove_leftovers
 
-        remove_stale(Path(tempfile.gettempdir()), _TEMP_PREFIX)
+        remove_leftovers(Path(tempfile.gettempdir()), _TEMP_PREFIX)
         self.spec = spec
-        self._tmp = tempfile.TemporaryDirectory(prefix=_TEMP_PREFIX)
+        self._tmp = tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{owner_tag()}-")
         folder = Path(self._tmp.name)
         req_in, cons = folder / "requirements.in", folder / "constraints.txt"
         self._out = folder / "pylock.toml"
