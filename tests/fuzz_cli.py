@@ -78,6 +78,15 @@ EXAMPLES = [
     "/usr/local/cuda/bin/ptxas --version returned 1",
     "Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0",
 ]
+HUGE = "9" * 5000
+EXAMPLES += [  # issue 26: numbers past Python's int conversion limit
+    f"Could not load dynamic library 'libcudart.so.{HUGE}'",
+    f"Could not load dynamic library 'libcudnn.so.{HUGE}'; dlerror: cannot open",
+    f"Loaded runtime CuDNN library: {HUGE}.1.0 but source was compiled with: 8.6.0",
+    f"ptxas fatal   : Value 'sm_{HUGE}' is not defined for option 'gpu-name'",
+    f"Could not load dynamic library 'cudart64_{HUGE}.dll'",
+    "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=" + HUGE,
+]
 OS_NAMES = ["linux", "windows", "wsl2", "macos", "win", "darwin", "LINUX", "beos", ""]
 ARCHES = ["x86_64", "aarch64", "arm64", "amd64", "riscv", ""]
 MANAGERS = ["auto", "pip", "conda", "container", "system", "brew"]
@@ -135,7 +144,24 @@ HOST_MUTATIONS: list[tuple[str, Any]] = [
     ("gpus", [[]]),
     ("cuda_toolkits", [{"version": "12.2", "path": "/usr/local/cuda\x1b[0m", "source": "nvcc"}]),
     ("os", "linux\n"),
+    # issue 26: odd values that are no real ones
+    ("schema", True),
+    ("schema", 1.0),
+    ("python", "1!3.11"),
+    ("python", "3.11.5.1"),
+    ("python", "3.11+local"),
+    ("gpus.0.compute_capability", "1!8.0"),
+    ("gpus.0.compute_capability", "8.0+local"),
+    ("driver_cuda", "99.9"),
+    ("driver_cuda", "0"),
+    ("glibc", "99.99"),
+    ("packages", {"tensorflow": "garbage"}),
+    ("packages", {"": "2.15"}),
+    ("python", ""),
+    ("driver", " "),
 ]
+DEEP_KEY = "k" + ".k" * 20_000 + " = 1"  # issue 26: 2.4 GB and 7 s in tomllib before the scan
+DEEP_HEADER = "[k" + ".k" * 100_000 + "]"
 CONFIG_TOP = {
     "tensorflow": 'tensorflow = "2.15"',
     "python": 'python = "3.11"',
@@ -169,6 +195,15 @@ CONFIG_MUTATIONS = [
     'manager = "brew"',
     "channels = [1, 2]",
     "allow-cpu = " + "9" * 5000,
+    # issue 26
+    DEEP_KEY,
+    'tensorflow = ""',
+    'tensorflow = "  "',
+    'index-url = ""',
+    'dependencies = ["pkg @ file:///etc/passwd"]',
+    'channels = ["../../x"]',
+    'channels = [""]',
+    'out = " "',
 ]
 TARGET_MUTATIONS = [
     'gpu = "A100\\ntouch pwned\\n#"',
@@ -187,6 +222,11 @@ TARGET_MUTATIONS = [
     'host = "host-pwn.json"',
     "os = 5",
     'os = "beos"',
+    # issue 26
+    'gpu = ""',
+    'host = " "',
+    'driver = ""',
+    'python = " "',
 ]
 
 
@@ -263,6 +303,10 @@ def _special_files(ws: Workspace) -> None:
     ws.add("special", _write(root / "deep.toml", "a = " + "[" * 100_000 + "]" * 100_000))
     ws.add("special", _write(root / "deep.yaml", "a: " + "[" * 100_000 + "]" * 100_000))
     ws.add("special", _write(root / "empty.txt", ""))
+    ws.add("special", _write(root / "dotted.toml", DEEP_KEY + "\n"))
+    ws.add("special", _write(root / "header.toml", DEEP_HEADER + "\n"))
+    twice = '{"schema": 1, "os": "linux", "arch": "x86_64", "python": "3.11", "python": "3.12"}'
+    ws.add("host", _write(root / "host-twice.json", twice))
     ws.add("special", root / "missing.json")
     for kind in ("out",):
         ws.add(kind, root / "out" / "new.json")
@@ -321,6 +365,8 @@ def _lockfiles(ws: Workspace) -> None:
         'version = "2.' + "9" * 5000 + '"\n',
         "pylock.deep.toml": "a = " + "[" * 50_000 + "]" * 50_000,
         "pylock.bad.toml": "packages = 5\n",
+        "pylock.dotted.toml": 'lock-version = "1.0"\n' + DEEP_KEY + "\n",
+        "pylock.header.toml": 'lock-version = "1.0"\n' + DEEP_HEADER + "\n",
         "conda-lock.yml": "package:\n- name: tensorflow\n  version: '1e309'\n  platform: linux-64\n"
         "  manager: conda\n",
         "conda-lock-alias.yml": "a: &a [1, 2]\nb: &b [*a, *a, *a, *a]\nc: &c [*b, *b, *b, *b]\n"
@@ -734,6 +780,32 @@ def _refresh(rng: random.Random, ws: Workspace) -> Case:
     return Case("refresh", tuple(argv))
 
 
+EMPTY_FLAGS = {  # issue 26: an empty or blank value is never taken as the default
+    "resolve": ["--tf", "--os", "--arch", "--gpu", "--cc", "--driver", "--glibc", "--python",
+                "--host", "--emit", "--requirements", "--manager", "--gpu-index"],
+    "check-upgrade": ["--from", "--to", "--from-file", "--from-env", "--config", "--target",
+                      "--index-url"],
+    "lock": ["--config", "--target", "--out", "--index-url", "--cache-dir", "--jobs",
+             "--timeout"],
+    "refresh": ["--index-url", "--data-dir", "--package", "--timeout"],
+    "explain": ["--tf", "--file", "--host"],
+    "detect": ["--output", "--python", "--driver", "--timeout"],
+    "doctor": ["--prefix", "--interpreter", "--timeout"],
+    "matrix": ["--tf", "--cuda"],
+}  # fmt: skip
+
+
+def _empty_value(rng: random.Random, ws: Workspace) -> Case:
+    """A command with one flag given an empty or blank value, in either spelling."""
+    command = rng.choice(sorted(EMPTY_FLAGS))
+    flag = rng.choice(EMPTY_FLAGS[command])
+    blank = rng.choice(["", " ", "\t", "  \n"])
+    argv = [command, f"{flag}={blank}"] if _maybe(rng) else [command, flag, blank]
+    if command == "explain":
+        argv.append("ImportError: libcudart.so.12")
+    return Case(command, tuple(argv))
+
+
 GENERATORS: dict[str, Gen] = {
     "resolve": _resolve,
     "detect": _detect,
@@ -743,8 +815,9 @@ GENERATORS: dict[str, Gen] = {
     "doctor": _doctor,
     "explain": _explain,
     "refresh": _refresh,
+    "empty": _empty_value,  # its cases count under the command they run
 }
-WEIGHTS = {"refresh": 0.5, "lock": 0.8}  # the slow ones run a little less often
+WEIGHTS = {"refresh": 0.5, "lock": 0.8, "empty": 0.5}  # the slow ones a little less often
 
 
 def _environment(rng: random.Random, ws: Workspace) -> tuple[tuple[str, str], ...]:
@@ -836,8 +909,77 @@ def run_case(case: Case, base_env: dict[str, str]) -> Outcome:
     return Outcome(case, code, seconds, text)
 
 
+def _leftovers(root: Path) -> list[str]:
+    """Temp files and backups of tfenv's writes, and uv temp folders, still there."""
+    import re
+
+    ours = re.compile(r"^\..+\.(tmp|bak)$|^tfenv-lock-")
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if ours.match(p.name))
+
+
+def _peak_rss_mib() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+SIGNAL_STOPPER = """
+import os, sys
+from tfenv import fsutil
+from tfenv.cli import main
+at, signum, n = int(sys.argv[1]), int(sys.argv[2]), [0]
+def hook(step):
+    n[0] += 1
+    if n[0] == at:
+        os.kill(os.getpid(), signum)
+fsutil.STEP_HOOK = hook
+sys.exit(main(sys.argv[3:]))
+"""
+SIGNAL_EMIT = ("resolve", "--os", "linux", "--gpu", "A100", "--driver", "535.104.05",
+               "--python", "3.11", "--manager", "container", "--emit")  # fmt: skip
+
+
+def _signal_cases(seed: int) -> dict[str, Any]:
+    """``resolve --emit`` over an existing tree in a child that signals itself (SIGINT,
+    SIGTERM, SIGKILL) at each step of the write, then a clean run: what stays behind."""
+    import subprocess
+
+    rng = random.Random(seed)
+    env = {**os.environ, "TFENV_DETECT_NVML": "0"}
+    codes: Counter[int] = Counter()
+    left_after_signal = left_after_next = tracebacks = 0
+    with tempfile.TemporaryDirectory(prefix="tfenv-fuzz-signals-") as tmp:
+        for n, (at, signum) in enumerate((a, s) for a in range(1, 9) for s in (2, 15, 9)):
+            folder = Path(tmp) / f"{n}-{rng.randrange(1000)}" / "cont"
+            (folder / ".devcontainer").mkdir(parents=True)
+            for name in ("Dockerfile", ".devcontainer/devcontainer.json"):
+                (folder / name).write_text("old\n")
+            argv = [sys.executable, "-c", SIGNAL_STOPPER, str(at), str(signum), *SIGNAL_EMIT]
+            proc = subprocess.run([*argv, str(folder)], env=env, capture_output=True,
+                                  text=True, timeout=120, check=False)  # fmt: skip
+            codes[proc.returncode] += 1
+            tracebacks += "Traceback" in proc.stderr or "internal error" in proc.stderr
+            hidden = [p for p in folder.rglob(".*") if p.name != ".devcontainer"]
+            left_after_signal += bool(hidden)
+            again = subprocess.run([*argv[:3], "0", "0", *SIGNAL_EMIT, str(folder)], env=env,
+                                   capture_output=True, timeout=120, check=False)  # fmt: skip
+            codes[again.returncode] += 1
+            left_after_next += any(p.name != ".devcontainer" for p in folder.rglob(".*"))
+    return {
+        "cases": 2 * 8 * 3,
+        "exit_codes": dict(codes),
+        "tracebacks": tracebacks,
+        "runs_leaving_files_after_the_signal": left_after_signal,
+        "leftovers_after_the_next_run": left_after_next,
+    }
+
+
 def fuzz(
-    seed: int, n_cases: Optional[int], budget_s: Optional[float], log: Optional[Path] = None
+    seed: int,
+    n_cases: Optional[int],
+    budget_s: Optional[float],
+    log: Optional[Path] = None,
+    signals: bool = False,
 ) -> dict[str, Any]:
     counts: Counter[str] = Counter()
     codes: dict[str, Counter[int]] = {c: Counter() for c in COMMANDS}
@@ -894,8 +1036,13 @@ def fuzz(
                     )
         finally:
             os.chdir(cwd)
+        leftovers = _leftovers(root)
     slowest.sort(reverse=True)
+    signal_report = _signal_cases(seed) if signals else {}
     return {
+        "leftovers": leftovers,
+        "peak_rss_mib": round(_peak_rss_mib(), 1),
+        "signals": signal_report,
         "seed": seed,
         "cases": dict(counts),
         "total": sum(counts.values()),
@@ -917,10 +1064,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--budget", type=float, default=None, help="stop after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--log", type=Path, help="append each case and its outcome (JSON lines)")
+    parser.add_argument(
+        "--signals", action="store_true", help="also signal a child at each write step (~1 min)"
+    )
     args = parser.parse_args(argv)
     if args.cases is None and args.budget is None:
         args.budget = 45.0
-    report = fuzz(args.seed, args.cases, args.budget, args.log)
+    report = fuzz(args.seed, args.cases, args.budget, args.log, args.signals)
     if args.json:
         print(json.dumps(report))
     else:
@@ -932,9 +1082,14 @@ def main(argv: Optional[list[str]] = None) -> int:
             f"total {report['total']} cases in {report['seconds']} s; failures "
             f"{len(report['failures'])}, tracebacks {report['tracebacks']}, hangs {report['hangs']}"
         )
+        print(f"leftovers {len(report['leftovers'])}, peak RSS {report['peak_rss_mib']} MiB")
+        if report["signals"]:
+            print(f"signals: {json.dumps(report['signals'])}")
         for f in report["failures"]:
             print(json.dumps(f, ensure_ascii=True)[:2000])
-    return 0 if not report["failures"] else 1
+    sig = report["signals"]
+    bad = sig and (sig["tracebacks"] or sig["leftovers_after_the_next_run"])
+    return 0 if not report["failures"] and not report["leftovers"] and not bad else 1
 
 
 if __name__ == "__main__":

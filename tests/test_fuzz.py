@@ -36,5 +36,6 @@ def test_every_command_survives_hostile_input() -> None:
     assert not report["failures"], failures
     assert report["tracebacks"] == 0
     assert report["hangs"] == 0
+    assert report["leftovers"] == []  # no temp file, backup or uv folder stays behind
     assert set(report["cases"]) == set(COMMANDS)  # every command was tried
     assert report["total"] >= 200, report
