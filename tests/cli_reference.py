@@ -16,7 +16,9 @@ HEAD = """\
 Generated from tfenv's argument parsers by `python -m tests.cli_reference > docs/cli.md`;
 do not edit by hand. Exit codes: 0 success, 1 a valid question with no good answer
 (nothing fits, a problem found, a blocker, stale files), 2 bad input, 3 a bug in tfenv
-(`TFENV_DEBUG=1` shows the traceback). See [errors.md](errors.md).
+(`TFENV_DEBUG=1` shows the traceback). See [errors.md](errors.md). Every flag that takes
+a value refuses an empty or blank one (`--tf=`, `--index-url ''`), naming the flag (exit
+2): leave a flag out for its default.
 """
 
 
