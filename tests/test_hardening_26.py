@@ -515,3 +515,12 @@ def test_sigkill_of_lock_ends_uv_and_the_next_run_removes_the_fresh_folder(
                   env={"TMPDIR": str(tmp)})  # fmt: skip
     assert later.returncode in (0, 1), later.stderr
     assert not [p for p in left if p.exists()]  # ...and the next run removes it at once
+
+
+def test_a_flag_without_its_optional_value_is_not_an_empty_value(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A bare --from-env means this interpreter (its const); only --from-env= is empty."""
+    _, _, err = run_main(capsys, "check-upgrade", "--from-env", "--os", "linux", "--no-gpu")
+    assert "empty value" not in err
+    assert "TensorFlow" in err or err == ""

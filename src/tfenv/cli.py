@@ -61,14 +61,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise _ArgvError(f"{self.prog}: {message}. See '{self.prog} --help'.")
 
-    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
-        if action.option_strings and not arg_string.strip():
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # the strings given on the command line (a bare --from-env gives none: its const)
+        if action.option_strings and any(not text.strip() for text in arg_strings):
             flag = max(action.option_strings, key=len)
             raise _ArgvError(
                 f"{self.prog}: {flag} was given an empty value; give it a value, or leave "
                 f"the flag out for its default. See '{self.prog} --help'."
             )
-        return super()._get_value(action, arg_string)
+        return super()._get_values(action, arg_strings)
 
 
 class _ArgvError(Exception):
