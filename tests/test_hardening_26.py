@@ -33,11 +33,24 @@ def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, 
     return code, out, err
 
 
+_PEAK = """
+import sys
+from tfenv.cli import main
+code = main(sys.argv[1:])
+status = open("/proc/self/status").read().split("VmHWM:")[1]
+sys.stderr.write("VMHWM " + status.split()[0] + "\\n")
+sys.exit(code)
+"""
+
+
 def limited_tfenv(*args: str, cwd: Path, memory_mib: int = 1024) -> tuple[int, bytes, float, float]:
-    """``python -m tfenv ARGS`` with its address space capped at ``memory_mib`` (so that a
+    """``tfenv ARGS`` in a child with its address space capped at ``memory_mib`` (so that a
     regression fails with MemoryError instead of eating the machine): (exit code, stderr,
-    seconds, peak resident MiB)."""
+    seconds, the child's own peak resident MiB, VmHWM)."""
     import resource
+
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc to read a process's peak memory")
 
     def cap() -> None:
         limit = memory_mib * 1024 * 1024
@@ -45,20 +58,13 @@ def limited_tfenv(*args: str, cwd: Path, memory_mib: int = 1024) -> tuple[int, b
 
     env = {**os.environ, "TFENV_DETECT_NVML": "0"}
     start = time.monotonic()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tfenv", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        preexec_fn=cap,
-    )
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK, *args], cwd=cwd, env=env, capture_output=True,
+        timeout=120, check=False, preexec_fn=cap,
+    )  # fmt: skip
     took = time.monotonic() - start
-    return proc.returncode, err, took, usage.ru_maxrss / 1024
+    err, _, peak = proc.stderr.rpartition(b"VMHWM ")
+    return proc.returncode, err, took, int(peak) / 1024
 
 
 # -- 1. TOML deep enough to blow the parser up is refused before parsing ------------------
