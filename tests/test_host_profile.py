@@ -83,7 +83,11 @@ def test_minimal_profile_round_trips() -> None:
 
 _pythons = st.builds(lambda a, b: Version(f"{a}.{b}"), st.integers(2, 3), st.integers(0, 99))
 _glibcs = st.builds(lambda b: Version(f"2.{b}"), st.integers(0, 99))
-_names = st.from_regex(r"\A[A-Za-z0-9]([A-Za-z0-9._-]{0,10}[A-Za-z0-9])?\Z")
+_names = st.builds(
+    lambda base, n: f"{base}{n}",
+    st.sampled_from(["tensorflow", "nvidia-cudnn-cu12", "tf_keras", "Pkg.Name", "a"]),
+    st.integers(0, 99),
+)
 _package_versions = st.lists(st.integers(0, 999), min_size=1, max_size=4).map(
     lambda release: ".".join(map(str, release))
 )
