@@ -28,6 +28,7 @@ __all__ = [
     "CPU_DISTRIBUTIONS",
     "CUDA_WHEELS",
     "INDEX_PACKAGES",
+    "OLDEST_TF",
     "TF_DISTRIBUTIONS",
     "CudaWheel",
     "ExtraLine",
@@ -57,6 +58,9 @@ TF_DISTRIBUTIONS = (
     "tensorflow-cpu-aws",
     "tensorflow-macos",
 )
+#: the oldest TensorFlow tfenv covers: refresh records no older release of tensorflow and
+#: tensorflow-gpu, the solver offers none, check-upgrade walks none and --tf names none
+OLDEST_TF = Version("2.0.0")
 #: those of them that are never a CUDA build
 CPU_DISTRIBUTIONS = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
 

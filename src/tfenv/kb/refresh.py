@@ -36,7 +36,7 @@ from tfenv.kb._drift import drift
 from tfenv.kb._records import ParsedFile, cuda_record, parse_files, release_record
 from tfenv.kb._simple_api import IndexFile, SimpleIndex
 from tfenv.kb._wheel_facts import BUILD_HEADERS, WheelMeta, parse_build_headers, parse_metadata
-from tfenv.kb.index import CUDA_WHEELS, INDEX_PACKAGES
+from tfenv.kb.index import CUDA_WHEELS, INDEX_PACKAGES, OLDEST_TF
 
 __all__ = [
     "CUDA_WHEELS",
@@ -52,7 +52,7 @@ __all__ = [
 
 GENERATED_BY = "tfenv refresh"
 PACKAGES = INDEX_PACKAGES
-_MIN_VERSION = {"tensorflow": Version("2.0.0"), "tensorflow-gpu": Version("2.0.0")}
+_MIN_VERSION = {"tensorflow": OLDEST_TF, "tensorflow-gpu": OLDEST_TF}
 INDEX_DIR = "index"
 
 Progress = Callable[[str], None]

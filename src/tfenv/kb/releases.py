@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.kb.index import OLDEST_TF
+
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import Release, WheelSet
@@ -70,7 +72,7 @@ def known_versions(kb: KnowledgeBase) -> tuple[Version, ...]:
 def _tf_options(kb: KnowledgeBase, package: str, platform: str) -> tuple[TfOption, ...]:
     options = []
     for release in reversed(kb.index.releases(package)):
-        if release.version < Version("2.0.0"):
+        if release.version < OLDEST_TF:
             continue
         options.append(_option(kb, package, release, platform))
     return tuple(options)
