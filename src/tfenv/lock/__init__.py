@@ -264,7 +264,7 @@ def _context(
     index_url = ""
     uv_bin = None
     if need_index:
-        from tfenv.kb._index_url import configured_index_url
+        from tfenv.index_url import configured_index_url
         from tfenv.lock.pip import find_uv
 
         uv_bin = options.uv_bin or find_uv()
