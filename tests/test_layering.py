@@ -26,6 +26,22 @@ FORBIDDEN = {
     "tfenv.resolver": ("tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit", "tfenv.doctor"),
     "tfenv.emit": ("tfenv.lock", "tfenv.upgrade", "tfenv.doctor", "tfenv.host"),
     "tfenv.chart": ("tfenv.commands", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.doctor"),
+    # file formats: below emit, lock and upgrade, which all use them; above nothing but the edges
+    "tfenv.formats": (
+        "tfenv.resolver",
+        "tfenv.routes",
+        "tfenv.rules",
+        "tfenv.host",
+        "tfenv.lock",
+        "tfenv.upgrade",
+        "tfenv.emit",
+        "tfenv.doctor",
+        "tfenv.explain",
+        "tfenv.api",
+        "tfenv.team",
+        "tfenv.commands",
+        "tfenv.kb",
+    ),
     # refresh (the index and README readers, httpx) sits beside the commands, off every
     # runtime path: only commands/refresh reaches it
     "tfenv.refresh": (
