@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import importlib
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import yaml
 
@@ -27,16 +28,45 @@ from tfenv.formats.locked import Locked, bad, usable, xy, yaml_of
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from tfenv.lock.conda import LockedCondaPackage, LockedPipPackage
-
 __all__ = [
     "CONDA_LOCK_TESTED_WITH",
+    "LockedCondaPackage",
+    "LockedPipPackage",
     "read_lockfile",
     "read_pins",
     "render_lockfile",
 ]
 
 CONDA_LOCK_TESTED_WITH = "4.0.3"
+
+
+@dataclass(frozen=True)
+class LockedCondaPackage:
+    """One solved conda record (hashes as lowercase hex)."""
+
+    name: str
+    version: str
+    build: str
+    build_number: int
+    subdir: str
+    url: str
+    channel: str
+    file_name: str
+    md5: Optional[str]
+    sha256: Optional[str]
+    depends: tuple[str, ...] = ()
+    constrains: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LockedPipPackage:
+    """A pip package to add to the lock file (made by the pip half for ``conda+pip``)."""
+
+    name: str
+    version: str
+    url: str
+    sha256: Optional[str] = None
+    dependencies: tuple[tuple[str, str], ...] = ()  # (name, specifier)
 
 
 def render_lockfile(

@@ -35,6 +35,7 @@ from tfenv.errors import (
     CondaLockUnavailableError,
     CondaUnsatisfiableError,
 )
+from tfenv.formats.conda_lock import LockedCondaPackage, LockedPipPackage
 from tfenv.formats.environment_yml import conda_spec_name
 from tfenv.lock.conda_solve import SolveContext, import_rattler, solve
 from tfenv.lock.conda_virtual import (
@@ -70,35 +71,6 @@ class CondaLockSpec:
     cache_dir: Optional[Path]
     offline: bool = False
     extra_specs: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class LockedCondaPackage:
-    """One solved conda record (hashes as lowercase hex)."""
-
-    name: str
-    version: str
-    build: str
-    build_number: int
-    subdir: str
-    url: str
-    channel: str
-    file_name: str
-    md5: Optional[str]
-    sha256: Optional[str]
-    depends: tuple[str, ...] = ()
-    constrains: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class LockedPipPackage:
-    """A pip package to add to the lock file (made by the pip half for ``conda+pip``)."""
-
-    name: str
-    version: str
-    url: str
-    sha256: Optional[str] = None
-    dependencies: tuple[tuple[str, str], ...] = ()  # (name, specifier)
 
 
 @dataclass(frozen=True)
