@@ -39,6 +39,7 @@ __all__ = [
     "opt_choice",
     "read_record",
     "record_keys",
+    "records",
     "sourced",
 ]
 
@@ -86,6 +87,11 @@ def given(*, default: Any = MISSING, default_factory: Any = MISSING) -> Any:
     if default_factory is not MISSING:
         return field(default_factory=default_factory, metadata=meta)
     return field(metadata=meta)
+
+
+def records(cls: Callable[..., R]) -> Callable[[Node], tuple[R, ...]]:
+    """A reader of a list of ``cls`` records."""
+    return lambda node: tuple(read_record(cls, item) for item in node.items())
 
 
 def choice(*allowed: str) -> Reader:
