@@ -38,6 +38,7 @@ __all__ = [
     "given",
     "opt_choice",
     "read_record",
+    "record",
     "record_keys",
     "records",
     "sourced",
@@ -87,6 +88,11 @@ def given(*, default: Any = MISSING, default_factory: Any = MISSING) -> Any:
     if default_factory is not MISSING:
         return field(default_factory=default_factory, metadata=meta)
     return field(metadata=meta)
+
+
+def record(cls: Callable[..., R]) -> Callable[[Node], R]:
+    """A reader of one nested ``cls`` record."""
+    return lambda node: read_record(cls, node)
 
 
 def records(cls: Callable[..., R]) -> Callable[[Node], tuple[R, ...]]:
