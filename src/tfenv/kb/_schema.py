@@ -36,6 +36,8 @@ __all__ = [
     "choice",
     "fact",
     "given",
+    "nonempty",
+    "notes",
     "opt_choice",
     "read_record",
     "record",
@@ -88,6 +90,23 @@ def given(*, default: Any = MISSING, default_factory: Any = MISSING) -> Any:
     if default_factory is not MISSING:
         return field(default_factory=default_factory, metadata=meta)
     return field(metadata=meta)
+
+
+def notes(node: Node) -> tuple[str, ...]:
+    """A record's ``notes``: one or a list; null: none (``fact(notes, missing=())``)."""
+    return node.opt_texts() or ()
+
+
+def nonempty(read: Reader, problem: str) -> Reader:
+    """``read``, failing with ``problem`` at the node when it reads an empty value."""
+
+    def checked(node: Node) -> Any:
+        value = read(node)
+        if not value:
+            raise node.fail(problem)
+        return value
+
+    return checked
 
 
 def record(cls: Callable[..., R]) -> Callable[[Node], R]:

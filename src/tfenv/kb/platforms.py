@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, read_record, record, sourced
+from tfenv.kb._schema import choice, fact, notes, read_record, record, sourced
 from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = [
@@ -39,11 +39,6 @@ TARGETS = frozenset(PLATFORM_KEYS) | {"wsl2"}
 ROUTE_KINDS = frozenset({"pip", "conda", "conda+pip", "system", "metal", "cpu"})
 
 DataRoot = Optional[Path]
-
-
-def _notes(node: Node) -> tuple[str, ...]:
-    """A record's ``notes``: one or a list; null: none."""
-    return node.opt_texts() or ()
 
 
 def _names(allowed: frozenset[str]) -> Callable[[Node], frozenset[str]]:
@@ -72,7 +67,7 @@ class Wsl2Facts:
     windows_driver_min_cuda12: Optional[Version] = fact(Node.opt_version)
     libcuda_dir: str = fact()
     wheel_platform: str = fact(_wheel_platform)
-    notes: tuple[str, ...] = fact(_notes, missing=())
+    notes: tuple[str, ...] = fact(notes, missing=())
     provenance: Provenance = sourced()
 
 
@@ -81,7 +76,7 @@ class NativeWindowsFacts:
     last_gpu_release: Version = fact(Node.version)
     last_gpu_cuda: Optional[Version] = fact(Node.opt_version)
     last_gpu_cudnn: Optional[Version] = fact(Node.opt_version)
-    notes: tuple[str, ...] = fact(_notes, missing=())
+    notes: tuple[str, ...] = fact(notes, missing=())
     provenance: Provenance = sourced()
 
 
@@ -93,7 +88,7 @@ class MetalFacts:
     latest: Version = fact(Node.version)
     platforms: frozenset[str] = fact(_names(frozenset(PLATFORM_KEYS)))
     python: tuple[Version, ...] = fact(Node.versions)
-    notes: tuple[str, ...] = fact(_notes, missing=())
+    notes: tuple[str, ...] = fact(notes, missing=())
     provenance: Provenance = sourced()
 
 
@@ -102,14 +97,14 @@ class MacosFacts:
     cuda: bool = fact(Node.boolean)
     last_x86_64_release: Version = fact(Node.version)
     metal: MetalFacts = fact(record(MetalFacts))
-    notes: tuple[str, ...] = fact(_notes, missing=())
+    notes: tuple[str, ...] = fact(notes, missing=())
     provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class LinuxAarch64Facts:
     cuda_wheels: bool = fact(Node.boolean)
-    notes: tuple[str, ...] = fact(_notes, missing=())
+    notes: tuple[str, ...] = fact(notes, missing=())
     provenance: Provenance = sourced()
 
 
