@@ -39,6 +39,7 @@ __all__ = [
     "nonempty",
     "notes",
     "opt_choice",
+    "opt_record",
     "read_record",
     "record",
     "record_keys",
@@ -112,6 +113,11 @@ def nonempty(read: Reader, problem: str) -> Reader:
 def record(cls: Callable[..., R]) -> Callable[[Node], R]:
     """A reader of one nested ``cls`` record."""
     return lambda node: read_record(cls, node)
+
+
+def opt_record(cls: Callable[..., R]) -> Callable[[Node], Optional[R]]:
+    """A reader of one nested ``cls`` record, or None for null."""
+    return lambda node: None if node.is_null else read_record(cls, node)
 
 
 def records(cls: Callable[..., R]) -> Callable[[Node], tuple[R, ...]]:
