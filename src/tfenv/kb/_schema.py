@@ -37,7 +37,6 @@ __all__ = [
     "fact",
     "given",
     "nonempty",
-    "notes",
     "opt_choice",
     "opt_record",
     "read_record",
@@ -45,6 +44,7 @@ __all__ = [
     "record_keys",
     "records",
     "sourced",
+    "text_list",
 ]
 
 R = TypeVar("R")
@@ -93,8 +93,8 @@ def given(*, default: Any = MISSING, default_factory: Any = MISSING) -> Any:
     return field(metadata=meta)
 
 
-def notes(node: Node) -> tuple[str, ...]:
-    """A record's ``notes``: one or a list; null: none (``fact(notes, missing=())``)."""
+def text_list(node: Node) -> tuple[str, ...]:
+    """One text or a list of them; null: none (``notes = fact(text_list, missing=())``)."""
     return node.opt_texts() or ()
 
 

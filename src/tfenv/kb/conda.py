@@ -15,7 +15,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, nonempty, notes, read_record, records, sourced
+from tfenv.kb._schema import choice, fact, nonempty, read_record, records, sourced, text_list
 
 __all__ = [
     "CONDA_FILE",
@@ -47,7 +47,7 @@ class VirtualCuda:
 class CudaVersionFacts:
     versions: tuple[Version, ...] = fact(Node.versions)
     constrains_cuda: str = fact()
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
 
@@ -57,7 +57,7 @@ class CudatoolkitFacts:
         nonempty(Node.versions, "expected at least one version")
     )
     nvidia_last: Optional[Version] = fact(Node.opt_version)
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
     @property
@@ -69,7 +69,7 @@ class CudatoolkitFacts:
 class CudnnFacts:
     conda_forge: tuple[Version, ...] = fact(Node.versions)
     cuda13_only_from: Optional[Version] = fact(Node.opt_version)
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
 
@@ -102,7 +102,7 @@ class CondaTfBuild:
     cpu_subdirs: tuple[str, ...] = fact(Node.texts)
     # "recipe" (a release state on the feedstock's main) or "unknown"
     upload: str = fact(choice("recipe", "unknown"))
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
     @property
@@ -205,10 +205,10 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         tf_cpu_build_string=cf.get("cpu_build_string").text(),
         tf_windows_builds=cf.get("windows_builds").boolean(),
         tf_newest=cf.get("newest").version(),
-        tf_notes=notes(cf.opt("notes")),
+        tf_notes=text_list(cf.opt("notes")),
         tf_provenance=cf.provenance(),
         conda_forge_tensorflow=cf_builds,
-        defaults_notes=notes(ad.opt("notes")),
+        defaults_notes=text_list(ad.opt("notes")),
         defaults_provenance=ad.provenance(),
         anaconda_defaults_tensorflow=records(DefaultsTfBuild)(ad.get("builds")),
     )

@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, notes, read_record, record, sourced
+from tfenv.kb._schema import choice, fact, read_record, record, sourced, text_list
 from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = [
@@ -67,7 +67,7 @@ class Wsl2Facts:
     windows_driver_min_cuda12: Optional[Version] = fact(Node.opt_version)
     libcuda_dir: str = fact()
     wheel_platform: str = fact(_wheel_platform)
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
 
@@ -76,7 +76,7 @@ class NativeWindowsFacts:
     last_gpu_release: Version = fact(Node.version)
     last_gpu_cuda: Optional[Version] = fact(Node.opt_version)
     last_gpu_cudnn: Optional[Version] = fact(Node.opt_version)
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
 
@@ -88,7 +88,7 @@ class MetalFacts:
     latest: Version = fact(Node.version)
     platforms: frozenset[str] = fact(_names(frozenset(PLATFORM_KEYS)))
     python: tuple[Version, ...] = fact(Node.versions)
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
 
@@ -97,14 +97,14 @@ class MacosFacts:
     cuda: bool = fact(Node.boolean)
     last_x86_64_release: Version = fact(Node.version)
     metal: MetalFacts = fact(record(MetalFacts))
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class LinuxAarch64Facts:
     cuda_wheels: bool = fact(Node.boolean)
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
 

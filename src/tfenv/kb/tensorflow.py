@@ -22,7 +22,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import fact, notes, opt_record, read_record, sourced
+from tfenv.kb._schema import fact, opt_record, read_record, sourced, text_list
 from tfenv.models.platform import PLATFORM_KEYS, system
 
 __all__ = [
@@ -147,7 +147,7 @@ class TfBuild:
     windows: Optional[CudaBuild] = fact(opt_record(CudaBuild))
     compute: Optional[ComputeCaps] = fact(opt_record(ComputeCaps))
     keras_major: Optional[int] = fact(Node.opt_integer)
-    notes: tuple[str, ...] = fact(notes, missing=())
+    notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
 
     def for_machine(self, os_kind: str) -> Optional[CudaBuild]:
