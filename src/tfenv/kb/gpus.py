@@ -18,7 +18,7 @@ capability must be declared ``ambiguous``; such an alias is never resolved silen
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -27,6 +27,7 @@ from packaging.version import Version
 from tfenv.errors import UsageError
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import fact, given, opt_choice, read_record, sourced, text_list
 
 # gpu_families (the generated table's rules) is imported where the files
 # are loaded: a warm start reads the catalog from the cache and needs it.
@@ -52,23 +53,44 @@ def normalize_name(name: str) -> str:
     return key
 
 
+def _name(node: Node) -> str:
+    name = node.text().strip()
+    if not name:
+        raise node.fail("a GPU needs a name")
+    return name
+
+
+def _cc(node: Node) -> Version:
+    cc = node.version()
+    if len(cc.release) != 2 or cc.pre or cc.post or cc.dev or cc.local:
+        raise node.fail(f"{node.value!r} is not a compute capability (major.minor)")
+    return cc
+
+
+def _segments() -> list[str]:
+    from tfenv.kb.gpu_families import SEGMENTS
+
+    return sorted(SEGMENTS)
+
+
 @dataclass(frozen=True)
 class GpuModel:
     """One GPU product as ``nvidia-smi`` names it."""
 
-    name: str
-    compute_capability: Version
-    architecture: str
-    segment: str
-    aliases: tuple[str, ...]
-    provenance: Provenance
-    name_confirmed: bool = True
+    name: str = fact(_name)
+    compute_capability: Version = fact(_cc)
+    architecture: str = fact()
+    segment: str = fact(lambda n: n.choice(*_segments()))
+    aliases: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
+    name_confirmed: bool = fact(lambda n: n.opt_boolean() is not False, default=True)
     """False when ``name`` follows the driver naming convention but was not read from a source."""
-    note: Optional[str] = None
-    arch: Optional[str] = None
+    note: Optional[str] = fact(Node.opt_text, default=None)
+    arch: Optional[str] = fact(opt_choice(*_ARCHES), default=None)
     """``aarch64`` when the GPU only comes in Arm machines (Jetson, Grace superchips, GB10)."""
-    pci_ids: tuple[str, ...] = ()  # README rows: "DEV" or "DEV SUBSYS_VENDOR SUBSYS_DEVICE"
-    generated: bool = False  # from the README (nvidia/gpus-readme.json)
+    # README rows: "DEV" or "DEV SUBSYS_VENDOR SUBSYS_DEVICE"
+    pci_ids: tuple[str, ...] = given(default=())
+    generated: bool = given(default=False)  # from the README (nvidia/gpus-readme.json)
 
     @property
     def is_jetson(self) -> bool:
@@ -79,10 +101,10 @@ class GpuModel:
 class AmbiguousAlias:
     """A short name shared by cards of different compute capability."""
 
-    alias: str
-    candidates: tuple[str, ...]
-    note: str
-    provenance: Provenance
+    alias: str = fact()
+    candidates: tuple[str, ...] = fact(Node.texts)
+    note: str = fact(lambda n: n.opt_text() or "", missing="")
+    provenance: Provenance = sourced()
 
 
 class GpuCatalog:
@@ -189,51 +211,8 @@ class GpuCatalog:
 
 
 def _model(node: Node, aliases: tuple[str, ...] = ()) -> GpuModel:
-    node.only(
-        "name",
-        "compute_capability",
-        "architecture",
-        "segment",
-        "aliases",
-        "arch",
-        "name_confirmed",
-        "note",
-        "source",
-        "retrieved",
-    )
-    name = node.get("name").text().strip()
-    if not name:
-        raise node.get("name").fail("a GPU needs a name")
-    own = node.opt("aliases").opt_texts() or ()
-    confirmed = node.opt("name_confirmed").opt_boolean()
-    return GpuModel(
-        name=name,
-        compute_capability=_cc(node.get("compute_capability")),
-        architecture=node.get("architecture").text(),
-        segment=node.get("segment").choice(*_segments()),
-        aliases=own + aliases,
-        provenance=node.provenance(),
-        name_confirmed=True if confirmed is None else confirmed,
-        note=node.opt("note").opt_text(),
-        arch=node.opt("arch").opt_choice(*_ARCHES),
-    )
-
-
-def _cc(node: Node) -> Version:
-    cc = node.version()
-    if len(cc.release) != 2 or cc.pre or cc.post or cc.dev or cc.local:
-        raise node.fail(f"{node.value!r} is not a compute capability (major.minor)")
-    return cc
-
-
-def _ambiguous(node: Node) -> AmbiguousAlias:
-    node.only("alias", "candidates", "note", "source", "retrieved")
-    return AmbiguousAlias(
-        alias=node.get("alias").text(),
-        candidates=node.get("candidates").texts(),
-        note=node.opt("note").opt_text() or "",
-        provenance=node.provenance(),
-    )
+    model = read_record(GpuModel, node)
+    return replace(model, aliases=model.aliases + aliases) if aliases else model
 
 
 def _alias_table(root: Node) -> dict[str, tuple[str, ...]]:
@@ -247,12 +226,6 @@ def _alias_table(root: Node) -> dict[str, tuple[str, ...]]:
 
 
 # -- the generated file ---------------------------------------------------------------
-
-
-def _segments() -> list[str]:
-    from tfenv.kb.gpu_families import SEGMENTS
-
-    return sorted(SEGMENTS)
 
 
 def _generated(doc: Node, aliases: dict[str, tuple[str, ...]]) -> list[GpuModel]:
@@ -384,7 +357,7 @@ def parse(root: Node, generated: Optional[Node] = None) -> GpuCatalog:
                 .fail(f"{model.name!r} is written by hand (gpus[{i}]); put its aliases there")
             )
     made = _generated(generated, table) if generated is not None else []
-    ambiguous = tuple(_ambiguous(item) for item in _amb_nodes(root))
+    ambiguous = tuple(read_record(AmbiguousAlias, item) for item in _amb_nodes(root))
     catalog = GpuCatalog((*hand, *made), ambiguous)
     _validate(root, catalog, len(hand))
     return catalog
