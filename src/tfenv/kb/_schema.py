@@ -83,14 +83,14 @@ def sourced() -> Any:
     return field(metadata={_META: (_SOURCED, None, MISSING, True)})
 
 
-def given(*, default: Any = MISSING, default_factory: Any = MISSING) -> Any:
+def given(*, default: Any = MISSING, default_factory: Any = MISSING, compare: bool = True) -> Any:
     """A field the file does not hold as such: its caller passes it to :func:`read_record`."""
     meta = {_META: (_GIVEN, None, MISSING, False)}
     if default is not MISSING:
-        return field(default=default, metadata=meta)
+        return field(default=default, compare=compare, metadata=meta)
     if default_factory is not MISSING:
-        return field(default_factory=default_factory, metadata=meta)
-    return field(metadata=meta)
+        return field(default_factory=default_factory, compare=compare, metadata=meta)
+    return field(compare=compare, metadata=meta)
 
 
 def text_list(node: Node) -> tuple[str, ...]:
