@@ -6,16 +6,21 @@ Read from the hand-curated ``tfenv/data/conda.yaml``; every record carries a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import choice, fact, nonempty, read_record, records, sourced, text_list
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CONDA_FILE",

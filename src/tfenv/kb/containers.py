@@ -11,9 +11,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Optional, cast
+from typing import TYPE_CHECKING, Literal, Optional, cast
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -23,6 +22,12 @@ from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record, records, sourced
 from tfenv.models.driver import DriverVersion
 from tfenv.models.require_cuda import RequireCuda, RequireCudaError, parse
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CONTAINERS_FILE",

@@ -7,9 +7,8 @@ installed driver support (:meth:`CudaFacts.max_cuda_for_driver`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
 
@@ -17,6 +16,12 @@ from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record, sourced
 from tfenv.models.driver import DriverVersion
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CUDA_FILE",

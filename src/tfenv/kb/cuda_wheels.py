@@ -17,7 +17,6 @@ left out: TensorFlow loads them only when present.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Optional
@@ -32,6 +31,12 @@ from tfenv.kb._schema import fact, opt_record, read_record, record, sourced
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import WheelSet
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "AND_CUDA_FILE",

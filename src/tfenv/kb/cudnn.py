@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record, sourced
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = ["CUDNN_FILE", "CudnnFacts", "CudnnSeries", "load"]
 

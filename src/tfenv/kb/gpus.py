@@ -18,9 +18,9 @@ capability must be declared ``ambiguous``; such an alias is never resolved silen
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
@@ -28,6 +28,11 @@ from tfenv.errors import UsageError
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, opt_choice, read_record, sourced, text_list
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 # gpu_families (the generated table's rules) is imported where the files
 # are loaded: a warm start reads the catalog from the cache and needs it.

@@ -12,10 +12,10 @@ any Python 3, bounded by ``requires_python``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -24,6 +24,12 @@ from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record
 from tfenv.models.platform import PLATFORM_KEYS
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CPU_DISTRIBUTIONS",

@@ -8,7 +8,6 @@ the newest JetPack with a known NVIDIA TensorFlow build.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -21,6 +20,12 @@ from tfenv.models.driver import DriverVersion
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "JETSON_FILE",

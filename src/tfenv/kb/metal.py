@@ -9,7 +9,6 @@ which TensorFlow is the newest with a known pairing (the default Metal plan);
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -22,6 +21,12 @@ from tfenv.kb._schema import choice, fact, read_record, sourced
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "METAL_FILE",

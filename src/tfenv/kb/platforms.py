@@ -6,10 +6,9 @@ Read from the hand-curated ``tfenv/data/platforms.yaml``; every record carries a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -18,6 +17,12 @@ from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import choice, fact, read_record, record, sourced, text_list
 from tfenv.models.platform import PLATFORM_KEYS
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "PLATFORMS_FILE",

@@ -7,7 +7,6 @@ which GPU code) for one target platform.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
@@ -19,6 +18,12 @@ if TYPE_CHECKING:
     from tfenv.kb.index import Release, WheelSet
     from tfenv.kb.known_issues import KnownIssue
     from tfenv.kb.tensorflow import TfBuild
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = ["TfOption", "build_of", "known_versions", "tf_options"]
 

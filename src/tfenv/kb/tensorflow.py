@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Optional, Union
+from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from packaging.version import Version
 
@@ -24,6 +23,12 @@ from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, opt_record, read_record, sourced, text_list
 from tfenv.models.platform import PLATFORM_KEYS, system
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "BUILDS_FILE",
