@@ -191,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.local:
                 index = stack.enter_context(local_index(root))
             else:
-                from tfenv.kb._index_url import configured_index_url
+                from tfenv.index_url import configured_index_url
 
                 index = args.index_url or configured_index_url()[0]
             print(f"index: {'local test index' if args.local else index}; runs: {args.runs}")

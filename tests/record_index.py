@@ -17,10 +17,10 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import Version
 
-from tfenv.kb._index_url import configured_index_url
-from tfenv.kb._simple_api import SIMPLE_JSON, IndexFile, SimpleIndex
-from tfenv.kb._wheel_facts import parse_metadata
-from tfenv.kb.refresh import make_client
+from tfenv.index_url import configured_index_url
+from tfenv.refresh import make_client
+from tfenv.refresh.simple_api import SIMPLE_JSON, IndexFile, SimpleIndex
+from tfenv.refresh.wheel_facts import parse_metadata
 
 OUT = Path(__file__).parent / "data" / "index"
 SUBSET = {

@@ -13,8 +13,8 @@ import yaml
 
 from tfenv.cli import main
 from tfenv.errors import IndexUnreachable, UsageError
-from tfenv.kb import gpu_families, gpu_table, gpus
-from tfenv.kb.refresh import refresh_gpus
+from tfenv.kb import gpu_families, gpus
+from tfenv.refresh import gpu_table, refresh_gpus
 
 DATA = Path(__file__).parent / "data" / "gpus"
 EXCERPT = DATA / "README-excerpt.md"

@@ -492,9 +492,11 @@ def test_explain_answers_a_megabyte_line_in_well_under_a_second(kb: KnowledgeBas
     ]
     known = []
     for line in lines:
-        started = time.perf_counter()
+        # CPU time, not wall time: a catastrophic pattern shows in both, a busy machine
+        # (other jobs on the same cores) only in the wall clock
+        started = time.process_time()
         known.append(explain(line, kb).known)
-        took = time.perf_counter() - started
+        took = time.process_time() - started
         assert took < 0.5, (line[:30], took)
     assert known[4]  # the ptxas message at the end of the long line is found
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from tfenv.kb._index_url import configured_index_url
-from tfenv.kb.refresh import make_client, refresh
+from tfenv.index_url import configured_index_url
+from tfenv.refresh import make_client, refresh
 
 
 @pytest.mark.live

@@ -15,8 +15,8 @@ import pytest
 
 from tests.installability import compile_all, failures, install_sets
 from tests.lock_index import live_uv_cache
+from tfenv.index_url import configured_index_url
 from tfenv.kb import KnowledgeBase
-from tfenv.kb._index_url import configured_index_url
 
 pytestmark = pytest.mark.live
 

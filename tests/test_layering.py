@@ -26,7 +26,38 @@ FORBIDDEN = {
     "tfenv.resolver": ("tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit", "tfenv.doctor"),
     "tfenv.emit": ("tfenv.lock", "tfenv.upgrade", "tfenv.doctor", "tfenv.host"),
     "tfenv.chart": ("tfenv.commands", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.doctor"),
+    # file formats: below emit, lock and upgrade, which all use them; above nothing but the edges
+    "tfenv.formats": (
+        "tfenv.resolver",
+        "tfenv.routes",
+        "tfenv.rules",
+        "tfenv.host",
+        "tfenv.lock",
+        "tfenv.upgrade",
+        "tfenv.emit",
+        "tfenv.doctor",
+        "tfenv.explain",
+        "tfenv.api",
+        "tfenv.team",
+        "tfenv.commands",
+        "tfenv.kb",
+    ),
+    # refresh (the index and README readers, httpx) sits beside the commands, off every
+    # runtime path: only commands/refresh reaches it
+    "tfenv.refresh": (
+        "tfenv.resolver",
+        "tfenv.routes",
+        "tfenv.rules",
+        "tfenv.host",
+        "tfenv.lock",
+        "tfenv.upgrade",
+        "tfenv.emit",
+        "tfenv.doctor",
+        "tfenv.explain",
+        "tfenv.api",
+    ),
 }
+REFRESH_USERS = ("tfenv.commands.refresh", "tfenv.refresh")
 ALLOWED_INSIDE = {"tfenv.models": ("tfenv.models",)}
 
 
@@ -63,6 +94,10 @@ def _against_the_layers(name: str, imported: list[str]) -> list[str]:
     bad = []
     for imp in imported:
         if imp.startswith("tfenv.cli") and name != "tfenv.__main__":
+            bad.append(imp)
+        if (imp == "tfenv.refresh" or imp.startswith("tfenv.refresh.")) and not any(
+            name == u or name.startswith(u + ".") for u in REFRESH_USERS
+        ):
             bad.append(imp)
         for package, forbidden in FORBIDDEN.items():
             if name != package and not name.startswith(package + "."):

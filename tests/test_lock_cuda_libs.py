@@ -18,10 +18,10 @@ from tests.lock_cases import LockCase, check_lockfiles, header_cuda, load_cases
 from tests.lock_index import LockIndex, serve
 from tests.replica_index import ReplicaDist, build_replica
 from tfenv.config import load_config
+from tfenv.formats.cuda_pins import cuda_pins
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, check_project, lock_project
 from tfenv.lock.header import header_lines
-from tfenv.lock.pinned import cuda_pins
 
 CASES = load_cases()
 

@@ -19,10 +19,10 @@ from tests.lock_index import (  # the fixtures: wheels, index
 from tfenv.cli import main
 from tfenv.config import load_config
 from tfenv.errors import TfenvError
+from tfenv.formats.pylock import validate
 from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockError, LockOptions, check_project, lock_project
 from tfenv.lock.header import read_stamp
-from tfenv.lock.pylock import validate
 
 NAMES = ("gpu", "cpu", "win", "mac")
 
@@ -230,7 +230,8 @@ def _pylock_doc(sha256: str, marker: str = "") -> dict[str, object]:
 
 
 def test_what_uv_wrote_cannot_add_a_line_to_the_requirements_file() -> None:
-    from tfenv.lock.pylock import render_requirements, toml_dumps
+    from tfenv.formats.pylock import toml_dumps
+    from tfenv.formats.requirements_txt import render_locked as render_requirements
 
     good = "a" * 64
     with pytest.raises(LockError, match="malformed hash"):  # a hash that would end the line

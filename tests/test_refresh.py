@@ -16,9 +16,9 @@ import pytest
 from tests.index_server import IndexServer, serve
 from tfenv.cli import main
 from tfenv.errors import IndexUnreachable, KBValidationError
+from tfenv.index_url import configured_index_url, pip_config_index_url, pips_default
 from tfenv.kb import index as kb_index
-from tfenv.kb._index_url import configured_index_url, pip_config_index_url, pips_default
-from tfenv.kb.refresh import RefreshOutcome, refresh
+from tfenv.refresh import RefreshOutcome, refresh
 
 TODAY = datetime.date(2026, 11, 30)
 MAIN = ("tensorflow", "tensorflow-gpu", "tensorflow-intel", "tensorflow-cpu-aws")
@@ -211,10 +211,10 @@ def test_index_url_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
     env["TFENV_INDEX_URL"] = "http://tfenv.example/simple"
     assert configured_index_url(None, env)[1] == "TFENV_INDEX_URL"
     monkeypatch.setattr(
-        "tfenv.kb._index_url.pip_config_index_url", lambda env: "http://conf.example/simple"
+        "tfenv.index_url.pip_config_index_url", lambda env: "http://conf.example/simple"
     )
     assert configured_index_url(None, {}) == ("http://conf.example/simple", "pip configuration")
-    monkeypatch.setattr("tfenv.kb._index_url.pip_config_index_url", lambda env: None)
+    monkeypatch.setattr("tfenv.index_url.pip_config_index_url", lambda env: None)
     assert configured_index_url(None, {})[1] == "pip's default"
     assert (pips_default() or "").startswith("https://")
 
@@ -294,7 +294,7 @@ def _without_row(tmp_path: Path, series: str) -> Path:
 def test_headers_give_the_build_where_the_table_has_no_row(
     server: IndexServer, tmp_path: Path
 ) -> None:
-    from tfenv.kb._wheel_facts import BUILD_HEADERS
+    from tfenv.refresh.wheel_facts import BUILD_HEADERS
 
     page = json.loads((server.root / "simple" / "tensorflow.json").read_text("utf-8"))
     wheels = sorted(
@@ -330,7 +330,7 @@ def test_headers_missing_from_the_wheel_record_nothing(server: IndexServer, tmp_
 
 
 def test_parse_build_headers() -> None:
-    from tfenv.kb._wheel_facts import BUILD_HEADERS, parse_build_headers
+    from tfenv.refresh.wheel_facts import BUILD_HEADERS, parse_build_headers
 
     both = dict(zip(BUILD_HEADERS, (_CUDA_CONFIG, _CUDNN_VERSION)))
     assert parse_build_headers(both) == {"cuda": "12.5.1", "cudnn": "9.10.0"}

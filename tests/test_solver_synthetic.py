@@ -25,9 +25,9 @@ from tests.test_resolve_cases import check_target, run_case
 from tfenv import rules
 from tfenv.kb import KnowledgeBase, gpu_families
 from tfenv.kb.errors import load as load_errors
-from tfenv.kb.gpu_table import README_FILE, generate, parse_readme
 from tfenv.kb.releases import tf_options
 from tfenv.models.plan import Resolution
+from tfenv.refresh.gpu_table import README_FILE, generate, parse_readme
 from tfenv.routes.container import container_view
 from tfenv.rules.model import TfCandidate
 

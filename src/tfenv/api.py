@@ -33,11 +33,12 @@ def build_request(
 ) -> Request:
     text = tf or "latest"
     spec = specs.parse_tf_spec(text)
+    from tfenv.kb.index import OLDEST_TF
     from tfenv.kb.releases import known_versions
 
     known = known_versions(kb)
     if spec and not any(spec.contains(v, prereleases=True) for v in known):
-        stable = [v for v in known if not v.is_prerelease and v >= Version("2.0")]
+        stable = [v for v in known if not v.is_prerelease and v >= OLDEST_TF]
         raise UsageError(
             f"No TensorFlow release matches --tf {text}.",
             hint=f"Known releases run from {min(stable)} to {max(stable)}; "

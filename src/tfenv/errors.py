@@ -7,11 +7,20 @@ other tfenv module.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Optional
+
 __all__ = [
+    "LOCK_EXTRA_HINT",
+    "CondaChannelError",
+    "CondaLockError",
+    "CondaLockUnavailableError",
+    "CondaUnsatisfiableError",
     "ConfigError",
     "DetectionError",
     "IndexUnreachable",
     "KBValidationError",
+    "LockError",
     "TfenvError",
     "UnsatisfiableError",
     "UsageError",
@@ -82,3 +91,53 @@ class UnsatisfiableError(TfenvError):
     """A valid request that no TensorFlow stack satisfies."""
 
     exit_code = 1
+
+
+LOCK_EXTRA_HINT = (
+    "Install tfenv's lock extra: pip install 'tfenv[lock]' where tfenv is on your index; "
+    "in a checkout of tfenv, pip install -e '.[lock]'; from a wheel, "
+    "pip install './tfenv-<version>-py3-none-any.whl[lock]' (docs/lock.md)."
+)
+
+
+class LockError(TfenvError):
+    """Locking failed (uv, the index, a target, a file): exit code 1.
+
+    ``failures`` maps each failing target to what went wrong (empty when the failure
+    is not one target's)."""
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: Optional[str] = None,
+        failures: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        failed = dict(failures or {})
+        details = tuple(f"target '{n}': {why}" for n, why in failed.items())
+        super().__init__(message, hint=hint, details=details)
+        self.failures = failed
+
+
+class CondaLockError(TfenvError):
+    """The conda half of a lock could not be made."""
+
+    exit_code = 1
+
+
+class CondaLockUnavailableError(CondaLockError):
+    """py-rattler or conda-lock is not installed (or Python is older than 3.10)."""
+
+
+class CondaUnsatisfiableError(CondaLockError):
+    """The conda solver found no environment for the specs on the target."""
+
+    def __init__(self, message: str, *, solver_message: str, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.solver_message = solver_message
+
+
+class CondaChannelError(CondaLockError):
+    """A channel's repodata could not be read (network, missing subdir, empty cache offline)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tfenv.kb.refresh import GpuRefreshOutcome, RefreshOutcome
+    from tfenv.refresh import GpuRefreshOutcome, RefreshOutcome
 
 
 def _default_data_dir() -> Path:
@@ -80,8 +80,8 @@ def _seconds(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from tfenv.errors import UsageError
-    from tfenv.kb._index_url import redact
-    from tfenv.kb.refresh import make_client, refresh
+    from tfenv.index_url import redact
+    from tfenv.refresh import make_client, refresh
 
     data_dir: Path = args.data_dir or _default_data_dir()
     try:
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 def _index(args: argparse.Namespace) -> tuple[str, str]:
     """The index to read and where its URL came from; a UsageError when there is none."""
     from tfenv.errors import UsageError
-    from tfenv.kb._index_url import configured_index_url
+    from tfenv.index_url import configured_index_url
     from tfenv.specs import parse_index_url
 
     index_url, origin = configured_index_url(args.index_url)
@@ -177,7 +177,7 @@ def _silent(message: str) -> None:
 
 
 def _run_gpus(args: argparse.Namespace, data_dir: Path) -> int:
-    from tfenv.kb.refresh import make_client, refresh_gpus
+    from tfenv.refresh import make_client, refresh_gpus
 
     with make_client(args.timeout) as client:
         outcome = refresh_gpus(

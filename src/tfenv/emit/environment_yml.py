@@ -1,14 +1,13 @@
-"""environment.yml for conda routes: channels, conda pins and a pip: section where needed."""
+"""environment.yml for conda routes: the plan's channels, conda pins and pip section,
+written by the one environment-file writer (:mod:`tfenv.formats.environment_yml`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-import yaml
+from typing import TYPE_CHECKING
 
 from tfenv.emit._header import header_lines
+from tfenv.formats.environment_yml import render_environment as write_environment
 from tfenv.routes.conda import conda_env_name
-from tfenv.textsafe import comment_block
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -20,19 +19,14 @@ def render_environment(res: Resolution, name: str = "") -> str:
     plan = res.plan
     assert plan is not None
     name = name or conda_env_name(plan.tensorflow)
-    deps: list[Any] = list(plan.conda)
-    if plan.pip:
-        deps += ["pip", {"pip": list(plan.pip)}]
-    body: dict[str, Any] = {
-        "name": name,
-        "channels": [*plan.channels, "nodefaults"],
-        "dependencies": deps,
-    }
-    head = comment_block(
-        [
+    return write_environment(
+        name=name,
+        channels=plan.channels,
+        conda_specs=plan.conda,
+        pip_specs=plan.pip,
+        header=(
             *header_lines(res),
             "Create the environment: conda env create -f environment.yml; "
             f"update it: conda env update -n {name} -f environment.yml --prune",
-        ]
+        ),
     )
-    return head + yaml.safe_dump(body, sort_keys=False, default_flow_style=False)

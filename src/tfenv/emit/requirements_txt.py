@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tfenv.emit._header import header_lines
-from tfenv.textsafe import comment, comment_block, requirement_line
+from tfenv.formats.requirements_txt import render_pins
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -16,11 +16,7 @@ __all__ = ["render_requirements"]
 def render_requirements(res: Resolution) -> str:
     plan = res.plan
     assert plan is not None
-    lines = [comment_block(header_lines(res))]
-    for spec in plan.pip:
-        lines.append(requirement_line(spec) + "\n")
-        lines.append(f"    {comment(_why(spec, res))}\n")
-    return "".join(lines)
+    return render_pins(header_lines(res), ((spec, _why(spec, res)) for spec in plan.pip))
 
 
 def _why(spec: str, res: Resolution) -> str:

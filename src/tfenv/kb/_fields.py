@@ -15,8 +15,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Callable, Optional, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
@@ -25,6 +24,12 @@ from tfenv.errors import KBValidationError, TfenvError
 from tfenv.models.driver import DriverVersion
 from tfenv.specs import to_version
 from tfenv.textsafe import is_printable
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = ["Errors", "Node", "Provenance", "unique", "unique_by_id"]
 

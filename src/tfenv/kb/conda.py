@@ -6,15 +6,21 @@ Read from the hand-curated ``tfenv/data/conda.yaml``; every record carries a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import choice, fact, nonempty, read_record, records, sourced, text_list
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CONDA_FILE",
@@ -35,27 +41,29 @@ DataRoot = Optional[Path]
 
 @dataclass(frozen=True)
 class VirtualCuda:
-    name: str
-    meaning: str
-    override_env: str
-    libcuda_search: tuple[str, ...]
-    provenance: Provenance
+    name: str = fact()
+    meaning: str = fact()
+    override_env: str = fact()
+    libcuda_search: tuple[str, ...] = fact(Node.texts)
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class CudaVersionFacts:
-    versions: tuple[Version, ...]
-    constrains_cuda: str
-    notes: tuple[str, ...]
-    provenance: Provenance
+    versions: tuple[Version, ...] = fact(Node.versions)
+    constrains_cuda: str = fact()
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class CudatoolkitFacts:
-    conda_forge: tuple[Version, ...]
-    nvidia_last: Optional[Version]
-    notes: tuple[str, ...]
-    provenance: Provenance
+    conda_forge: tuple[Version, ...] = fact(
+        nonempty(Node.versions, "expected at least one version")
+    )
+    nvidia_last: Optional[Version] = fact(Node.opt_version)
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
     @property
     def last(self) -> Version:
@@ -64,21 +72,23 @@ class CudatoolkitFacts:
 
 @dataclass(frozen=True)
 class CudnnFacts:
-    conda_forge: tuple[Version, ...]
-    cuda13_only_from: Optional[Version]
-    notes: tuple[str, ...]
-    provenance: Provenance
+    conda_forge: tuple[Version, ...] = fact(Node.versions)
+    cuda13_only_from: Optional[Version] = fact(Node.opt_version)
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class CondaTfVariant:
     """One CUDA variant of a conda-forge TensorFlow version (None: not established)."""
 
-    cuda: Version
-    cudnn: Optional[Version]  # the recipe's pin: a major (9) or a minor (9.10)
-    python: Optional[tuple[Version, ...]]  # of the linux-64 CUDA builds
-    builds: tuple[int, ...]
-    broken: Optional[str]  # why the maintainers call these builds broken
+    cuda: Version = fact(Node.version)
+    # the recipe's pin: a major (9) or a minor (9.10)
+    cudnn: Optional[Version] = fact(Node.opt_version)
+    python: Optional[tuple[Version, ...]] = fact(Node.opt_versions)  # of the linux-64 CUDA builds
+    builds: tuple[int, ...] = fact(lambda n: tuple(i.integer(0) for i in n.items()))
+    # why the maintainers call these builds broken
+    broken: Optional[str] = fact(Node.opt_text, missing=None)
 
     @property
     def build_glob(self) -> str:
@@ -90,12 +100,15 @@ class CondaTfVariant:
 class CondaTfBuild:
     """conda-forge's TensorFlow builds of one version: its CUDA variants and CPU subdirs."""
 
-    version: Version
-    variants: tuple[CondaTfVariant, ...]
-    cpu_subdirs: tuple[str, ...]
-    upload: str  # "recipe" (a release state on the feedstock's main) or "unknown"
-    notes: tuple[str, ...]
-    provenance: Provenance
+    version: Version = fact(Node.version)
+    variants: tuple[CondaTfVariant, ...] = fact(
+        nonempty(records(CondaTfVariant), "expected at least one CUDA variant")
+    )
+    cpu_subdirs: tuple[str, ...] = fact(Node.texts)
+    # "recipe" (a release state on the feedstock's main) or "unknown"
+    upload: str = fact(choice("recipe", "unknown"))
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
     @property
     def versions(self) -> tuple[Version, ...]:
@@ -124,10 +137,10 @@ class CondaTfBuild:
 class DefaultsTfBuild:
     """An Anaconda defaults tensorflow GPU build: the cudatoolkit and cudnn it pins."""
 
-    tensorflow: Version
-    cudatoolkit: Version
-    cudnn: Version
-    provenance: Provenance
+    tensorflow: Version = fact(Node.version)
+    cudatoolkit: Version = fact(Node.version)
+    cudnn: Version = fact(Node.version)
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
@@ -157,91 +170,6 @@ class CondaFacts:
         return next((b for b in self.anaconda_defaults_tensorflow if b.tensorflow == v), None)
 
 
-def _notes(node: Node) -> tuple[str, ...]:
-    """The record's optional ``notes`` (one or a list; absent or null: none)."""
-    return node.opt("notes").opt_texts() or ()
-
-
-def _virtual_cuda(node: Node) -> VirtualCuda:
-    node.only("name", "meaning", "override_env", "libcuda_search", "source", "retrieved")
-    return VirtualCuda(
-        name=node.get("name").text(),
-        meaning=node.get("meaning").text(),
-        override_env=node.get("override_env").text(),
-        libcuda_search=node.get("libcuda_search").texts(),
-        provenance=node.provenance(),
-    )
-
-
-def _cuda_version(node: Node) -> CudaVersionFacts:
-    node.only("versions", "constrains_cuda", "notes", "source", "retrieved")
-    return CudaVersionFacts(
-        versions=node.get("versions").versions(),
-        constrains_cuda=node.get("constrains_cuda").text(),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _cudatoolkit(node: Node) -> CudatoolkitFacts:
-    node.only("conda_forge", "nvidia_last", "notes", "source", "retrieved")
-    versions = node.get("conda_forge").versions()
-    if not versions:
-        raise node.get("conda_forge").fail("expected at least one version")
-    return CudatoolkitFacts(
-        conda_forge=versions,
-        nvidia_last=node.get("nvidia_last").opt_version(),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _cudnn(node: Node) -> CudnnFacts:
-    node.only("conda_forge", "cuda13_only_from", "notes", "source", "retrieved")
-    return CudnnFacts(
-        conda_forge=node.get("conda_forge").versions(),
-        cuda13_only_from=node.get("cuda13_only_from").opt_version(),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _variant(node: Node) -> CondaTfVariant:
-    node.only("cuda", "cudnn", "python", "builds", "broken")
-    return CondaTfVariant(
-        cuda=node.get("cuda").version(),
-        cudnn=node.get("cudnn").opt_version(),
-        python=node.get("python").opt_versions(),
-        builds=tuple(n.integer(0) for n in node.get("builds").items()),
-        broken=node.opt("broken").opt_text(),
-    )
-
-
-def _tf_build(node: Node) -> CondaTfBuild:
-    node.only("version", "upload", "variants", "cpu_subdirs", "notes", "source", "retrieved")
-    variants = tuple(_variant(n) for n in node.get("variants").items())
-    if not variants:
-        raise node.get("variants").fail("expected at least one CUDA variant")
-    return CondaTfBuild(
-        version=node.get("version").version(),
-        variants=variants,
-        cpu_subdirs=node.get("cpu_subdirs").texts(),
-        upload=node.get("upload").choice("recipe", "unknown"),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _defaults_build(node: Node) -> DefaultsTfBuild:
-    node.only("tensorflow", "cudatoolkit", "cudnn", "source", "retrieved")
-    return DefaultsTfBuild(
-        tensorflow=node.get("tensorflow").version(),
-        cudatoolkit=node.get("cudatoolkit").version(),
-        cudnn=node.get("cudnn").version(),
-        provenance=node.provenance(),
-    )
-
-
 @lru_cache(maxsize=8)
 def load_conda(root: DataRoot = None) -> CondaFacts:
     """Read ``conda.yaml`` below ``root`` (default: the shipped data)."""
@@ -266,7 +194,7 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
     builds: list[CondaTfBuild] = []
     seen: set[Version] = set()
     for item in cf.get("releases").items():
-        build = _tf_build(item)
+        build = read_record(CondaTfBuild, item)
         if build.version in seen:
             raise item.get("version").fail(f"version {build.version} is listed twice")
         seen.add(build.version)
@@ -274,18 +202,18 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
     cf_builds = tuple(builds)
     ad = doc.get("anaconda_defaults_tensorflow").only("notes", "source", "retrieved", "builds")
     return CondaFacts(
-        virtual_cuda=_virtual_cuda(doc.get("virtual_cuda")),
-        cuda_version=_cuda_version(doc.get("cuda_version")),
-        cudatoolkit=_cudatoolkit(doc.get("cudatoolkit")),
-        cudnn=_cudnn(doc.get("cudnn")),
+        virtual_cuda=read_record(VirtualCuda, doc.get("virtual_cuda")),
+        cuda_version=read_record(CudaVersionFacts, doc.get("cuda_version")),
+        cudatoolkit=read_record(CudatoolkitFacts, doc.get("cudatoolkit")),
+        cudnn=read_record(CudnnFacts, doc.get("cudnn")),
         tf_build_string=cf.get("build_string").text(),
         tf_cpu_build_string=cf.get("cpu_build_string").text(),
         tf_windows_builds=cf.get("windows_builds").boolean(),
         tf_newest=cf.get("newest").version(),
-        tf_notes=_notes(cf),
+        tf_notes=text_list(cf.opt("notes")),
         tf_provenance=cf.provenance(),
         conda_forge_tensorflow=cf_builds,
-        defaults_notes=_notes(ad),
+        defaults_notes=text_list(ad.opt("notes")),
         defaults_provenance=ad.provenance(),
-        anaconda_defaults_tensorflow=tuple(_defaults_build(n) for n in ad.get("builds").items()),
+        anaconda_defaults_tensorflow=records(DefaultsTfBuild)(ad.get("builds")),
     )

@@ -11,17 +11,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Optional, cast
+from typing import TYPE_CHECKING, Literal, Optional, cast
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import fact, given, read_record, records, sourced
 from tfenv.models.driver import DriverVersion
 from tfenv.models.require_cuda import RequireCuda, RequireCudaError, parse
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CONTAINERS_FILE",
@@ -50,22 +56,60 @@ def _mm(v: Version) -> tuple[int, int]:
     return (v.major, v.minor)
 
 
+def _labels(node: Node) -> Optional[tuple[str, ...]]:
+    """Parts of image names (they are written into Dockerfiles): one-line printable text."""
+    return None if node.is_null else tuple(n.label() for n in node.items())
+
+
+def _status(node: Node) -> Status:
+    return cast("Status", node.choice(*STATUSES))
+
+
+def _require(node: Node) -> Optional[RequireCuda]:
+    text = node.opt_text()
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except RequireCudaError as exc:
+        raise node.fail(f"not an NVIDIA_REQUIRE_CUDA value: {exc}") from None
+
+
+def _labels_list(node: Node) -> tuple[str, ...]:
+    return tuple(n.label() for n in node.items())
+
+
+def _segments(node: Node) -> tuple[tuple[str, Optional[tuple[str, ...]]], ...]:
+    return tuple(
+        (name, None if value.is_null else tuple(t.lower() for t in value.texts()))
+        for name, value in node.entries()
+    )
+
+
+def _ngc_release(node: Node) -> str:
+    release = node.text()
+    parts = release.split(".")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) == 2 for p in parts):
+        raise node.fail(f"{release!r} is not a YY.MM release")
+    return release
+
+
 @dataclass(frozen=True)
 class OfficialRelease:
     """What the official GPU images of the releases in ``versions`` carry."""
 
-    versions: SpecifierSet
-    tag_suffixes: Optional[tuple[str, ...]]
-    base_image: Optional[str]
-    ubuntu: Optional[str]
-    cuda: Optional[Version]
-    cudnn: Optional[Version]
-    python: Optional[Version]
-    status: Status
-    require_cuda: Optional[RequireCuda]
-    require_cuda_status: Status
-    provenance: Provenance
-    note: Optional[str] = None
+    versions: SpecifierSet = fact(Node.specifier)
+    tag_suffixes: Optional[tuple[str, ...]] = fact(_labels)
+    base_image: Optional[str] = fact(Node.opt_text)
+    ubuntu: Optional[str] = fact(Node.opt_text)
+    cuda: Optional[Version] = fact(Node.opt_version)
+    cudnn: Optional[Version] = fact(Node.opt_version)
+    python: Optional[Version] = fact(Node.opt_version)
+    status: Status = fact(_status)
+    require_cuda: Optional[RequireCuda] = fact(_require)
+    require_cuda_status: Status = fact(_status)
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
     def covers(self, version: Version) -> bool:
         return self.versions.contains(version, prereleases=True)
@@ -73,12 +117,12 @@ class OfficialRelease:
 
 @dataclass(frozen=True)
 class OfficialImages:
-    repository: str
-    gpu_suffixes: tuple[str, ...]
-    architectures: Optional[tuple[str, ...]]
-    releases: tuple[OfficialRelease, ...]
-    provenance: Provenance
-    note: Optional[str] = None
+    repository: str = fact(Node.label)
+    gpu_suffixes: tuple[str, ...] = fact(_labels_list)
+    architectures: Optional[tuple[str, ...]] = fact(Node.opt_texts)
+    releases: tuple[OfficialRelease, ...] = fact(records(OfficialRelease))
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
     def release(self, version: Version) -> Optional[OfficialRelease]:
         """The record of ``version``'s image: the first whose specifier contains it."""
@@ -103,22 +147,22 @@ class OfficialImages:
 class CudaBase:
     """An ``nvidia/cuda:<X.Y.Z>-base-ubuntu<U>`` image: the CUDA runtime and nothing else."""
 
-    cuda: Version
-    image: str
-    ubuntu: str
-    require_cuda: Optional[RequireCuda]
-    status: Status
-    provenance: Provenance
-    note: Optional[str] = None
+    cuda: Version = fact(Node.version)
+    image: str = fact(Node.label)
+    ubuntu: str = fact()
+    require_cuda: Optional[RequireCuda] = fact(_require)
+    status: Status = fact(_status)
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
 
 @dataclass(frozen=True)
 class GpuBrands:
     """Segment of ``nvidia/gpus.yaml`` -> the brand names nvidia-container-cli may report."""
 
-    segments: tuple[tuple[str, Optional[tuple[str, ...]]], ...]
-    provenance: Provenance
-    note: Optional[str] = None
+    segments: tuple[tuple[str, Optional[tuple[str, ...]]], ...] = fact(_segments)
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
     def for_segment(self, segment: str) -> Optional[frozenset[str]]:
         found = dict(self.segments).get(segment)
@@ -129,28 +173,30 @@ class GpuBrands:
 class NgcImage:
     """How NGC names its TensorFlow images: ``<repository>:<release><tag_suffix>``."""
 
-    repository: str
-    tag_suffix: str
-    provenance: Provenance
+    repository: str = fact(Node.label)
+    tag_suffix: str = fact(Node.label)
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class NgcRelease:
-    release: str  # "23.01"
-    tensorflow: Optional[Version]
-    cuda: Optional[Version]
-    cudnn: Optional[Version]
-    python: Optional[Version]
-    ubuntu: Optional[str]
-    min_driver: Optional[DriverVersion]  # a branch ("525") or a full version ("465.19.01")
-    forward_compat: Optional[tuple[Version, ...]]
-    cc_min: Optional[Version]
-    cc_max: Optional[Version]
-    architectures: Optional[tuple[str, ...]]
-    status: Status
-    provenance: Provenance
-    naming: NgcImage  # how the release's image is named (``ngc_image`` of the file)
-    note: Optional[str] = None
+    release: str = fact(_ngc_release)  # "23.01"
+    tensorflow: Optional[Version] = fact(Node.opt_version)
+    cuda: Optional[Version] = fact(Node.opt_version)
+    cudnn: Optional[Version] = fact(Node.opt_version)
+    python: Optional[Version] = fact(Node.opt_version)
+    ubuntu: Optional[str] = fact(Node.opt_text)
+    min_driver: Optional[DriverVersion] = fact(
+        Node.opt_driver
+    )  # a branch ("525") or a full version ("465.19.01")
+    forward_compat: Optional[tuple[Version, ...]] = fact(Node.opt_versions)
+    cc_min: Optional[Version] = fact(Node.opt_version)
+    cc_max: Optional[Version] = fact(Node.opt_version)
+    architectures: Optional[tuple[str, ...]] = fact(Node.opt_texts)
+    status: Status = fact(_status)
+    provenance: Provenance = sourced()
+    naming: NgcImage = given()  # how the release's image is named (``ngc_image`` of the file)
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
     @property
     def tag(self) -> str:
@@ -180,18 +226,18 @@ class NgcRelease:
 class NgcLast:
     """The last NGC TensorFlow release and NVIDIA's notice."""
 
-    release: Optional[str]
-    status: Status
-    notice: Optional[str]
-    provenance: Provenance
-    note: Optional[str] = None
+    release: Optional[str] = fact(Node.opt_text)
+    status: Status = fact(_status)
+    notice: Optional[str] = fact(Node.opt_text)
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
 
 @dataclass(frozen=True)
 class HostNeeds:
-    linux: tuple[str, ...]
-    wsl2: tuple[str, ...]
-    provenance: Provenance
+    linux: tuple[str, ...] = fact(Node.texts)
+    wsl2: tuple[str, ...] = fact(Node.texts)
+    provenance: Provenance = sourced()
 
     def for_os(self, os: str) -> tuple[str, ...]:
         return self.linux if os == "linux" else self.wsl2
@@ -222,182 +268,25 @@ class ContainerFacts:
         return next((b for b in self.cuda_bases if _mm(b.cuda) == _mm(cuda)), None)
 
 
-def _labels(node: Node) -> Optional[tuple[str, ...]]:
-    """Parts of image names (they are written into Dockerfiles): one-line printable text."""
-    return None if node.is_null else tuple(n.label() for n in node.items())
-
-
-def _status(node: Node) -> Status:
-    return cast("Status", node.choice(*STATUSES))
-
-
-def _require(node: Node) -> Optional[RequireCuda]:
-    text = node.opt_text()
-    if text is None:
-        return None
-    try:
-        return parse(text)
-    except RequireCudaError as exc:
-        raise node.fail(f"not an NVIDIA_REQUIRE_CUDA value: {exc}") from None
-
-
-def _official_release(node: Node) -> OfficialRelease:
-    node.only(
-        "versions",
-        "tag_suffixes",
-        "base_image",
-        "ubuntu",
-        "cuda",
-        "cudnn",
-        "python",
-        "status",
-        "require_cuda",
-        "require_cuda_status",
-        "note",
-        "source",
-        "retrieved",
-    )
-    return OfficialRelease(
-        versions=node.get("versions").specifier(),
-        tag_suffixes=_labels(node.get("tag_suffixes")),
-        base_image=node.get("base_image").opt_text(),
-        ubuntu=node.get("ubuntu").opt_text(),
-        cuda=node.get("cuda").opt_version(),
-        cudnn=node.get("cudnn").opt_version(),
-        python=node.get("python").opt_version(),
-        status=_status(node.get("status")),
-        require_cuda=_require(node.get("require_cuda")),
-        require_cuda_status=_status(node.get("require_cuda_status")),
-        provenance=node.provenance(),
-        note=node.opt("note").opt_text(),
-    )
-
-
-def _official(node: Node) -> OfficialImages:
-    node.only(
-        "repository", "gpu_suffixes", "architectures", "note", "releases", "source", "retrieved"
-    )
-    return OfficialImages(
-        repository=node.get("repository").label(),
-        gpu_suffixes=tuple(n.label() for n in node.get("gpu_suffixes").items()),
-        architectures=node.get("architectures").opt_texts(),
-        releases=tuple(_official_release(n) for n in node.get("releases").items()),
-        provenance=node.provenance(),
-        note=node.opt("note").opt_text(),
-    )
-
-
-def _cuda_base(node: Node) -> CudaBase:
-    node.only("cuda", "image", "ubuntu", "require_cuda", "status", "note", "source", "retrieved")
-    return CudaBase(
-        cuda=node.get("cuda").version(),
-        image=node.get("image").label(),
-        ubuntu=node.get("ubuntu").text(),
-        require_cuda=_require(node.get("require_cuda")),
-        status=_status(node.get("status")),
-        provenance=node.provenance(),
-        note=node.opt("note").opt_text(),
-    )
-
-
-def _gpu_brands(node: Node) -> GpuBrands:
-    node.only("segments", "note", "source", "retrieved")
-    segments = tuple(
-        (name, None if value.is_null else tuple(t.lower() for t in value.texts()))
-        for name, value in node.get("segments").entries()
-    )
-    return GpuBrands(segments, node.provenance(), node.opt("note").opt_text())
-
-
-def _ngc_image(node: Node) -> NgcImage:
-    node.only("repository", "tag_suffix", "source", "retrieved")
-    return NgcImage(
-        repository=node.get("repository").label(),
-        tag_suffix=node.get("tag_suffix").label(),
-        provenance=node.provenance(),
-    )
-
-
-def _ngc(node: Node, naming: NgcImage) -> NgcRelease:
-    node.only(
-        "release",
-        "tensorflow",
-        "cuda",
-        "cudnn",
-        "python",
-        "ubuntu",
-        "min_driver",
-        "forward_compat",
-        "cc_min",
-        "cc_max",
-        "architectures",
-        "status",
-        "note",
-        "source",
-        "retrieved",
-    )
-    release = node.get("release").text()
-    parts = release.split(".")
-    if len(parts) != 2 or not all(p.isdigit() and len(p) == 2 for p in parts):
-        raise node.get("release").fail(f"{release!r} is not a YY.MM release")
-    return NgcRelease(
-        release=release,
-        tensorflow=node.get("tensorflow").opt_version(),
-        cuda=node.get("cuda").opt_version(),
-        cudnn=node.get("cudnn").opt_version(),
-        python=node.get("python").opt_version(),
-        ubuntu=node.get("ubuntu").opt_text(),
-        min_driver=node.get("min_driver").opt_driver(),
-        forward_compat=node.get("forward_compat").opt_versions(),
-        cc_min=node.get("cc_min").opt_version(),
-        cc_max=node.get("cc_max").opt_version(),
-        architectures=node.get("architectures").opt_texts(),
-        status=_status(node.get("status")),
-        provenance=node.provenance(),
-        naming=naming,
-        note=node.opt("note").opt_text(),
-    )
-
-
-def _ngc_last(node: Node) -> NgcLast:
-    node.only("release", "status", "notice", "note", "source", "retrieved")
-    return NgcLast(
-        release=node.get("release").opt_text(),
-        status=_status(node.get("status")),
-        notice=node.get("notice").opt_text(),
-        provenance=node.provenance(),
-        note=node.opt("note").opt_text(),
-    )
-
-
-def _host(node: Node) -> HostNeeds:
-    node.only("linux", "wsl2", "source", "retrieved")
-    return HostNeeds(
-        linux=node.get("linux").texts(),
-        wsl2=node.get("wsl2").texts(),
-        provenance=node.provenance(),
-    )
-
-
 def parse_facts(root: Node) -> ContainerFacts:
     """Build the facts from a parsed file (exposed for tests on hand-made data)."""
     root.only(
         "official", "cuda_bases", "gpu_brands", "ngc_image", "ngc", "ngc_last_release", "host"
     )
-    naming = _ngc_image(root.get("ngc_image"))
+    naming = read_record(NgcImage, root.get("ngc_image"))
     ngc_nodes = list(root.get("ngc").items())
-    ngc = tuple(_ngc(n, naming) for n in ngc_nodes)
+    ngc = tuple(read_record(NgcRelease, n, naming=naming) for n in ngc_nodes)
     unique(zip(ngc_nodes, (r.release for r in ngc)), "NGC release")
     base_nodes = list(root.get("cuda_bases").items())
-    bases = tuple(_cuda_base(n) for n in base_nodes)
+    bases = tuple(read_record(CudaBase, n) for n in base_nodes)
     unique(zip(base_nodes, (f"{b.cuda.major}.{b.cuda.minor}" for b in bases)), "CUDA base for")
     return ContainerFacts(
-        official=_official(root.get("official")),
+        official=read_record(OfficialImages, root.get("official")),
         cuda_bases=bases,
-        gpu_brands=_gpu_brands(root.get("gpu_brands")),
+        gpu_brands=read_record(GpuBrands, root.get("gpu_brands")),
         ngc=tuple(sorted(ngc, key=lambda r: r.release, reverse=True)),
-        ngc_last=_ngc_last(root.get("ngc_last_release")),
-        host=_host(root.get("host")),
+        ngc_last=read_record(NgcLast, root.get("ngc_last_release")),
+        host=read_record(HostNeeds, root.get("host")),
     )
 
 

@@ -7,15 +7,21 @@ installed driver support (:meth:`CudaFacts.max_cuda_for_driver`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import fact, given, read_record, sourced
 from tfenv.models.driver import DriverVersion
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CUDA_FILE",
@@ -33,17 +39,24 @@ CUDA_FILE = "nvidia/cuda.yaml"
 OsName = Literal["linux", "windows"]
 
 
+def _toolkit_version(node: Node) -> Version:
+    version = node.version()
+    if len(version.release) != 2:
+        raise node.fail(f"{version} is not a major.minor CUDA version")
+    return version
+
+
 @dataclass(frozen=True)
 class CudaToolkit:
     """One CUDA minor release (``version`` is major.minor)."""
 
-    version: Version
-    min_driver_linux: Optional[DriverVersion]
-    min_driver_windows: Optional[DriverVersion]
-    cc_min: Optional[Version]
-    cc_max: Optional[Version]
-    provenance: Provenance
-    note: Optional[str] = None
+    version: Version = fact(_toolkit_version)
+    min_driver_linux: Optional[DriverVersion] = given()  # from min_driver: linux, windows
+    min_driver_windows: Optional[DriverVersion] = given()
+    cc_min: Optional[Version] = given()  # from compute_capabilities: min, max
+    cc_max: Optional[Version] = given()
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
     def min_driver(self, os: OsName) -> Optional[DriverVersion]:
         return self.min_driver_linux if os == "linux" else self.min_driver_windows
@@ -59,11 +72,11 @@ class CudaToolkit:
 class CudaFamily:
     """Minor-version compatibility of one CUDA major (null floors: none or unpublished)."""
 
-    major: int
-    min_driver_linux: Optional[DriverVersion]
-    min_driver_windows: Optional[DriverVersion]
-    caveats: str
-    provenance: Provenance
+    major: int = fact(Node.integer)
+    min_driver_linux: Optional[DriverVersion] = given()  # from min_driver: linux, windows
+    min_driver_windows: Optional[DriverVersion] = given()
+    caveats: str = fact()
+    provenance: Provenance = sourced()
 
     def min_driver(self, os: OsName) -> Optional[DriverVersion]:
         return self.min_driver_linux if os == "linux" else self.min_driver_windows
@@ -73,22 +86,22 @@ class CudaFamily:
 class DriverBranch:
     """A driver branch (the driver's major number) and the CUDA version it reports."""
 
-    branch: int
-    max_cuda: Optional[Version]
-    provenance: Provenance
-    note: Optional[str] = None
+    branch: int = fact(Node.integer)
+    max_cuda: Optional[Version] = fact(Node.opt_version)
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
 
 @dataclass(frozen=True)
 class ArchitectureSupport:
     """The last driver branch that supports the GPUs of one architecture."""
 
-    architecture: str  # "Kepler"
-    cc_min: Version
-    cc_max: Version
-    last_branch: int
-    provenance: Provenance
-    note: Optional[str] = None
+    architecture: str = fact()  # "Kepler"
+    cc_min: Version = given()  # from compute_capabilities: min, max
+    cc_max: Version = given()
+    last_branch: int = fact(lambda n: n.integer(minimum=1))
+    provenance: Provenance = sourced()
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
     def covers(self, cc: Version) -> bool:
         return self.cc_min <= cc <= self.cc_max
@@ -221,61 +234,40 @@ def _os_pair(node: Node) -> tuple[Optional[DriverVersion], Optional[DriverVersio
 
 
 def _toolkit(node: Node) -> CudaToolkit:
-    node.only("version", "min_driver", "compute_capabilities", "note", "source", "retrieved")
-    version = node.get("version").version()
-    if len(version.release) != 2:
-        raise node.get("version").fail(f"{version} is not a major.minor CUDA version")
     linux, windows = _os_pair(node.get("min_driver"))
     ccs = node.get("compute_capabilities").only("min", "max")
     cc_min, cc_max = ccs.get("min").opt_version(), ccs.get("max").opt_version()
     if cc_min is not None and cc_max is not None and cc_min > cc_max:
         raise ccs.fail(f"min {cc_min} is above max {cc_max}")
-    return CudaToolkit(
-        version=version,
+    return read_record(
+        CudaToolkit,
+        node,
+        keys=("min_driver", "compute_capabilities"),
         min_driver_linux=linux,
         min_driver_windows=windows,
         cc_min=cc_min,
         cc_max=cc_max,
-        provenance=node.provenance(),
-        note=node.opt("note").opt_text(),
     )
 
 
 def _family(node: Node) -> CudaFamily:
-    node.only("major", "min_driver", "caveats", "source", "retrieved")
     linux, windows = _os_pair(node.get("min_driver"))
-    return CudaFamily(
-        major=node.get("major").integer(),
+    return read_record(
+        CudaFamily,
+        node,
+        keys=("min_driver",),
         min_driver_linux=linux,
         min_driver_windows=windows,
-        caveats=node.get("caveats").text(),
-        provenance=node.provenance(),
-    )
-
-
-def _branch(node: Node) -> DriverBranch:
-    node.only("branch", "max_cuda", "note", "source", "retrieved")
-    return DriverBranch(
-        branch=node.get("branch").integer(),
-        max_cuda=node.get("max_cuda").opt_version(),
-        provenance=node.provenance(),
-        note=node.opt("note").opt_text(),
     )
 
 
 def _architecture(node: Node) -> ArchitectureSupport:
-    node.only("architecture", "compute_capabilities", "last_branch", "note", "source", "retrieved")
     ccs = node.get("compute_capabilities").only("min", "max")
     cc_min, cc_max = ccs.get("min").version(), ccs.get("max").version()
     if cc_min > cc_max:
         raise ccs.fail(f"min {cc_min} is above max {cc_max}")
-    return ArchitectureSupport(
-        architecture=node.get("architecture").text(),
-        cc_min=cc_min,
-        cc_max=cc_max,
-        last_branch=node.get("last_branch").integer(minimum=1),
-        provenance=node.provenance(),
-        note=node.opt("note").opt_text(),
+    return read_record(
+        ArchitectureSupport, node, keys=("compute_capabilities",), cc_min=cc_min, cc_max=cc_max
     )
 
 
@@ -299,7 +291,7 @@ def parse(root: Node) -> CudaFacts:
     br_nodes = list(root.get("driver_branches").items())
     toolkits = tuple(_toolkit(n) for n in tk_nodes)
     families = tuple(_family(n) for n in fam_nodes)
-    branches = tuple(_branch(n) for n in br_nodes)
+    branches = tuple(read_record(DriverBranch, n) for n in br_nodes)
     unique(((n.get("version"), t.version) for n, t in zip(tk_nodes, toolkits)), "toolkit")
     unique(((n.get("major"), f.major) for n, f in zip(fam_nodes, families)), "family")
     unique(((n.get("branch"), b.branch) for n, b in zip(br_nodes, branches)), "branch")

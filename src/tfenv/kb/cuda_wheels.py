@@ -17,7 +17,6 @@ left out: TensorFlow loads them only when present.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Optional
@@ -27,10 +26,17 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import fact, opt_record, read_record, record, sourced
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import WheelSet
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "AND_CUDA_FILE",
@@ -51,30 +57,58 @@ Policy = Literal["build", "newest"]
 POLICIES: tuple[Policy, ...] = ("build", "newest")
 
 
-@dataclass(frozen=True)
-class PackageSet:
-    packages: frozenset[str]
-    summary: str
-    provenance: Provenance
-
-
 #: where XLA may look for ptxas and libdevice (``xla_search`` in and_cuda.yaml)
 XLA_PLACES = ("xla_flags", "path", "build_toolkit", "cuda_home", "pip_nvcc")
+
+
+def _names(node: Node) -> frozenset[str]:
+    from packaging.utils import canonicalize_name
+
+    return frozenset(str(canonicalize_name(n)) for n in node.texts())
+
+
+def _majors(node: Node) -> Mapping[str, int]:
+    from packaging.utils import canonicalize_name
+
+    majors = {
+        str(canonicalize_name(name)): major.integer(minimum=1) for name, major in node.entries()
+    }
+    if not majors:
+        raise node.fail("expected at least one cuDNN wheel")
+    return MappingProxyType(majors)
+
+
+def _places(node: Node) -> tuple[str, ...]:
+    places = tuple(n.choice(*XLA_PLACES) for n in node.items())
+    if len(set(places)) != len(places):
+        raise node.fail("a place is listed twice")
+    return places
+
+
+@dataclass(frozen=True)
+class PackageSet:
+    packages: frozenset[str] = fact(_names)
+    summary: str = fact()
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class XlaSearch:
     """Where XLA inside TensorFlow looks for ptxas and libdevice, in order."""
 
-    pip_nvcc: SpecifierSet  # releases that also look in site-packages/nvidia/cuda_nvcc
-    path_first: SpecifierSet  # releases that try PATH before the XLA_FLAGS folder
-    build_toolkit: SpecifierSet  # releases that look in the build's /usr/local/cuda-X.Y
-    ptxas_floor: Optional[Version]  # a ptxas older than this is passed over ...
-    ptxas_floor_in: SpecifierSet  # ... by these releases
-    ptxas: tuple[str, ...]  # places (XLA_PLACES), first found wins
-    libdevice: tuple[str, ...]
-    summary: str
-    provenance: Provenance
+    # releases that also look in site-packages/nvidia/cuda_nvcc
+    pip_nvcc: SpecifierSet = fact(Node.specifier)
+    # releases that try PATH before the XLA_FLAGS folder
+    path_first: SpecifierSet = fact(Node.specifier)
+    # releases that look in the build's /usr/local/cuda-X.Y
+    build_toolkit: SpecifierSet = fact(Node.specifier)
+    # a ptxas older than this is passed over ...
+    ptxas_floor: Optional[Version] = fact(Node.opt_version)
+    ptxas_floor_in: SpecifierSet = fact(Node.specifier)  # ... by these releases
+    ptxas: tuple[str, ...] = fact(_places)  # places (XLA_PLACES), first found wins
+    libdevice: tuple[str, ...] = fact(_places)
+    summary: str = fact()
+    provenance: Provenance = sourced()
 
     def places(self, tool: Literal["ptxas", "libdevice"], tf: Optional[Version]) -> tuple[str, ...]:
         """The places ``tf`` looks for ``tool``, in order (every place when ``tf`` is None)."""
@@ -101,16 +135,19 @@ class XlaSearch:
 class CudnnWheels:
     """NVIDIA's cuDNN wheels: package name -> the CUDA major it is built for."""
 
-    cuda_major: Mapping[str, int]
-    provenance: Provenance
+    cuda_major: Mapping[str, int] = fact(_majors, key="packages")
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class AndCudaFacts:
-    optional: PackageSet  # TensorFlow loads these only when present (TensorRT)
-    cuda_versioned: PackageSet  # their version is the CUDA version they ship with
-    cudnn: CudnnWheels  # their version is the cuDNN version
-    xla: Optional[XlaSearch] = None  # where XLA looks for ptxas and libdevice (None: not recorded)
+    # TensorFlow loads these only when present (TensorRT)
+    optional: PackageSet = fact(record(PackageSet))
+    # their version is the CUDA version they ship with
+    cuda_versioned: PackageSet = fact(record(PackageSet))
+    cudnn: CudnnWheels = fact(record(CudnnWheels))  # their version is the cuDNN version
+    # where XLA looks for ptxas and libdevice (None: not recorded)
+    xla: Optional[XlaSearch] = fact(opt_record(XlaSearch), key="xla_search", default=None)
 
     def wheel(self, component: str, cuda_major: int) -> Optional[str]:
         """NVIDIA's wheel of ``component`` (``cudnn``, ``cuda-runtime``, ``cuda-nvcc``,
@@ -128,69 +165,8 @@ class AndCudaFacts:
         return head.removeprefix("nvidia-") if major.isdigit() else None
 
 
-def _set(node: Node) -> PackageSet:
-    from packaging.utils import canonicalize_name
-
-    node.only("packages", "summary", "source", "retrieved")
-    names = frozenset(str(canonicalize_name(n)) for n in node.get("packages").texts())
-    return PackageSet(names, node.get("summary").text(), node.provenance())
-
-
-def _cudnn(node: Node) -> CudnnWheels:
-    from packaging.utils import canonicalize_name
-
-    node.only("packages", "source", "retrieved")
-    majors = {
-        str(canonicalize_name(name)): major.integer(minimum=1)
-        for name, major in node.get("packages").entries()
-    }
-    if not majors:
-        raise node.get("packages").fail("expected at least one cuDNN wheel")
-    return CudnnWheels(MappingProxyType(majors), node.provenance())
-
-
-def _places(node: Node) -> tuple[str, ...]:
-    places = tuple(n.choice(*XLA_PLACES) for n in node.items())
-    if len(set(places)) != len(places):
-        raise node.fail("a place is listed twice")
-    return places
-
-
-def _xla(node: Node) -> XlaSearch:
-    node.only(
-        "pip_nvcc",
-        "path_first",
-        "build_toolkit",
-        "ptxas_floor",
-        "ptxas_floor_in",
-        "ptxas",
-        "libdevice",
-        "summary",
-        "source",
-        "retrieved",
-    )
-    return XlaSearch(
-        pip_nvcc=node.get("pip_nvcc").specifier(),
-        path_first=node.get("path_first").specifier(),
-        build_toolkit=node.get("build_toolkit").specifier(),
-        ptxas_floor=node.get("ptxas_floor").opt_version(),
-        ptxas_floor_in=node.get("ptxas_floor_in").specifier(),
-        ptxas=_places(node.get("ptxas")),
-        libdevice=_places(node.get("libdevice")),
-        summary=node.get("summary").text(),
-        provenance=node.provenance(),
-    )
-
-
 def load(root: Optional[Path] = None) -> AndCudaFacts:
-    doc = load_node(AND_CUDA_FILE, root).only("optional", "cuda_versioned", "cudnn", "xla_search")
-    xla = doc.opt("xla_search")
-    return AndCudaFacts(
-        _set(doc.get("optional")),
-        _set(doc.get("cuda_versioned")),
-        _cudnn(doc.get("cudnn")),
-        None if xla.is_null else _xla(xla),
-    )
+    return read_record(AndCudaFacts, load_node(AND_CUDA_FILE, root))
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import fact, given, read_record, sourced
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = ["CUDNN_FILE", "CudnnFacts", "CudnnSeries", "load"]
 
@@ -22,6 +28,13 @@ def _empty_versions() -> Mapping[int, tuple[Version, ...]]:
     return MappingProxyType({})
 
 
+def _series_version(node: Node) -> Version:
+    version = node.version()
+    if len(version.release) != 2:
+        raise node.fail(f"{version} is not a major.minor cuDNN series")
+    return version
+
+
 @dataclass(frozen=True)
 class CudnnSeries:
     """One cuDNN major.minor series.
@@ -30,12 +43,12 @@ class CudnnSeries:
     ``cuda_majors`` but missing from them means "not known", never "no limit".
     """
 
-    version: Version
-    cuda_majors: tuple[int, ...]
-    min_cc: Mapping[int, Version]
-    provenance: Provenance
-    cuda_versions: Mapping[int, tuple[Version, ...]] = field(default_factory=_empty_versions)
-    note: Optional[str] = None
+    version: Version = fact(_series_version)
+    cuda_majors: tuple[int, ...] = given()
+    min_cc: Mapping[int, Version] = given()
+    provenance: Provenance = sourced()
+    cuda_versions: Mapping[int, tuple[Version, ...]] = given(default_factory=_empty_versions)
+    note: Optional[str] = fact(Node.opt_text, default=None)
 
     def supports_cuda(self, cuda: Version) -> Optional[bool]:
         """Whether a build of this series exists for ``cuda`` (None when the minors are unknown)."""
@@ -64,10 +77,7 @@ class CudnnFacts:
 
 
 def _series(node: Node) -> CudnnSeries:
-    node.only("version", "cuda", "note", "source", "retrieved")
-    version = node.get("version").version()
-    if len(version.release) != 2:
-        raise node.get("version").fail(f"{version} is not a major.minor cuDNN series")
+    """A series: its CUDA builds (``cuda``) are spread over three fields."""
     majors: list[int] = []
     min_cc: dict[int, Version] = {}
     versions: dict[int, tuple[Version, ...]] = {}
@@ -91,13 +101,13 @@ def _series(node: Node) -> CudnnSeries:
             versions[major] = tuple(minors)
     if not majors:
         raise node.get("cuda").fail("a cuDNN series needs at least one CUDA build")
-    return CudnnSeries(
-        version=version,
+    return read_record(
+        CudnnSeries,
+        node,
+        keys=("cuda",),
         cuda_majors=tuple(majors),
         min_cc=MappingProxyType(min_cc),
-        provenance=node.provenance(),
         cuda_versions=MappingProxyType(versions),
-        note=node.opt("note").opt_text(),
     )
 
 

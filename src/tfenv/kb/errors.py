@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.specifiers import SpecifierSet
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import choice, fact, opt_choice, read_record, sourced
 from tfenv.models.platform import PLATFORM_KEYS
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "ANSWERS",
@@ -40,19 +45,6 @@ __all__ = [
 ERRORS_FILE = "errors.yaml"
 SEVERITIES = ("problem", "warning", "harmless")
 _PLATFORMS = frozenset(PLATFORM_KEYS)
-_KEYS = (
-    "id",
-    "title",
-    "severity",
-    "patterns",
-    "cause",
-    "fix",
-    "applies",
-    "answer",
-    "supersedes",
-    "source",
-    "retrieved",
-)
 #: the answers ``tfenv explain`` knows how to give (``answer:`` of an entry); each one asks
 #: the knowledge base, the rules or the solver about what the message names
 ANSWERS = (
@@ -86,12 +78,20 @@ ANSWERS = (
 Severity = Literal["problem", "warning", "harmless"]
 
 
+def _platforms(node: Node) -> frozenset[str]:
+    platforms = frozenset(node.texts())
+    unknown = platforms - _PLATFORMS
+    if unknown:
+        raise node.fail(f"unknown platform(s) {', '.join(sorted(unknown))}")
+    return platforms
+
+
 @dataclass(frozen=True)
 class Applies:
     """Where an entry applies: platforms (empty: all) and TensorFlow versions (None: all)."""
 
-    platforms: frozenset[str] = frozenset()
-    tensorflow: Optional[SpecifierSet] = None
+    platforms: frozenset[str] = fact(_platforms, default=frozenset())
+    tensorflow: Optional[SpecifierSet] = fact(Node.specifier, default=None)
 
 
 class CatalogPattern:
@@ -196,20 +196,6 @@ def _quantifier_end(source: str, i: int) -> int:
     return j
 
 
-@dataclass(frozen=True)
-class ErrorEntry:
-    id: str
-    title: str
-    severity: Severity
-    patterns: tuple[CatalogPattern, ...]
-    cause: str
-    fix: str
-    applies: Applies
-    provenance: Provenance
-    answer: Optional[str] = None  # one of ANSWERS: how explain interprets what it names
-    supersedes: tuple[str, ...] = ()  # entries that only follow from this one
-
-
 def _pattern(node: Node) -> CatalogPattern:
     text = node.text()
     try:
@@ -218,35 +204,32 @@ def _pattern(node: Node) -> CatalogPattern:
         raise node.fail(f"{text!r} is not a valid regular expression ({exc})") from None
 
 
-def _applies(node: Node) -> Applies:
-    if node.is_null:
-        return Applies()
-    node.only("platforms", "tensorflow")
-    platforms = frozenset(node.opt("platforms").texts()) if node.has("platforms") else frozenset()
-    unknown = platforms - _PLATFORMS
-    if unknown:
-        raise node.get("platforms").fail(f"unknown platform(s) {', '.join(sorted(unknown))}")
-    spec = node.get("tensorflow").specifier() if node.has("tensorflow") else None
-    return Applies(platforms=platforms, tensorflow=spec)
-
-
-def _entry(node: Node) -> ErrorEntry:
-    node.only(*_KEYS)
-    severity = node.get("severity").choice(*SEVERITIES)
-    patterns = tuple(_pattern(p) for p in node.get("patterns").items())
+def _patterns(node: Node) -> tuple[CatalogPattern, ...]:
+    patterns = tuple(_pattern(p) for p in node.items())
     if not patterns:
-        raise node.get("patterns").fail("an entry needs at least one pattern")
-    return ErrorEntry(
-        id=node.get("id").kebab_id(),
-        title=node.get("title").text(),
-        severity=severity,  # type: ignore[arg-type]  # checked against SEVERITIES above
-        patterns=patterns,
-        cause=node.get("cause").text(),
-        fix=node.get("fix").text(),
-        applies=_applies(node.opt("applies")),
-        provenance=node.provenance(),
-        answer=node.opt("answer").opt_choice(*ANSWERS),
-        supersedes=tuple(n.kebab_id() for n in node.opt("supersedes").opt_items()),
+        raise node.fail("an entry needs at least one pattern")
+    return patterns
+
+
+def _applies(node: Node) -> Applies:
+    return Applies() if node.is_null else read_record(Applies, node)
+
+
+@dataclass(frozen=True)
+class ErrorEntry:
+    id: str = fact(Node.kebab_id)
+    title: str = fact()
+    severity: Severity = fact(choice(*SEVERITIES))
+    patterns: tuple[CatalogPattern, ...] = fact(_patterns)
+    cause: str = fact()
+    fix: str = fact()
+    applies: Applies = fact(_applies, missing=Applies())
+    provenance: Provenance = sourced()
+    # one of ANSWERS: how explain interprets what it names
+    answer: Optional[str] = fact(opt_choice(*ANSWERS), default=None)
+    # entries that only follow from this one
+    supersedes: tuple[str, ...] = fact(
+        lambda n: tuple(i.kebab_id() for i in n.opt_items()), default=()
     )
 
 
@@ -254,7 +237,7 @@ def _entry(node: Node) -> ErrorEntry:
 def load(root: Optional[Path] = None) -> tuple[ErrorEntry, ...]:
     """Read ``errors.yaml`` below ``root`` (default: the shipped data)."""
     doc = load_node(ERRORS_FILE, root).only("errors")
-    out = unique_by_id(doc.get("errors"), _entry)
+    out = unique_by_id(doc.get("errors"), lambda node: read_record(ErrorEntry, node))
     seen = {entry.id for entry in out}
     for item, entry in zip(doc.get("errors").items(), out):
         unknown = [s for s in entry.supersedes if s not in seen or s == entry.id]

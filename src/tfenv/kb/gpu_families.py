@@ -10,14 +10,20 @@ reads this file; resolving never does.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import choice, fact, given, read_record, records, sourced, text_list
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "FAMILIES_FILE",
@@ -60,15 +66,15 @@ def device_id(text: str) -> int:
 class ChipRange:
     """One chip's block of PCI device IDs and its compute capability (None: unknown)."""
 
-    low: int
-    high: int
-    chip: str
-    architecture: str
-    compute_capability: Optional[Version]
-    cc_basis: str  # listed, inferred, unknown
-    anchors: tuple[str, ...]
-    note: Optional[str]
-    provenance: Provenance
+    low: int = given()  # from device_ids: [first, last]
+    high: int = given()
+    chip: str = fact()
+    architecture: str = fact()
+    compute_capability: Optional[Version] = fact(Node.opt_version)
+    cc_basis: str = fact(choice("listed", "inferred", "unknown"))
+    anchors: tuple[str, ...] = fact(text_list, missing=())
+    note: Optional[str] = fact(Node.opt_text, missing=None)
+    provenance: Provenance = sourced()
 
     def holds(self, dev: int) -> bool:
         return self.low <= dev <= self.high
@@ -78,11 +84,11 @@ class ChipRange:
 class ArmGpus:
     """GPUs that only come in Arm (aarch64) machines: a device-ID range or product names."""
 
-    low: Optional[int]
-    high: Optional[int]
-    names: tuple[str, ...]
-    what: str
-    provenance: Provenance
+    low: Optional[int] = given()  # from device_ids: [first, last], or null
+    high: Optional[int] = given()
+    names: tuple[str, ...] = fact(text_list, missing=())
+    what: str = fact()
+    provenance: Provenance = sourced()
 
     def holds(self, name: str, dev: int) -> bool:
         if name in self.names:
@@ -90,11 +96,18 @@ class ArmGpus:
         return self.low is not None and self.high is not None and self.low <= dev <= self.high
 
 
+def _pattern(node: Node) -> re.Pattern[str]:
+    try:
+        return re.compile(node.text())
+    except re.error as exc:
+        raise node.fail(f"is not a regular expression ({exc})") from None
+
+
 @dataclass(frozen=True)
 class SegmentRule:
-    pattern: re.Pattern[str]
-    segment: str
-    note: Optional[str]
+    pattern: re.Pattern[str] = fact(_pattern)
+    segment: str = fact(choice(*sorted(SEGMENTS)))
+    note: Optional[str] = fact(Node.opt_text, missing=None)
 
 
 @dataclass(frozen=True)
@@ -131,56 +144,21 @@ def _range(node: Node) -> tuple[int, int]:
 
 
 def _chip(node: Node) -> ChipRange:
-    node.only(
-        "device_ids",
-        "chip",
-        "architecture",
-        "compute_capability",
-        "cc_basis",
-        "anchors",
-        "note",
-        "source",
-        "retrieved",
-    )
     low, high = _range(node.get("device_ids"))
-    cc = node.get("compute_capability").opt_version()
-    basis = node.get("cc_basis").choice("listed", "inferred", "unknown")
-    if (cc is None) != (basis == "unknown"):
+    chip = read_record(ChipRange, node, keys=("device_ids",), low=low, high=high)
+    if (chip.compute_capability is None) != (chip.cc_basis == "unknown"):
         raise node.get("cc_basis").fail("is 'unknown' exactly when compute_capability is null")
-    return ChipRange(
-        low=low,
-        high=high,
-        chip=node.get("chip").text(),
-        architecture=node.get("architecture").text(),
-        compute_capability=cc,
-        cc_basis=basis,
-        anchors=node.opt("anchors").opt_texts() or (),
-        note=node.opt("note").opt_text(),
-        provenance=node.provenance(),
-    )
+    return chip
 
 
 def _arm(node: Node) -> ArmGpus:
-    node.only("device_ids", "names", "what", "source", "retrieved")
     low = high = None
     if not node.opt("device_ids").is_null:
         low, high = _range(node.get("device_ids"))
-    names = node.opt("names").opt_texts() or ()
-    if low is None and not names:
+    arm = read_record(ArmGpus, node, keys=("device_ids",), low=low, high=high)
+    if low is None and not arm.names:
         raise node.fail("give device_ids or names")
-    return ArmGpus(low, high, names, node.get("what").text(), node.provenance())
-
-
-def _rule(node: Node) -> SegmentRule:
-    node.only("pattern", "segment", "note")
-    text = node.get("pattern").text()
-    try:
-        pattern = re.compile(text)
-    except re.error as exc:
-        raise node.get("pattern").fail(f"is not a regular expression ({exc})") from None
-    return SegmentRule(
-        pattern, node.get("segment").choice(*sorted(SEGMENTS)), node.opt("note").opt_text()
-    )
+    return arm
 
 
 def parse(root: Node) -> GpuFamilies:
@@ -194,7 +172,7 @@ def parse(root: Node) -> GpuFamilies:
     return GpuFamilies(
         chips=chips,
         aarch64=tuple(_arm(n) for n in root.get("aarch64").items()),
-        segments=tuple(_rule(n) for n in seg.get("rules").items()),
+        segments=records(SegmentRule)(seg.get("rules")),
         segments_provenance=seg.provenance(),
     )
 

@@ -12,22 +12,30 @@ any Python 3, bounded by ``requires_python``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import fact, given, read_record
 from tfenv.models.platform import PLATFORM_KEYS
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "CPU_DISTRIBUTIONS",
     "CUDA_WHEELS",
     "INDEX_PACKAGES",
+    "OLDEST_TF",
     "TF_DISTRIBUTIONS",
     "CudaWheel",
     "ExtraLine",
@@ -57,34 +65,16 @@ TF_DISTRIBUTIONS = (
     "tensorflow-cpu-aws",
     "tensorflow-macos",
 )
+#: the oldest TensorFlow tfenv covers: refresh records no older release of tensorflow and
+#: tensorflow-gpu, the solver offers none, check-upgrade walks none and --tf names none
+OLDEST_TF = Version("2.0.0")
 #: those of them that are never a CUDA build
 CPU_DISTRIBUTIONS = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})
 
 _EMPTY: Mapping[str, WheelSet] = MappingProxyType({})
 _NO_PYTHONS: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 _NO_LINES: Mapping[str, ExtraLine] = MappingProxyType({})
-_WHEEL_KEYS = (
-    "and_cuda",
-    "glibc",
-    "macos",
-    "python",
-    "requires",
-    "requires_python",
-    "size",
-    "stub_for",
-    "variants",
-)
 _VARIANT_KEYS = ("and_cuda", "glibc", "macos", "requires", "requires_python", "stub_for")
-_RELEASE_KEYS = (
-    "build",
-    "prerelease",
-    "sdist",
-    "uploaded",
-    "version",
-    "wheels",
-    "yanked",
-    "yanked_reason",
-)
 
 
 def python_matches(tag: str, python: str) -> bool:
@@ -107,6 +97,19 @@ def _strs(node: Node) -> tuple[str, ...]:
     return node.texts()
 
 
+def _opt_strs(node: Node) -> Optional[tuple[str, ...]]:
+    return None if node.is_null else _strs(node)
+
+
+def _wheels(node: Node) -> Mapping[str, WheelSet]:
+    wheels = {}
+    for platform, wnode in node.entries():
+        if platform not in PLATFORM_KEYS:
+            raise wnode.fail(f"unknown platform {platform!r}")
+        wheels[platform] = _wheelset(platform, wnode)
+    return MappingProxyType(wheels)
+
+
 def _pykey(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(".") if x.isdigit())
 
@@ -115,16 +118,17 @@ def _pykey(text: str) -> tuple[int, ...]:
 class WheelSet:
     """The wheels of one release for one platform (variants: per-Python overrides)."""
 
-    platform: str
-    pythons: tuple[str, ...]
-    glibc: Optional[Version]
-    macos: Optional[Version]
-    size: int
-    requires_python: Optional[str]
-    stub_for: Optional[str]
-    and_cuda: Optional[tuple[str, ...]]
-    requires: tuple[str, ...]
-    variants: Mapping[str, WheelSet] = field(default_factory=lambda: _EMPTY, compare=False)
+    platform: str = given()  # the key it is listed under
+    pythons: tuple[str, ...] = fact(_strs, key="python")
+    glibc: Optional[Version] = fact(Node.opt_version)
+    macos: Optional[Version] = fact(Node.opt_version)
+    size: int = fact(Node.integer)
+    requires_python: Optional[str] = fact(Node.opt_text)
+    stub_for: Optional[str] = fact(Node.opt_text)
+    and_cuda: Optional[tuple[str, ...]] = fact(_opt_strs)
+    requires: tuple[str, ...] = fact(_strs)
+    # per-Python overrides (``variants``: read over the base by _variant)
+    variants: Mapping[str, WheelSet] = given(default_factory=lambda: _EMPTY, compare=False)
 
     @property
     def is_stub(self) -> bool:
@@ -147,25 +151,26 @@ class WheelSet:
 class HeaderBuild:
     """The CUDA and cuDNN a release's Linux x86_64 wheel ships in its headers."""
 
-    cuda: Optional[Version]
-    cudnn: Optional[Version]
-    provenance: Provenance
+    cuda: Optional[Version] = fact(Node.opt_version, missing=None)
+    cudnn: Optional[Version] = fact(Node.opt_version, missing=None)
+    provenance: Provenance = given()  # its source, read on the file's date
 
 
 @dataclass(frozen=True)
 class Release:
     """One version of one package on the index."""
 
-    package: str
-    version: Version
-    prerelease: bool
-    yanked: bool
-    yanked_reason: Optional[str]
-    uploaded: Optional[str]
-    sdist: bool
-    wheels: Mapping[str, WheelSet]
-    provenance: Provenance
-    build: Optional[HeaderBuild] = None  # read from the Linux wheel's headers (refresh)
+    package: str = given()
+    version: Version = fact(Node.version)
+    prerelease: bool = fact(Node.boolean)
+    yanked: bool = fact(Node.boolean)
+    yanked_reason: Optional[str] = fact(Node.opt_text)
+    uploaded: Optional[str] = fact(lambda n: None if n.is_null else n.date())
+    sdist: bool = fact(Node.boolean)
+    wheels: Mapping[str, WheelSet] = fact(_wheels)
+    provenance: Provenance = given()  # the file's
+    # read from the Linux wheel's headers (refresh)
+    build: Optional[HeaderBuild] = given(default=None)
 
     @property
     def platforms(self) -> frozenset[str]:
@@ -183,12 +188,16 @@ class CudaWheel:
     """One version of an ``and-cuda`` dependency: which platforms have wheels, for which
     Pythons (``"3"``: any Python 3; ``"3.10"``: CPython 3.10 only)."""
 
-    package: str
-    version: Version
-    platforms: frozenset[str]
-    sdist: bool
-    yanked: bool
-    pythons: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _NO_PYTHONS)
+    package: str = given()
+    version: Version = fact(Node.version)
+    platforms: frozenset[str] = fact(lambda n: frozenset(_strs(n)))
+    sdist: bool = fact(Node.boolean)
+    yanked: bool = fact(Node.boolean)
+    pythons: Mapping[str, tuple[str, ...]] = fact(
+        lambda n: MappingProxyType({p: _strs(tags) for p, tags in n.entries()}),
+        default_factory=lambda: _NO_PYTHONS,
+        required=True,
+    )
 
     def installs(self, platform: str, python: Optional[str] = None) -> bool:
         """Whether a wheel of this version installs on ``platform`` (for ``python``)."""
@@ -297,51 +306,24 @@ def _load_package(name: str, root: Optional[Path]) -> tuple[Release, ...]:
 
 
 def _release(package: str, node: Node, prov: Provenance) -> Release:
-    node.only(*_RELEASE_KEYS)
-    wheels = {}
-    for platform, wnode in node.get("wheels").entries():
-        if platform not in PLATFORM_KEYS:
-            raise wnode.fail(f"unknown platform {platform!r}")
-        wheels[platform] = _wheelset(platform, wnode)
-    uploaded = node.get("uploaded")
     build = node.opt("build")
-    return Release(
+    return read_record(
+        Release,
+        node,
+        keys=("build",),
         build=None if build.is_null else _header_build(build, prov),
         package=package,
-        version=node.get("version").version(),
-        prerelease=node.get("prerelease").boolean(),
-        yanked=node.get("yanked").boolean(),
-        yanked_reason=node.get("yanked_reason").opt_text(),
-        uploaded=None if uploaded.is_null else uploaded.date(),
-        sdist=node.get("sdist").boolean(),
-        wheels=MappingProxyType(wheels),
         provenance=prov,
     )
 
 
 def _header_build(node: Node, prov: Provenance) -> HeaderBuild:
-    node.only("cuda", "cudnn", "source")
-    return HeaderBuild(
-        cuda=node.opt("cuda").opt_version(),
-        cudnn=node.opt("cudnn").opt_version(),
-        provenance=Provenance((node.get("source").text(),), prov.retrieved),
-    )
+    source = Provenance((node.get("source").text(),), prov.retrieved)
+    return read_record(HeaderBuild, node, keys=("source",), provenance=source)
 
 
 def _wheelset(platform: str, node: Node) -> WheelSet:
-    node.only(*_WHEEL_KEYS)
-    and_cuda = node.get("and_cuda")
-    base = WheelSet(
-        platform=platform,
-        pythons=_strs(node.get("python")),
-        glibc=node.get("glibc").opt_version(),
-        macos=node.get("macos").opt_version(),
-        size=node.get("size").integer(),
-        requires_python=node.get("requires_python").opt_text(),
-        stub_for=node.get("stub_for").opt_text(),
-        and_cuda=None if and_cuda.is_null else _strs(and_cuda),
-        requires=_strs(node.get("requires")),
-    )
+    base = read_record(WheelSet, node, keys=("variants",), platform=platform)
     vnode = node.opt("variants")
     if vnode.is_null:
         return base
@@ -383,24 +365,13 @@ def _load_cuda(
             missing.add(name)
         rows = []
         for v in pnode.get("versions").items():
-            v.only("platforms", "pythons", "sdist", "version", "yanked")
-            plats = frozenset(_strs(v.get("platforms")))
-            pythons = {p: _strs(tags) for p, tags in v.get("pythons").entries()}
-            if set(pythons) != plats:
+            row = read_record(CudaWheel, v, package=name)
+            if set(row.pythons) != row.platforms:
                 raise v.get("pythons").fail("must list the Pythons of exactly the platforms")
-            if not plats <= set(PLATFORM_KEYS):
+            if not row.platforms <= set(PLATFORM_KEYS):
                 raise v.get("platforms").fail(
-                    f"unknown platform(s) {sorted(plats - set(PLATFORM_KEYS))}"
+                    f"unknown platform(s) {sorted(row.platforms - set(PLATFORM_KEYS))}"
                 )
-            rows.append(
-                CudaWheel(
-                    package=name,
-                    version=v.get("version").version(),
-                    platforms=plats,
-                    sdist=v.get("sdist").boolean(),
-                    yanked=v.get("yanked").boolean(),
-                    pythons=MappingProxyType(pythons),
-                )
-            )
+            rows.append(row)
         out[name] = tuple(rows)
     return out, frozenset(missing), prov

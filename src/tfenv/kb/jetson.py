@@ -8,7 +8,6 @@ the newest JetPack with a known NVIDIA TensorFlow build.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -16,10 +15,17 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import choice, fact, records, sourced
 from tfenv.models.driver import DriverVersion
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "JETSON_FILE",
@@ -39,29 +45,29 @@ _STATUS = ("established", "inferred", "doubtful")
 class JetsonTf:
     """One NVIDIA TensorFlow wheel for a JetPack release."""
 
-    version: str  # "2.16.1+nv24.08"
-    jp: str  # the index folder's JetPack code: "61"
-    python: Version
-    status: str
-    note: Optional[str]
+    version: str = fact()  # "2.16.1+nv24.08"
+    jp: str = fact()  # the index folder's JetPack code: "61"
+    python: Version = fact(Node.version)
+    status: str = fact(choice(*_STATUS))
+    note: Optional[str] = fact(Node.opt_text, missing=None)
 
 
 @dataclass(frozen=True)
 class JetPack:
-    jetpack: str  # the line: "6.1" (covers 6.1, 6.2, 6.2.1)
-    releases: tuple[str, ...]
-    l4t: tuple[str, ...]
-    ubuntu: str
-    python: Version
-    cuda: Optional[Version]
-    cudnn: Optional[Version]
-    tensorrt: Optional[Version]
-    compute_capabilities: tuple[Version, ...]
-    modules: tuple[str, ...]
-    nvidia_smi_driver: Optional[DriverVersion]
-    tensorflow: tuple[JetsonTf, ...]
-    note: Optional[str]
-    provenance: Provenance
+    jetpack: str = fact()  # the line: "6.1" (covers 6.1, 6.2, 6.2.1)
+    releases: tuple[str, ...] = fact(Node.texts)
+    l4t: tuple[str, ...] = fact(Node.texts)
+    ubuntu: str = fact()
+    python: Version = fact(Node.version)
+    cuda: Optional[Version] = fact(Node.opt_version)
+    cudnn: Optional[Version] = fact(Node.opt_version)
+    tensorrt: Optional[Version] = fact(Node.opt_version)
+    compute_capabilities: tuple[Version, ...] = fact(Node.versions)
+    modules: tuple[str, ...] = fact(Node.texts)
+    nvidia_smi_driver: Optional[DriverVersion] = fact(Node.opt_driver)
+    tensorflow: tuple[JetsonTf, ...] = fact(records(JetsonTf))
+    note: Optional[str] = fact(Node.opt_text, missing=None)
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
@@ -155,58 +161,11 @@ def is_jetson(kb: KnowledgeBase, gpu_name: Optional[str], cc: Optional[Version])
     return bool(same) and all(m.is_jetson for m in same)
 
 
-def _wheel(node: Node) -> JetsonTf:
-    node.only("version", "jp", "python", "status", "note")
-    return JetsonTf(
-        version=node.get("version").text(),
-        jp=node.get("jp").text(),
-        python=node.get("python").version(),
-        status=node.get("status").choice(*_STATUS),
-        note=node.opt("note").opt_text(),
-    )
-
-
-def _jetpack(node: Node) -> JetPack:
-    node.only(
-        "jetpack",
-        "releases",
-        "l4t",
-        "ubuntu",
-        "python",
-        "cuda",
-        "cudnn",
-        "tensorrt",
-        "compute_capabilities",
-        "modules",
-        "nvidia_smi_driver",
-        "tensorflow",
-        "note",
-        "source",
-        "retrieved",
-    )
-    return JetPack(
-        jetpack=node.get("jetpack").text(),
-        releases=node.get("releases").texts(),
-        l4t=node.get("l4t").texts(),
-        ubuntu=node.get("ubuntu").text(),
-        python=node.get("python").version(),
-        cuda=node.get("cuda").opt_version(),
-        cudnn=node.get("cudnn").opt_version(),
-        tensorrt=node.get("tensorrt").opt_version(),
-        compute_capabilities=node.get("compute_capabilities").versions(),
-        modules=node.get("modules").texts(),
-        nvidia_smi_driver=node.get("nvidia_smi_driver").opt_driver(),
-        tensorflow=tuple(_wheel(n) for n in node.get("tensorflow").items()),
-        note=node.opt("note").opt_text(),
-        provenance=node.provenance(),
-    )
-
-
 def parse(root: Node) -> JetsonFacts:
     root.only("wheels", "containers", "jetpacks")
     wheels = root.get("wheels").only("index", "install", "note", "source", "retrieved")
     boxes = root.get("containers").only("images", "tags_seen", "note", "source", "retrieved")
-    jetpacks = tuple(_jetpack(n) for n in root.get("jetpacks").items())
+    jetpacks = records(JetPack)(root.get("jetpacks"))
     order = [Version(j.jetpack) for j in jetpacks]
     if order != sorted(order, reverse=True):
         raise root.get("jetpacks").fail("list the JetPack lines newest first")

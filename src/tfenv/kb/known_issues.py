@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Optional, Union
+from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import choice, fact, opt_choice, read_record, sourced
 from tfenv.kb.tensorflow import platform_set
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "KNOWN_ISSUES_FILE",
@@ -29,6 +35,10 @@ Severity = Literal["broken", "warning"]
 VersionLike = Union[Version, str]
 
 
+def _opt_spec(node: Node) -> Optional[SpecifierSet]:
+    return node.opt_specifier(empty=False)
+
+
 @dataclass(frozen=True)
 class KnownIssue:
     """A release (range) that is broken or has a trap on some platforms.
@@ -38,19 +48,22 @@ class KnownIssue:
     version; an empty ``platforms`` means every platform.
     """
 
-    id: str
-    package: str
-    applies: SpecifierSet
-    platforms: frozenset[str]
-    severity: Severity
-    summary: str
-    prefer: Optional[Version]
-    provenance: Provenance
-    routes: frozenset[str] = frozenset()  # install routes concerned; empty: every route
-    compute_capability: Optional[SpecifierSet] = None  # GPUs concerned; None: every machine
-    remedy: Optional[str] = None  # what a plan does that avoids it ("pin-cuda-wheels")
-    python: Optional[SpecifierSet] = None  # Pythons concerned; None: every Python
-    action: str = ""  # what to do about it (the fix check-upgrade gives)
+    id: str = fact(Node.kebab_id)
+    package: str = fact(lambda n: "tensorflow" if n.is_null else n.text(), missing="tensorflow")
+    applies: SpecifierSet = fact(lambda n: n.specifier(empty=False))
+    platforms: frozenset[str] = fact(platform_set)
+    severity: Severity = fact(choice(*SEVERITIES))
+    summary: str = fact()
+    prefer: Optional[Version] = fact(Node.opt_version)
+    provenance: Provenance = sourced()
+    # install routes concerned; empty: every route
+    routes: frozenset[str] = fact(lambda n: frozenset(n.texts()), default=frozenset())
+    # GPUs concerned; None: every machine
+    compute_capability: Optional[SpecifierSet] = fact(_opt_spec, default=None)
+    # what a plan does that avoids it ("pin-cuda-wheels")
+    remedy: Optional[str] = fact(opt_choice(*REMEDIES), default=None)
+    python: Optional[SpecifierSet] = fact(_opt_spec, default=None)  # None: every Python
+    action: str = fact(required=True, default="")  # what to do about it (check-upgrade's fix)
 
     def concerns(
         self, route: str, cc: Optional[Version] = None, python: Optional[Version] = None
@@ -77,44 +90,8 @@ class KnownIssue:
         return self.applies.contains(v, prereleases=True)
 
 
-def _issue(node: Node) -> KnownIssue:
-    node.only(
-        "id",
-        "package",
-        "applies",
-        "platforms",
-        "severity",
-        "summary",
-        "prefer",
-        "routes",
-        "compute_capability",
-        "python",
-        "remedy",
-        "action",
-        "source",
-        "retrieved",
-    )
-    severity = node.get("severity").choice(*SEVERITIES)
-    package = node.opt("package")
-    return KnownIssue(
-        id=node.get("id").kebab_id(),
-        package="tensorflow" if package.is_null else package.text(),
-        applies=node.get("applies").specifier(empty=False),
-        platforms=platform_set(node.get("platforms")),
-        severity="broken" if severity == "broken" else "warning",
-        summary=node.get("summary").text(),
-        prefer=node.get("prefer").opt_version(),
-        provenance=node.provenance(),
-        routes=frozenset(node.opt("routes").texts()) if node.has("routes") else frozenset(),
-        compute_capability=node.opt("compute_capability").opt_specifier(empty=False),
-        remedy=node.opt("remedy").opt_choice(*REMEDIES),
-        python=node.opt("python").opt_specifier(empty=False),
-        action=node.get("action").text(),
-    )
-
-
 @lru_cache(maxsize=8)
 def load_known_issues(root: Optional[Path] = None) -> tuple[KnownIssue, ...]:
     """Read ``tensorflow/known_issues.yaml`` below ``root`` (default: the shipped data)."""
     doc = load_node(KNOWN_ISSUES_FILE, root).only("issues")
-    return unique_by_id(doc.get("issues"), _issue)
+    return unique_by_id(doc.get("issues"), lambda node: read_record(KnownIssue, node))

@@ -9,7 +9,6 @@ which TensorFlow is the newest with a known pairing (the default Metal plan);
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -18,9 +17,16 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import choice, fact, read_record, sourced
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "METAL_FILE",
@@ -41,14 +47,16 @@ PLATFORM = "macos_arm64"
 class MetalPair:
     """One plug-in release and the TensorFlow releases it is paired with."""
 
-    metal: Version
-    tensorflow: SpecifierSet
-    tensorflow_text: str  # as written: ">=2.18,<2.20"
-    package: str  # what provides TensorFlow there: tensorflow or tensorflow-macos
-    status: str  # established (Apple's table) or inferred
-    loads_with: Optional[SpecifierSet]  # releases whose libraries export what it imports
-    basis: str
-    provenance: Provenance
+    metal: Version = fact(Node.version)
+    tensorflow: SpecifierSet = fact(Node.specifier)
+    tensorflow_text: str = fact(key="tensorflow")  # as written: ">=2.18,<2.20"
+    # what provides TensorFlow there
+    package: str = fact(choice("tensorflow", "tensorflow-macos"))
+    status: str = fact(choice("established", "inferred"))  # Apple's table, or inferred
+    # releases whose libraries export what it imports
+    loads_with: Optional[SpecifierSet] = fact(Node.opt_specifier)
+    basis: str = fact()
+    provenance: Provenance = sourced()
 
     def describe(self) -> str:
         """ "tensorflow-metal 1.2.0 for TensorFlow >=2.18,<2.20 (inferred)"."""
@@ -83,27 +91,11 @@ class MetalPlugin:
     pair: MetalPair
 
 
-def _pair(node: Node) -> MetalPair:
-    node.only(
-        "metal", "tensorflow", "package", "status", "loads_with", "basis", "source", "retrieved"
-    )
-    return MetalPair(
-        metal=node.get("metal").version(),
-        tensorflow=node.get("tensorflow").specifier(),
-        tensorflow_text=node.get("tensorflow").text(),
-        package=node.get("package").choice("tensorflow", "tensorflow-macos"),
-        status=node.get("status").choice("established", "inferred"),
-        loads_with=node.get("loads_with").opt_specifier(),
-        basis=node.get("basis").text(),
-        provenance=node.provenance(),
-    )
-
-
 def parse(root: Node) -> MetalFacts:
     root.only("table", "pairs")
     table = root.get("table").only("header", "rows", "source", "retrieved")
     return MetalFacts(
-        pairs=tuple(_pair(n) for n in root.get("pairs").items()),
+        pairs=tuple(read_record(MetalPair, n) for n in root.get("pairs").items()),
         table=(table.get("header").text(), *table.get("rows").texts()),
         table_provenance=table.provenance(),
     )

@@ -6,17 +6,23 @@ Read from the hand-curated ``tfenv/data/platforms.yaml``; every record carries a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import choice, fact, read_record, record, sourced, text_list
 from tfenv.models.platform import PLATFORM_KEYS
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "PLATFORMS_FILE",
@@ -40,64 +46,83 @@ ROUTE_KINDS = frozenset({"pip", "conda", "conda+pip", "system", "metal", "cpu"})
 DataRoot = Optional[Path]
 
 
+def _names(allowed: frozenset[str]) -> Callable[[Node], frozenset[str]]:
+    def read(node: Node) -> frozenset[str]:
+        names = []
+        for item in node.items():
+            name = item.text()
+            if name not in allowed:
+                raise item.fail(f"unknown target {name!r}; known: {', '.join(sorted(allowed))}")
+            names.append(name)
+        return frozenset(names)
+
+    return read
+
+
+def _wheel_platform(node: Node) -> str:
+    if node.text() not in PLATFORM_KEYS:
+        raise node.fail(f"unknown platform {node.text()!r}")
+    return node.text()
+
+
 @dataclass(frozen=True)
 class Wsl2Facts:
-    min_windows_build: Version
-    min_windows_release: str  # its name ("Windows 10 21H2")
-    windows_driver_min_cuda12: Optional[Version]
-    libcuda_dir: str
-    wheel_platform: str
-    notes: tuple[str, ...]
-    provenance: Provenance
+    min_windows_build: Version = fact(Node.version)
+    min_windows_release: str = fact(Node.label)  # its name ("Windows 10 21H2")
+    windows_driver_min_cuda12: Optional[Version] = fact(Node.opt_version)
+    libcuda_dir: str = fact()
+    wheel_platform: str = fact(_wheel_platform)
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class NativeWindowsFacts:
-    last_gpu_release: Version
-    last_gpu_cuda: Optional[Version]
-    last_gpu_cudnn: Optional[Version]
-    notes: tuple[str, ...]
-    provenance: Provenance
+    last_gpu_release: Version = fact(Node.version)
+    last_gpu_cuda: Optional[Version] = fact(Node.opt_version)
+    last_gpu_cudnn: Optional[Version] = fact(Node.opt_version)
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class MetalFacts:
     """Apple's tensorflow-metal plugin (its pairing with TensorFlow releases: kb/metal.py)."""
 
-    package: str
-    latest: Version
-    platforms: frozenset[str]
-    python: tuple[Version, ...]
-    notes: tuple[str, ...]
-    provenance: Provenance
+    package: str = fact()
+    latest: Version = fact(Node.version)
+    platforms: frozenset[str] = fact(_names(frozenset(PLATFORM_KEYS)))
+    python: tuple[Version, ...] = fact(Node.versions)
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class MacosFacts:
-    cuda: bool
-    last_x86_64_release: Version
-    metal: MetalFacts
-    notes: tuple[str, ...]
-    provenance: Provenance
+    cuda: bool = fact(Node.boolean)
+    last_x86_64_release: Version = fact(Node.version)
+    metal: MetalFacts = fact(record(MetalFacts))
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class LinuxAarch64Facts:
-    cuda_wheels: bool
-    notes: tuple[str, ...]
-    provenance: Provenance
+    cuda_wheels: bool = fact(Node.boolean)
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
 
 @dataclass(frozen=True)
 class InstallRoute:
     """The install route the TensorFlow docs recommend for some series on some targets."""
 
-    id: str
-    targets: frozenset[str]
-    applies: SpecifierSet
-    route: str
-    summary: str
-    provenance: Provenance
+    id: str = fact()
+    targets: frozenset[str] = fact(_names(TARGETS))
+    applies: SpecifierSet = fact(Node.specifier)
+    route: str = fact(choice(*sorted(ROUTE_KINDS)))
+    summary: str = fact()
+    provenance: Provenance = sourced()
 
     def matches(self, version: Union[Version, str], target: str) -> bool:
         v = version if isinstance(version, Version) else Version(version)
@@ -106,130 +131,18 @@ class InstallRoute:
 
 @dataclass(frozen=True)
 class Platforms:
-    wsl2: Wsl2Facts
-    native_windows: NativeWindowsFacts
-    macos: MacosFacts
-    linux_aarch64: LinuxAarch64Facts
-    routes: tuple[InstallRoute, ...]
+    wsl2: Wsl2Facts = fact(record(Wsl2Facts))
+    native_windows: NativeWindowsFacts = fact(record(NativeWindowsFacts))
+    macos: MacosFacts = fact(record(MacosFacts))
+    linux_aarch64: LinuxAarch64Facts = fact(record(LinuxAarch64Facts))
+    routes: tuple[InstallRoute, ...] = fact(lambda n: unique_by_id(n, record(InstallRoute)))
 
     def routes_for(self, version: Union[Version, str], target: str) -> tuple[InstallRoute, ...]:
         """The recommended routes for ``version`` on ``target`` (file order)."""
         return tuple(r for r in self.routes if r.matches(version, target))
 
 
-def _notes(node: Node) -> tuple[str, ...]:
-    """The record's optional ``notes`` (one or a list; absent or null: none)."""
-    return node.opt("notes").opt_texts() or ()
-
-
-def _names(node: Node, allowed: frozenset[str]) -> frozenset[str]:
-    names = []
-    for item in node.items():
-        name = item.text()
-        if name not in allowed:
-            raise item.fail(f"unknown target {name!r}; known: {', '.join(sorted(allowed))}")
-        names.append(name)
-    return frozenset(names)
-
-
-def _wsl2(node: Node) -> Wsl2Facts:
-    node.only(
-        "min_windows_build",
-        "min_windows_release",
-        "windows_driver_min_cuda12",
-        "libcuda_dir",
-        "wheel_platform",
-        "notes",
-        "source",
-        "retrieved",
-    )
-    platform = node.get("wheel_platform")
-    if platform.text() not in PLATFORM_KEYS:
-        raise platform.fail(f"unknown platform {platform.text()!r}")
-    return Wsl2Facts(
-        min_windows_build=node.get("min_windows_build").version(),
-        min_windows_release=node.get("min_windows_release").label(),
-        windows_driver_min_cuda12=node.get("windows_driver_min_cuda12").opt_version(),
-        libcuda_dir=node.get("libcuda_dir").text(),
-        wheel_platform=platform.text(),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _windows(node: Node) -> NativeWindowsFacts:
-    node.only("last_gpu_release", "last_gpu_cuda", "last_gpu_cudnn", "notes", "source", "retrieved")
-    return NativeWindowsFacts(
-        last_gpu_release=node.get("last_gpu_release").version(),
-        last_gpu_cuda=node.get("last_gpu_cuda").opt_version(),
-        last_gpu_cudnn=node.get("last_gpu_cudnn").opt_version(),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _metal(node: Node) -> MetalFacts:
-    node.only(
-        "package",
-        "latest",
-        "platforms",
-        "python",
-        "notes",
-        "source",
-        "retrieved",
-    )
-    return MetalFacts(
-        package=node.get("package").text(),
-        latest=node.get("latest").version(),
-        platforms=_names(node.get("platforms"), frozenset(PLATFORM_KEYS)),
-        python=node.get("python").versions(),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _macos(node: Node) -> MacosFacts:
-    node.only("cuda", "last_x86_64_release", "metal", "notes", "source", "retrieved")
-    return MacosFacts(
-        cuda=node.get("cuda").boolean(),
-        last_x86_64_release=node.get("last_x86_64_release").version(),
-        metal=_metal(node.get("metal")),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _aarch64(node: Node) -> LinuxAarch64Facts:
-    node.only("cuda_wheels", "notes", "source", "retrieved")
-    return LinuxAarch64Facts(
-        cuda_wheels=node.get("cuda_wheels").boolean(),
-        notes=_notes(node),
-        provenance=node.provenance(),
-    )
-
-
-def _route(node: Node) -> InstallRoute:
-    node.only("id", "targets", "applies", "route", "summary", "source", "retrieved")
-    return InstallRoute(
-        id=node.get("id").text(),
-        targets=_names(node.get("targets"), TARGETS),
-        applies=node.get("applies").specifier(),
-        route=node.get("route").choice(*sorted(ROUTE_KINDS)),
-        summary=node.get("summary").text(),
-        provenance=node.provenance(),
-    )
-
-
 @lru_cache(maxsize=8)
 def load_platforms(root: DataRoot = None) -> Platforms:
     """Read ``platforms.yaml`` below ``root`` (default: the shipped data)."""
-    doc = load_node(PLATFORMS_FILE, root)
-    doc.only("wsl2", "native_windows", "macos", "linux_aarch64", "routes")
-    routes = unique_by_id(doc.get("routes"), _route)
-    return Platforms(
-        wsl2=_wsl2(doc.get("wsl2")),
-        native_windows=_windows(doc.get("native_windows")),
-        macos=_macos(doc.get("macos")),
-        linux_aarch64=_aarch64(doc.get("linux_aarch64")),
-        routes=routes,
-    )
+    return read_record(Platforms, load_node(PLATFORMS_FILE, root))

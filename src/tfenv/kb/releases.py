@@ -7,16 +7,23 @@ which GPU code) for one target platform.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
+
+from tfenv.kb.index import OLDEST_TF
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import Release, WheelSet
     from tfenv.kb.known_issues import KnownIssue
     from tfenv.kb.tensorflow import TfBuild
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = ["TfOption", "build_of", "known_versions", "tf_options"]
 
@@ -70,7 +77,7 @@ def known_versions(kb: KnowledgeBase) -> tuple[Version, ...]:
 def _tf_options(kb: KnowledgeBase, package: str, platform: str) -> tuple[TfOption, ...]:
     options = []
     for release in reversed(kb.index.releases(package)):
-        if release.version < Version("2.0.0"):
+        if release.version < OLDEST_TF:
             continue
         options.append(_option(kb, package, release, platform))
     return tuple(options)

@@ -13,16 +13,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Optional, Union
+from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import fact, opt_record, read_record, sourced, text_list
 from tfenv.models.platform import PLATFORM_KEYS, system
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "BUILDS_FILE",
@@ -56,24 +62,38 @@ def series_of(version: VersionLike) -> Version:
 class CudaBuild:
     """The CUDA toolkit and cuDNN one OS's official wheels were built/tested with."""
 
-    cuda: Optional[Version]
-    cudnn: Optional[Version]
-    provenance: Provenance
+    cuda: Optional[Version] = fact(Node.opt_version)
+    cudnn: Optional[Version] = fact(Node.opt_version)
+    provenance: Provenance = sourced()
+
+
+def _ptx_targets(node: Node) -> tuple[str, ...]:
+    targets = node.texts()
+    for item in node.items():
+        if not re.fullmatch(r"sm_\d+a?", item.text()):
+            raise item.fail(f"{item.text()!r} is not a PTX target such as sm_90 or sm_90a")
+    return targets
 
 
 @dataclass(frozen=True)
 class KernelCode:
     """The GPU code of one kind of kernel: SASS archs, PTX archs, PTX ISA and targets."""
 
-    sass: tuple[Version, ...]
-    ptx: tuple[Version, ...]
-    ptx_isa: Optional[Version]
-    ptx_targets: tuple[str, ...]
+    sass: tuple[Version, ...] = fact(Node.versions)
+    ptx: tuple[Version, ...] = fact(Node.versions)
+    ptx_isa: Optional[Version] = fact(Node.opt_version)
+    ptx_targets: tuple[str, ...] = fact(_ptx_targets)
 
     @property
     def arch_specific_ptx(self) -> bool:
         """PTX for an ``sm_XXa`` target: only a GPU of exactly that capability can JIT it."""
         return any(t.endswith("a") for t in self.ptx_targets)
+
+
+def _hand_written(node: Node) -> KernelCode:
+    if node.is_null:
+        raise node.fail("the hand-written kernels' code is required")
+    return read_record(KernelCode, node)
 
 
 @dataclass(frozen=True)
@@ -84,9 +104,9 @@ class ComputeCaps:
     MLIR-generated kernels (``.rodata``), None where the wheel has none.
     """
 
-    hand_written: KernelCode
-    generated: Optional[KernelCode]
-    provenance: Provenance
+    hand_written: KernelCode = fact(_hand_written)
+    generated: Optional[KernelCode] = fact(opt_record(KernelCode))
+    provenance: Provenance = sourced()
 
     @property
     def kinds(self) -> tuple[tuple[str, KernelCode], ...]:
@@ -101,19 +121,39 @@ class ComputeCaps:
         return min(sass) if sass else None
 
 
+def platform_set(node: Node) -> frozenset[str]:
+    """A list of platform names (``linux_x86_64`` ...), checked; null: none."""
+    if node.is_null:
+        return frozenset()
+    names = []
+    for item in node.items():
+        name = item.text()
+        if name not in PLATFORM_KEYS:
+            raise item.fail(f"unknown platform {name!r}; known: {', '.join(PLATFORM_KEYS)}")
+        names.append(name)
+    return frozenset(names)
+
+
+def _series(node: Node) -> Version:
+    series = node.version()
+    if len(series.release) != 2 or series.pre or series.post or series.dev:
+        raise node.fail(f"{node.text()!r} is not a minor series like '2.15'")
+    return series
+
+
 @dataclass(frozen=True)
 class TfBuild:
     """What one TensorFlow minor series was built with."""
 
-    series: Version
-    gpu_package: str
-    gpu_platforms: frozenset[str]
-    linux: Optional[CudaBuild]
-    windows: Optional[CudaBuild]
-    compute: Optional[ComputeCaps]
-    keras_major: Optional[int]
-    notes: tuple[str, ...]
-    provenance: Provenance
+    series: Version = fact(_series)
+    gpu_package: str = fact()
+    gpu_platforms: frozenset[str] = fact(platform_set)
+    linux: Optional[CudaBuild] = fact(opt_record(CudaBuild))
+    windows: Optional[CudaBuild] = fact(opt_record(CudaBuild))
+    compute: Optional[ComputeCaps] = fact(opt_record(ComputeCaps))
+    keras_major: Optional[int] = fact(Node.opt_integer)
+    notes: tuple[str, ...] = fact(text_list, missing=())
+    provenance: Provenance = sourced()
 
     def for_machine(self, os_kind: str) -> Optional[CudaBuild]:
         """The CUDA build a machine of ``os_kind`` (linux, wsl2, windows, macos) gets:
@@ -151,93 +191,6 @@ class TfBuilds:
         return len(self.all)
 
 
-def _cuda_build(node: Node) -> Optional[CudaBuild]:
-    if node.is_null:
-        return None
-    node.only("cuda", "cudnn", "source", "retrieved")
-    return CudaBuild(
-        cuda=node.get("cuda").opt_version(),
-        cudnn=node.get("cudnn").opt_version(),
-        provenance=node.provenance(),
-    )
-
-
-def _kernels(node: Node) -> Optional[KernelCode]:
-    if node.is_null:
-        return None
-    node.only("sass", "ptx", "ptx_isa", "ptx_targets")
-    targets = node.get("ptx_targets").texts()
-    for item in node.get("ptx_targets").items():
-        if not re.fullmatch(r"sm_\d+a?", item.text()):
-            raise item.fail(f"{item.text()!r} is not a PTX target such as sm_90 or sm_90a")
-    return KernelCode(
-        sass=node.get("sass").versions(),
-        ptx=node.get("ptx").versions(),
-        ptx_isa=node.get("ptx_isa").opt_version(),
-        ptx_targets=targets,
-    )
-
-
-def _compute(node: Node) -> Optional[ComputeCaps]:
-    if node.is_null:
-        return None
-    node.only("hand_written", "generated", "source", "retrieved")
-    hand = _kernels(node.get("hand_written"))
-    if hand is None:
-        raise node.get("hand_written").fail("the hand-written kernels' code is required")
-    return ComputeCaps(
-        hand_written=hand,
-        generated=_kernels(node.get("generated")),
-        provenance=node.provenance(),
-    )
-
-
-def platform_set(node: Node) -> frozenset[str]:
-    """A list of platform names (``linux_x86_64`` ...), checked; null: none."""
-    if node.is_null:
-        return frozenset()
-    names = []
-    for item in node.items():
-        name = item.text()
-        if name not in PLATFORM_KEYS:
-            raise item.fail(f"unknown platform {name!r}; known: {', '.join(PLATFORM_KEYS)}")
-        names.append(name)
-    return frozenset(names)
-
-
-def _series(node: Node) -> Version:
-    series = node.version()
-    if len(series.release) != 2 or series.pre or series.post or series.dev:
-        raise node.fail(f"{node.text()!r} is not a minor series like '2.15'")
-    return series
-
-
-def _build(node: Node) -> TfBuild:
-    node.only(
-        "series",
-        "gpu_package",
-        "gpu_platforms",
-        "linux",
-        "windows",
-        "compute",
-        "keras_major",
-        "notes",
-        "source",
-        "retrieved",
-    )
-    return TfBuild(
-        series=_series(node.get("series")),
-        gpu_package=node.get("gpu_package").text(),
-        gpu_platforms=platform_set(node.get("gpu_platforms")),
-        linux=_cuda_build(node.get("linux")),
-        windows=_cuda_build(node.get("windows")),
-        compute=_compute(node.get("compute")),
-        keras_major=node.get("keras_major").opt_integer(),
-        notes=node.opt("notes").opt_texts() or (),
-        provenance=node.provenance(),
-    )
-
-
 @lru_cache(maxsize=8)
 def load_builds(root: DataRoot = None) -> TfBuilds:
     """Read ``tensorflow/builds.yaml`` below ``root`` (default: the shipped data)."""
@@ -245,7 +198,7 @@ def load_builds(root: DataRoot = None) -> TfBuilds:
     builds: list[TfBuild] = []
     seen: set[Version] = set()
     for item in doc.get("builds").items():
-        build = _build(item)
+        build = read_record(TfBuild, item)
         if build.series in seen:
             raise item.get("series").fail(f"series {build.series} appears twice")
         if builds and build.series < builds[-1].series:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.errors import TfenvError, UnsatisfiableError
+from tfenv.errors import LOCK_EXTRA_HINT, LockError, TfenvError, UnsatisfiableError
 
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
@@ -42,34 +42,6 @@ __all__ = [
     "lock_target",
     "plan_team",
 ]
-
-
-LOCK_EXTRA_HINT = (
-    "Install tfenv's lock extra: pip install 'tfenv[lock]' where tfenv is on your index; "
-    "in a checkout of tfenv, pip install -e '.[lock]'; from a wheel, "
-    "pip install './tfenv-<version>-py3-none-any.whl[lock]' (docs/lock.md)."
-)
-
-
-class LockError(TfenvError):
-    """Locking failed (uv, the index, a target, a file): exit code 1.
-
-    ``failures`` maps each failing target to what went wrong (empty when the failure
-    is not one target's)."""
-
-    exit_code = 1
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        hint: Optional[str] = None,
-        failures: Optional[Mapping[str, str]] = None,
-    ) -> None:
-        failed = dict(failures or {})
-        details = tuple(f"target '{n}': {why}" for n, why in failed.items())
-        super().__init__(message, hint=hint, details=details)
-        self.failures = failed
 
 
 @dataclass(frozen=True)
@@ -197,7 +169,8 @@ def _prepare_rendering() -> None:
     """Import what rendering needs, on the main thread while the workers wait for uv."""
     import packaging.pylock  # noqa: F401
 
-    import tfenv.lock.pylock  # noqa: F401
+    import tfenv.formats.pylock
+    import tfenv.formats.requirements_txt  # noqa: F401
 
 
 def lock_target(
@@ -264,7 +237,7 @@ def _context(
     index_url = ""
     uv_bin = None
     if need_index:
-        from tfenv.kb._index_url import configured_index_url
+        from tfenv.index_url import configured_index_url
         from tfenv.lock.pip import find_uv
 
         uv_bin = options.uv_bin or find_uv()

@@ -4,7 +4,7 @@ The solve is made for the *target*, never the host: the conda subdir is
 ``target.platform.conda_subdir`` (plus ``noarch``) and the virtual packages are built from the
 target's facts (:func:`target_virtual_packages`), so a lock for a CUDA Linux server can be
 made on a laptop. The solved records become ``conda-lock.<label>.yml`` (conda-lock's own
-format, see :mod:`tfenv.lock.conda_lockfile`) and the unlocked ``environment.<label>.yml``.
+format, see :mod:`tfenv.formats.conda_lock`) and the unlocked ``environment.<label>.yml``.
 
 py-rattler needs Python 3.10 or newer; it is imported inside the functions that use it,
 and its absence is reported as :class:`CondaLockUnavailableError`.
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -30,18 +29,21 @@ if TYPE_CHECKING:
     from tfenv.models.target import Target
 
 from tfenv import routes
-from tfenv.lock.conda_errors import (
+from tfenv.errors import (
     CondaChannelError,
     CondaLockError,
     CondaLockUnavailableError,
     CondaUnsatisfiableError,
 )
+from tfenv.formats.conda_lock import LockedCondaPackage, LockedPipPackage
+from tfenv.formats.environment_yml import conda_spec_name
 from tfenv.lock.conda_solve import SolveContext, import_rattler, solve
 from tfenv.lock.conda_virtual import (
     VirtualPackageSpec,
     describe_virtual,
     target_virtual_packages,
 )
+from tfenv.routes.conda import conda_env_name
 
 __all__ = [
     "CondaChannelError",
@@ -56,7 +58,6 @@ __all__ = [
     "lock_conda",
     "lock_file_name",
     "solve_specs",
-    "spec_name",
 ]
 
 
@@ -70,35 +71,6 @@ class CondaLockSpec:
     cache_dir: Optional[Path]
     offline: bool = False
     extra_specs: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class LockedCondaPackage:
-    """One solved conda record (hashes as lowercase hex)."""
-
-    name: str
-    version: str
-    build: str
-    build_number: int
-    subdir: str
-    url: str
-    channel: str
-    file_name: str
-    md5: Optional[str]
-    sha256: Optional[str]
-    depends: tuple[str, ...] = ()
-    constrains: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class LockedPipPackage:
-    """A pip package to add to the lock file (made by the pip half for ``conda+pip``)."""
-
-    name: str
-    version: str
-    url: str
-    sha256: Optional[str] = None
-    dependencies: tuple[tuple[str, str], ...] = ()  # (name, specifier)
 
 
 @dataclass(frozen=True)
@@ -145,9 +117,9 @@ class CondaLockResult:
     def lock_text(self) -> str:
         """``conda-lock.<label>.yml``: the conda packages, then the pip ones (checked by
         reading it back; CondaLockError when conda-lock cannot represent it)."""
-        from tfenv.lock import conda_lockfile
+        from tfenv.formats import conda_lock
 
-        return conda_lockfile.render_lockfile(
+        return conda_lock.render_lockfile(
             file_name=self.lock_file_name,
             subdir=self.subdir,
             channels=self.channels,
@@ -188,7 +160,7 @@ def solve_specs(plan: Plan, spec: CondaLockSpec) -> tuple[str, ...]:
             "which has no conda packages to lock."
         )
     specs = list(plan.conda)
-    if plan.route == "conda+pip" and not any(spec_name(s) == "pip" for s in specs):
+    if plan.route == "conda+pip" and not any(conda_spec_name(s) == "pip" for s in specs):
         specs.append("pip")
     specs.extend(s for s in spec.extra_specs if s not in specs)
     return tuple(specs)
@@ -210,7 +182,7 @@ def lock_conda(
     loop (do not call it from a running one).
     """
     rattler = import_rattler()
-    from tfenv.lock import conda_lockfile
+    from tfenv.formats import environment_yml
 
     subdir = target.platform.conda_subdir
     label = label or subdir
@@ -224,9 +196,9 @@ def lock_conda(
     packages = tuple(sorted((_locked(r) for r in records), key=lambda p: p.name))
     python = next((p.version for p in packages if p.name == "python"), None)
     content_hash = _content_hash(subdir, channels, specs, plan.pip, vpkgs)
-    env_name = _env_name(plan)
+    env_name = conda_env_name(plan.tensorflow)  # the plan's name: emit's file says the same
     pip_specs = tuple(plan.pip) if plan.route == "conda+pip" else ()
-    env_text = conda_lockfile.render_environment(
+    env_text = environment_yml.render_environment(
         name=env_name,
         channels=channels,
         conda_specs=specs,
@@ -271,16 +243,6 @@ def _locked(record: Any) -> LockedCondaPackage:
     )
 
 
-def spec_name(spec: str) -> str:
-    """The package name of a conda match spec (``pip``, ``python=3.11``, ``cudnn >=8``)."""
-    return re.split(r"[\s=<>!~\[]", spec.strip(), maxsplit=1)[0]
-
-
-def _env_name(plan: Plan) -> str:
-    accel = f"cuda{plan.cuda}" if plan.cuda else plan.accelerator
-    return f"{plan.package}-{plan.tensorflow}-{accel}"
-
-
 def _content_hash(
     subdir: str,
     channels: tuple[str, ...],
@@ -306,9 +268,11 @@ def _custom_metadata(target: str, virtual: tuple[VirtualPackageSpec, ...]) -> di
     }
 
 
-def _env_header(target: Target, virtual: tuple[VirtualPackageSpec, ...], lock: str) -> str:
+def _env_header(
+    target: Target, virtual: tuple[VirtualPackageSpec, ...], lock: str
+) -> tuple[str, ...]:
     return (
-        f"Generated by tfenv for {target.describe()}.\n"
-        f"Solved with virtual packages {describe_virtual(virtual)}.\n"
-        f"Unlocked specs; the exact packages are in {lock}."
+        f"Generated by tfenv for {target.describe()}.",
+        f"Solved with virtual packages {describe_virtual(virtual)}.",
+        f"Unlocked specs; the exact packages are in {lock}.",
     )

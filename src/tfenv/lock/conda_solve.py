@@ -2,7 +2,7 @@
 and errors that say what the solver said in one paragraph (with a hint where one fits).
 
 py-rattler needs Python 3.10 or newer; :func:`import_rattler` reports its absence as
-:class:`~tfenv.lock.conda_errors.CondaLockUnavailableError`.
+:class:`~tfenv.errors.CondaLockUnavailableError`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.lock.conda_errors import (
+from tfenv.errors import (
     CondaChannelError,
     CondaLockError,
     CondaLockUnavailableError,

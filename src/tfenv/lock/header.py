@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
+    from tfenv.formats.cuda_pins import CudaPins
     from tfenv.kb import KnowledgeBase
-    from tfenv.lock.pinned import CudaPins
     from tfenv.models.plan import Resolution
     from tfenv.models.target import Target
 
@@ -47,7 +47,9 @@ __all__ = [
     "stamp_content",
 ]
 
-FORMAT = 3  # bump when the lockfile layout changes: every lockfile becomes stale
+FORMAT = 4  # bump when the lockfile layout changes: every lockfile becomes stale
+# 4: environment.<target>.yml is written by the one environment-file writer (the plan's
+#    environment name tf-X, the channels ending in nodefaults)
 HASH_LINE = "tfenv-inputs: sha256:"
 KEYS_LINE = "tfenv-input-keys:"
 CONTENT_LINE = "tfenv-content: sha256:"
@@ -157,9 +159,10 @@ def header_lines(
     """Comment lines (without the ``#``) for the top of a lockfile; :func:`stamp_content`
     adds the content digest once the file is rendered.
 
-    ``pinned``: the CUDA packages the resolved lock pins (:func:`tfenv.lock.pinned.cuda_pins`).
-    The stack line names their CUDA and cuDNN, not the plan's, and a line lists them, so
-    that the header describes what the file installs."""
+    ``pinned``: the CUDA packages the resolved lock pins
+    (:func:`tfenv.formats.cuda_pins.cuda_pins`). The stack line names their CUDA and
+    cuDNN, not the plan's, and a line lists them, so that the header describes what the
+    file installs."""
     plan = res.plan
     assert plan is not None
     described, differs = plan, []

@@ -274,7 +274,7 @@ def _explain(stderr: str, spec: PipLockSpec) -> tuple[str, str]:
 
 
 def _redact(url: str) -> str:
-    from tfenv.kb._index_url import redact
+    from tfenv.index_url import redact
 
     return redact(url)
 

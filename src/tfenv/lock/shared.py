@@ -96,7 +96,7 @@ def resolve(spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None) -> R
 
 
 def _finish(doc: Mapping[str, Any]) -> Resolved:
-    from tfenv.lock import pylock
+    from tfenv.formats import pylock
 
     lock = pylock.validate(doc)
     return Resolved(lock, pylock.render_packages(lock))

@@ -122,9 +122,9 @@ def _python_of(res: Resolution) -> str:
 def _pip_files(
     ctx: LockContext, spec: TargetSpec, res: Resolution, inputs: Inputs
 ) -> list[tuple[str, str]]:
-    from tfenv.lock import pylock
+    from tfenv.formats import pylock, requirements_txt
+    from tfenv.formats.cuda_pins import cuda_pins
     from tfenv.lock.header import header_lines, stamp_content
-    from tfenv.lock.pinned import cuda_pins
     from tfenv.lock.pip import DEFAULT_GLIBC, python_platform
 
     plan = res.plan
@@ -142,7 +142,10 @@ def _pip_files(
     lock = pylock.restamp(shared.lock, res.target, py, tool)
     pylock_text = pylock.render_pylock(lock, header, shared.packages_toml)
     return [
-        (f"requirements.{spec.name}.txt", stamp_content(pylock.render_requirements(lock, header))),
+        (
+            f"requirements.{spec.name}.txt",
+            stamp_content(requirements_txt.render_locked(lock, header)),
+        ),
         (f"pylock.{spec.name}.toml", stamp_content(pylock_text)),
     ]
 
@@ -150,9 +153,9 @@ def _pip_files(
 def _conda_files(
     kb: KnowledgeBase, ctx: LockContext, spec: TargetSpec, res: Resolution, inputs: Inputs
 ) -> list[tuple[str, str]]:
+    from tfenv.formats.cuda_pins import cuda_pins
     from tfenv.lock.conda import CondaLockSpec, lock_conda
     from tfenv.lock.header import header_lines, stamp_content
-    from tfenv.lock.pinned import cuda_pins
     from tfenv.textsafe import comment_block
 
     plan = res.plan

@@ -26,10 +26,16 @@ Everything here is pure: a function of the clause text and the host's facts.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import Optional
+from dataclasses import replace
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 
 __all__ = [
     "NAMES",

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
+from tfenv.kb.index import OLDEST_TF
+
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.changes import Change
@@ -17,11 +19,11 @@ __all__ = ["between", "boundary", "crossed", "sources_of", "stable_releases", "w
 
 
 def stable_releases(kb: KnowledgeBase) -> tuple[Version, ...]:
-    """TensorFlow releases from 2.0, no pre-releases, no yanked ones, ascending."""
+    """TensorFlow releases from ``OLDEST_TF`` (2.0), no pre-releases, no yanked ones, ascending."""
     return tuple(
         r.version
         for r in kb.index.releases("tensorflow")
-        if not r.version.is_prerelease and not r.yanked and r.version >= Version("2.0")
+        if not r.version.is_prerelease and not r.yanked and r.version >= OLDEST_TF
     )
 
 

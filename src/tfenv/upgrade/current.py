@@ -19,9 +19,9 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.errors import ConfigError, UsageError
+from tfenv.formats.locked import Locked, kind_of, read_locked
 from tfenv.kb.index import TF_DISTRIBUTIONS
 from tfenv.specs import to_version
-from tfenv.upgrade.lockfiles import Locked, kind_of, read_locked
 
 __all__ = ["TF_PACKAGES", "CurrentSource", "CurrentState", "from_env", "from_files", "from_spec"]
 

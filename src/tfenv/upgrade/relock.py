@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name
 
-from tfenv.upgrade.lockfiles import parse_locked
+from tfenv.formats.locked import parse_locked
 from tfenv.upgrade.model import PackageChange
 
 if TYPE_CHECKING:

@@ -25,8 +25,9 @@ from packaging.utils import (
 )
 from packaging.version import Version
 
-from tfenv.kb._simple_api import IndexFile
-from tfenv.kb._wheel_facts import (
+from tfenv.models.platform import PLATFORM_KEYS
+from tfenv.refresh.simple_api import IndexFile
+from tfenv.refresh.wheel_facts import (
     Evaluated,
     WheelMeta,
     evaluate,
@@ -34,7 +35,6 @@ from tfenv.kb._wheel_facts import (
     sorted_pythons,
     tag_targets,
 )
-from tfenv.models.platform import PLATFORM_KEYS
 
 __all__ = ["ParsedFile", "cuda_record", "parse_files", "release_record"]
 

@@ -1,12 +1,12 @@
-"""Both pip lockfiles from one uv resolution: ``pylock.<target>.toml`` and
-``requirements.<target>.txt``.
+"""pylock.toml (PEP 751): ``pylock.<target>.toml`` from one uv resolution, and its pins
+read back for check-upgrade.
 
 The pylock document uv produced is read and validated with
 :mod:`packaging.pylock`, re-stamped (``created-by = "tfenv"``, the target's
 environment marker and Python, a ``[tool.tfenv]`` table), written as TOML by a
 small deterministic writer, and read back and validated again. The requirements
-file lists the same pins with every hash pylock records, in pip's
-``--require-hashes`` form.
+lockfile lists the same pins with every hash pylock records
+(:func:`tfenv.formats.requirements_txt.render_locked`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.lock import LockError
-from tfenv.textsafe import comment_block, requirement_line
+from tfenv.errors import LockError
+from tfenv.formats.locked import Locked, bad
+from tfenv.textsafe import comment_block
 
 if TYPE_CHECKING:
     from packaging.pylock import Pylock
@@ -29,9 +31,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "environment_marker",
+    "hashes_of",
+    "read_pins",
     "render_packages",
     "render_pylock",
-    "render_requirements",
     "restamp",
     "toml_dumps",
     "validate",
@@ -51,7 +54,7 @@ def validate(doc: Mapping[str, Any]) -> Pylock:
     except PylockValidationError as exc:
         raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
     for pkg in lock.packages:
-        hashes = _hashes(pkg)
+        hashes = hashes_of(pkg)
         if not hashes:
             raise LockError(f"The lock has no hash for {pkg.name} {pkg.version}.")
         bad = next((h for h in hashes if not _HASH.fullmatch(h)), None)
@@ -109,24 +112,8 @@ def render_pylock(lock: Pylock, header: Sequence[str], packages: Optional[str] =
     return comment_block(header) + head + body + tail
 
 
-def render_requirements(lock: Pylock, header: Sequence[str]) -> str:
-    """``name==version ; marker`` lines with ``--hash`` options, sorted by name."""
-    out = [comment_block(header)]
-    for pkg in sorted(lock.packages, key=lambda p: p.name):
-        if pkg.version is None:
-            raise LockError(f"The lock has no version for {pkg.name}: cannot pin it.")
-        line = f"{pkg.name}=={pkg.version}"
-        if pkg.marker is not None:
-            line += f" ; {pkg.marker}"
-        hashes = _hashes(pkg)
-        out.append(requirement_line(line) + " \\\n")
-        cont = " \\"
-        for i, h in enumerate(hashes):
-            out.append(f"    --hash={h}{cont if i < len(hashes) - 1 else ''}\n")
-    return "".join(out)
-
-
-def _hashes(pkg: Any) -> list[str]:
+def hashes_of(pkg: Any) -> list[str]:
+    """Every hash the lock records for a package's files, as ``algo:digest``, sorted."""
     found: set[str] = set()
     files = list(pkg.wheels or ())
     if pkg.sdist is not None:
@@ -215,3 +202,41 @@ def _loads(text: str) -> dict[str, Any]:
     else:  # pragma: no cover - Python < 3.11
         import tomli as tomllib
     return tomllib.loads(text)
+
+
+# --- reading (check-upgrade) ---
+
+
+def read_pins(path: Path, text: str) -> Locked:
+    """The pins of a pylock file, and its Python when ``requires-python`` names one."""
+    from packaging.pylock import Pylock, PylockUnsupportedVersionError, PylockValidationError
+    from packaging.utils import canonicalize_name
+
+    data = _toml(path, text)
+    try:
+        lock = Pylock.from_dict(data)
+    except (PylockValidationError, PylockUnsupportedVersionError) as exc:
+        raise bad(path, f"not a valid pylock file ({exc})") from None
+    pins: dict[str, str] = {
+        str(canonicalize_name(p.name)): str(p.version)
+        for p in lock.packages
+        if p.version is not None
+    }
+    python = None
+    if lock.requires_python is not None:
+        python = _python_of_specifier(str(lock.requires_python))
+    return Locked(path, "pylock", pins, python)
+
+
+def _toml(path: Path, text: str) -> dict[str, Any]:
+    from tfenv.structured import StructureError, load_toml
+
+    try:
+        return load_toml(text)
+    except StructureError as exc:
+        raise bad(path, f"not valid TOML ({exc})") from None
+
+
+def _python_of_specifier(text: str) -> Optional[str]:
+    found = re.fullmatch(r"\s*(==|~=)\s*(\d+)\.(\d+)(\.\*|\.\d+)?\s*", text)
+    return f"{found.group(2)}.{found.group(3)}" if found else None

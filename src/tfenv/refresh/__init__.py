@@ -2,13 +2,13 @@
 
 Facts that package metadata states are generated here, never typed by hand.
 For each package in :data:`PACKAGES` it reads the PEP 691 project page and the
-core metadata of every wheel (see ``_simple_api``), turns them into per-release,
-per-platform records (see ``_records``) and writes one JSON file per package;
+core metadata of every wheel (see ``simple_api``), turns them into per-release,
+per-platform records (see ``records``) and writes one JSON file per package;
 ``cuda-wheels.json`` lists, for every package named by any ``and-cuda`` extra,
 which versions have wheels for which platforms.
 
 Files never name the index host: their ``source`` is ``simple:/<name>/``,
-relative to the configured index (see ``_index_url``). Output is deterministic
+relative to the configured index (see :mod:`tfenv.index_url`). Output is deterministic
 (same index state, same bytes) except ``retrieved``, the date of the run. All
 files are built in memory first and then each is replaced atomically, so a
 failed run leaves the shipped files untouched.
@@ -32,11 +32,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.errors import IndexUnreachable, UsageError
-from tfenv.kb._drift import drift
-from tfenv.kb._records import ParsedFile, cuda_record, parse_files, release_record
-from tfenv.kb._simple_api import IndexFile, SimpleIndex
-from tfenv.kb._wheel_facts import BUILD_HEADERS, WheelMeta, parse_build_headers, parse_metadata
-from tfenv.kb.index import CUDA_WHEELS, INDEX_PACKAGES
+from tfenv.kb.index import CUDA_WHEELS, INDEX_PACKAGES, OLDEST_TF
+from tfenv.refresh.drift import drift
+from tfenv.refresh.records import ParsedFile, cuda_record, parse_files, release_record
+from tfenv.refresh.simple_api import IndexFile, SimpleIndex
+from tfenv.refresh.wheel_facts import BUILD_HEADERS, WheelMeta, parse_build_headers, parse_metadata
 
 __all__ = [
     "CUDA_WHEELS",
@@ -52,7 +52,7 @@ __all__ = [
 
 GENERATED_BY = "tfenv refresh"
 PACKAGES = INDEX_PACKAGES
-_MIN_VERSION = {"tensorflow": Version("2.0.0"), "tensorflow-gpu": Version("2.0.0")}
+_MIN_VERSION = {"tensorflow": OLDEST_TF, "tensorflow-gpu": OLDEST_TF}
 INDEX_DIR = "index"
 
 Progress = Callable[[str], None]
@@ -149,7 +149,13 @@ def refresh_gpus(
     from tfenv.kb import gpu_families, gpus
     from tfenv.kb._fields import Node
     from tfenv.kb._files import load_node
-    from tfenv.kb.gpu_table import README_FILE, generate, gpu_drift, parse_readme, readme_source
+    from tfenv.refresh.gpu_table import (
+        README_FILE,
+        generate,
+        gpu_drift,
+        parse_readme,
+        readme_source,
+    )
 
     source = readme_source(location, commit)
     table = parse_readme(_read_text(location, client))

@@ -10,7 +10,7 @@ Core metadata of a wheel is read in this order:
    against the advertised sha256;
 2. otherwise, or when that file answers 404 (some mirrors and proxies advertise
    nothing or do not serve it), the ``*.dist-info/METADATA`` member read from the
-   wheel itself with HTTP range requests (see ``_wheel_zip``), checked against
+   wheel itself with HTTP range requests (see ``wheel_zip``), checked against
    the zip CRC. Only a few kilobytes of the wheel are transferred.
 """
 
@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional, TypeVar
 import httpx
 
 from tfenv.errors import IndexUnreachable, UsageError
-from tfenv.kb import _wheel_zip
+from tfenv.refresh import wheel_zip
 from tfenv.structured import StructureError, load_json
 
 __all__ = ["SIMPLE_JSON", "IndexFile", "SimpleIndex"]
@@ -129,8 +129,8 @@ class SimpleIndex:
         """The members ``names`` of one wheel (absent ones left out), by range requests."""
         fetch, tail = self._ranges(file)
         try:
-            return _wheel_zip.read_files(tail, fetch, names)
-        except (_NotFound, _wheel_zip.ZipProblem) as exc:
+            return wheel_zip.read_files(tail, fetch, names)
+        except (_NotFound, wheel_zip.ZipProblem) as exc:
             why = "HTTP 404" if isinstance(exc, _NotFound) else str(exc)
             raise IndexUnreachable(
                 f"Reading files of the wheel {file.url} with HTTP range requests failed: {why}."
@@ -161,13 +161,13 @@ class SimpleIndex:
     def _from_wheel(self, file: IndexFile) -> bytes:
         fetch, tail = self._ranges(file)
         try:
-            return _wheel_zip.read_metadata(tail, fetch)
+            return wheel_zip.read_metadata(tail, fetch)
         except _NotFound:
             raise IndexUnreachable(
                 f"Reading the METADATA of the wheel {file.url} failed: the wheel answered "
                 "HTTP 404 (and the index serves no PEP 658 metadata file for it)."
             ) from None
-        except _wheel_zip.ZipProblem as exc:
+        except wheel_zip.ZipProblem as exc:
             raise IndexUnreachable(
                 f"Reading the METADATA of the wheel {file.url} with HTTP range requests "
                 f"failed: {exc}. The index advertises no PEP 658 metadata file for it."

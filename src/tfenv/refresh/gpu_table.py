@@ -115,7 +115,7 @@ def _bad(line: Optional[int], problem: str) -> UsageError:
     return UsageError(
         f"The README's GPU table cannot be read{where}: {problem}.",
         hint="Is it README.md of NVIDIA/open-gpu-kernel-modules? If its format changed, "
-        "tfenv's parser (tfenv/kb/gpu_table.py) must change with it.",
+        "tfenv's parser (tfenv/refresh/gpu_table.py) must change with it.",
     )
 
 

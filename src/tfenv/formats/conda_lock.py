@@ -1,4 +1,4 @@
-"""conda-lock's file format, written with conda-lock's own models, and the environment file.
+"""conda-lock's file format: written with conda-lock's own models, read back for check-upgrade.
 
 Everything that knows conda-lock's internals is in this module:
 :func:`render_lockfile` builds a :class:`conda_lock.lockfile.v2prelim.models.Lockfile`
@@ -16,58 +16,57 @@ from __future__ import annotations
 
 import importlib
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import yaml
 
-from tfenv.textsafe import comment
+from tfenv.errors import LOCK_EXTRA_HINT, CondaLockError, CondaLockUnavailableError
+from tfenv.formats.locked import Locked, bad, usable, xy, yaml_of
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from tfenv.lock.conda import LockedCondaPackage, LockedPipPackage
-
 __all__ = [
     "CONDA_LOCK_TESTED_WITH",
+    "LockedCondaPackage",
+    "LockedPipPackage",
     "read_lockfile",
-    "render_environment",
+    "read_pins",
     "render_lockfile",
 ]
 
 CONDA_LOCK_TESTED_WITH = "4.0.3"
 
 
-def render_environment(
-    *,
-    name: str,
-    channels: Sequence[str],
-    conda_specs: Sequence[str],
-    pip_specs: Sequence[str] = (),
-    header: str = "",
-) -> str:
-    """The unlocked ``environment.yml``: the specs as given (build-string and
-    ``cuda-version`` pins included), then a ``pip:`` section when there are pip specs."""
-    from tfenv.lock.conda import spec_name
+@dataclass(frozen=True)
+class LockedCondaPackage:
+    """One solved conda record (hashes as lowercase hex)."""
 
-    deps: list[Any] = list(conda_specs)
-    if pip_specs:
-        if not any(spec_name(s) == "pip" for s in conda_specs):
-            deps.append("pip")
-        deps.append({"pip": list(pip_specs)})
-    doc = {"name": name, "channels": list(channels), "dependencies": deps}
-    body = yaml.dump(
-        doc, Dumper=_IndentedDumper, sort_keys=False, default_flow_style=False, width=1000
-    )
-    lines = [comment(line) for line in header.split("\n") if line]
-    return "\n".join(lines) + ("\n" if lines else "") + body
+    name: str
+    version: str
+    build: str
+    build_number: int
+    subdir: str
+    url: str
+    channel: str
+    file_name: str
+    md5: Optional[str]
+    sha256: Optional[str]
+    depends: tuple[str, ...] = ()
+    constrains: tuple[str, ...] = ()
 
 
-class _IndentedDumper(yaml.SafeDumper):
-    """Indents list items under their key (``  - python=3.11``), as environment files do."""
+@dataclass(frozen=True)
+class LockedPipPackage:
+    """A pip package to add to the lock file (made by the pip half for ``conda+pip``)."""
 
-    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
-        super().increase_indent(flow, False)
+    name: str
+    version: str
+    url: str
+    sha256: Optional[str] = None
+    dependencies: tuple[tuple[str, str], ...] = ()  # (name, specifier)
 
 
 def render_lockfile(
@@ -87,8 +86,6 @@ def render_lockfile(
     ``conda-lock lock -f <env_file>`` can re-solve it. No time or git metadata is
     written, so the same solve gives the same bytes.
     """
-    from tfenv.lock.conda import CondaLockError
-
     lockfile_module = _conda_lock("conda_lock.lockfile")
     models = _conda_lock("conda_lock.lockfile.v2prelim.models")
     HashModel, LockedDependency = models.HashModel, models.LockedDependency
@@ -148,8 +145,6 @@ def render_lockfile(
 
 def read_lockfile(path: Path) -> Any:
     """Parse a conda-lock file with conda-lock's own parser (a v2 ``Lockfile``)."""
-    from tfenv.lock.conda import CondaLockError
-
     parse = _conda_lock("conda_lock.lockfile").parse_conda_lock_file
     try:
         return parse(path)
@@ -158,8 +153,6 @@ def read_lockfile(path: Path) -> Any:
 
 
 def _check(parsed: Any, written: Sequence[Any], file_name: str) -> None:
-    from tfenv.lock.conda import CondaLockError
-
     def keys(items: Sequence[Any]) -> set[tuple[str, str, str, str, str]]:
         return {(p.manager, p.name, p.version, p.url, p.hash.md5 or p.hash.sha256) for p in items}
 
@@ -186,9 +179,6 @@ def _dependencies(depends: Sequence[str]) -> dict[str, str]:
 
 def _conda_lock(module: str) -> Any:
     """A conda-lock module (untyped, hence Any), or a clear error when it is missing."""
-    from tfenv.lock import LOCK_EXTRA_HINT
-    from tfenv.lock.conda import CondaLockUnavailableError
-
     try:
         return importlib.import_module(module)
     except ImportError as exc:
@@ -196,3 +186,26 @@ def _conda_lock(module: str) -> Any:
             f"Writing conda-lock files needs conda-lock, which could not be imported ({exc}).",
             hint=f"It needs Python 3.10 or newer. {LOCK_EXTRA_HINT}",
         ) from exc
+
+
+def read_pins(path: Path, text: str) -> Locked:
+    """The pins of a conda-lock file, per platform (conda subdir), and each one's Python."""
+    from packaging.utils import canonicalize_name
+
+    data = yaml_of(path, text)
+    packages = data.get("package") if isinstance(data, dict) else None
+    if not isinstance(packages, list):
+        raise bad(path, "it has no 'package' list (is it a conda-lock file?)")
+    by_subdir: dict[str, dict[str, str]] = {}
+    for i, pkg in enumerate(packages):
+        if not isinstance(pkg, dict) or not all(
+            usable(pkg.get(k)) for k in ("name", "version", "platform")
+        ):
+            raise bad(path, f"package[{i}] needs string name, version and platform")
+        name = pkg["name"] if pkg.get("manager") == "conda" else canonicalize_name(pkg["name"])
+        by_subdir.setdefault(pkg["platform"], {})[name] = pkg["version"]
+    pythons = {s: xy(p["python"]) for s, p in by_subdir.items() if "python" in p}
+    merged: dict[str, str] = {}
+    for pins in by_subdir.values():
+        merged.update(pins)
+    return Locked(path, "conda-lock", merged, None, by_subdir, pythons)
