@@ -39,6 +39,14 @@ def _opt_spec(node: Node) -> Optional[SpecifierSet]:
     return node.opt_specifier(empty=False)
 
 
+def _summary(node: Node) -> str:
+    """A summary; ``{gpu}`` (the GPU at hand, see KnownIssue.text_for) is its one placeholder."""
+    text = node.text()
+    if "{" in text.replace("{gpu}", ""):
+        raise node.fail("the only placeholder a summary may carry is {gpu}")
+    return text
+
+
 @dataclass(frozen=True)
 class KnownIssue:
     """A release (range) that is broken or has a trap on some platforms.
@@ -53,7 +61,7 @@ class KnownIssue:
     applies: SpecifierSet = fact(lambda n: n.specifier(empty=False))
     platforms: frozenset[str] = fact(platform_set)
     severity: Severity = fact(choice(*SEVERITIES))
-    summary: str = fact()
+    summary: str = fact(_summary)
     prefer: Optional[Version] = fact(Node.opt_version)
     provenance: Provenance = sourced()
     # install routes concerned; empty: every route
@@ -64,6 +72,17 @@ class KnownIssue:
     remedy: Optional[str] = fact(opt_choice(*REMEDIES), default=None)
     python: Optional[SpecifierSet] = fact(_opt_spec, default=None)  # None: every Python
     action: str = fact(required=True, default="")  # what to do about it (check-upgrade's fix)
+
+    def text_for(self, cc: Optional[Version] = None) -> str:
+        """The summary for a GPU of capability ``cc``: ``{gpu}`` in it names that GPU
+        ("compute capability 10.0"), or the GPUs the issue concerns when ``cc`` is unknown."""
+        if cc is not None:
+            gpu = f"compute capability {cc}"
+        elif self.compute_capability is not None:
+            gpu = f"GPUs of compute capability {self.compute_capability}"
+        else:
+            gpu = "this GPU"
+        return self.summary.replace("{gpu}", gpu)
 
     def concerns(
         self, route: str, cc: Optional[Version] = None, python: Optional[Version] = None

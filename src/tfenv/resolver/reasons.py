@@ -67,7 +67,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         reasons += _route_not_taken(f, opt, route.name)
     warnings += _yanked(f, opt)
     warnings += [
-        f"{i.summary} ({i.provenance.sources[0]})"
+        f"{i.text_for(f.target.cc)} ({i.provenance.sources[0]})"
         for i in opt.issues
         if i.concerns(route.name, f.target.cc if accel == "cuda" else None, got.python)
         and (i.remedy is None or i.remedy not in got.remedies)

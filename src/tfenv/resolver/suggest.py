@@ -183,21 +183,35 @@ def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[str]:
 
     if is_jetson(kb, t.gpu_name, t.cc):
         return kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)
-    arm = _arm_container(kb)
+    arm = _arm_container(kb, t.cc)
     return [arm] if arm else []
 
 
-def _arm_container(kb: KnowledgeBase) -> Optional[str]:
-    """NGC publishes arm64 (SBSA) TensorFlow images for Arm servers."""
+def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[str]:
+    """NGC publishes arm64 (SBSA) TensorFlow images for Arm servers: the newest recorded one
+    whose CUDA knows the GPU (never one whose CUDA predates it)."""
+    from tfenv.routes.container_images import ngc_gpu_support
+
     found: tuple[NgcRelease, ...] = kb.containers.ngc_for_arch("aarch64")
     if not found:
         return None
-    rel = found[0]
-    cuda = f"CUDA {rel.cuda}" if rel.cuda else "CUDA not recorded"
+    fits = [rel for rel in found if ngc_gpu_support(kb, rel, cc)[0]]
+    if not fits:
+        rel = found[0]
+        first = kb.cuda.first_for(cc)
+        since = f" (the first CUDA for it is {first})" if first else ""
+        return (
+            f"No NGC TensorFlow image recorded here for Arm servers (SBSA) serves compute "
+            f"capability {cc}: the one recorded, {rel.image}, has CUDA {rel.cuda or 'not known'}, "
+            f"which predates the GPU{since}; whether later NGC TensorFlow releases (the last is "
+            f"{kb.containers.ngc_last_release or 'not known'}) have Arm builds is not known here "
+            f"({rel.provenance.sources[0]})."
+        )
+    rel = fits[0]
     floor = f", host driver >= {rel.min_driver}" if rel.min_driver else ""
     return (
         f"Use a container: NVIDIA's NGC TensorFlow images have Arm server (SBSA) builds, e.g. "
-        f"{rel.image} ({cuda}{floor}; {rel.provenance.sources[0]}); "
+        f"{rel.image} (CUDA {rel.cuda}{floor}; {rel.provenance.sources[0]}); "
         "run it with the NVIDIA Container Toolkit (docker run --gpus all)."
     )
 

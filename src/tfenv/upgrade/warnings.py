@@ -258,7 +258,7 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
         fix = issue.action
         if other is not None and other != f.end:
             fix = f"Use TensorFlow {other} instead, or {fix[:1].lower()}{fix[1:]}"
-        summary = f"Known issue in TensorFlow {f.end}: {issue.summary}"
+        summary = f"Known issue in TensorFlow {f.end}: {issue.text_for(f.target.cc)}"
         out.append(
             UpgradeFinding(severity, "issue", summary, fix, issue.provenance.sources[:1], issue.id)
         )
