@@ -379,3 +379,24 @@ def test_doctor_names_an_existing_known_issue() -> None:
     from tfenv.kb import KnowledgeBase
 
     assert any(i.id == PIP_LIBS_NOT_FOUND for i in KnowledgeBase().known_issues)
+
+
+def test_known_issue_text_names_the_gpu_at_hand() -> None:
+    (xla,) = [i for i in load_known_issues() if i.id == "xla-blackwell-ptxas-12-5"]
+    assert "compute capability 10.0" in xla.text_for(Version("10.0"))
+    assert "for compute capability 12.0" not in xla.text_for(Version("10.0"))
+    assert "for compute capability 12.0" in xla.text_for(Version("12.0"))
+    assert "GPUs of compute capability >=10.0" in xla.text_for(None)
+    assert "{" not in xla.text_for(None)
+
+
+def test_known_issue_summary_placeholders_are_checked(tmp_path: Path) -> None:
+    (tmp_path / "tensorflow").mkdir()
+    (tmp_path / "tensorflow" / "known_issues.yaml").write_text(
+        "issues:\n  - id: x\n    applies: '>=2.0'\n    severity: warning\n"
+        "    summary: 'fails on {cc}'\n    prefer: null\n    action: a\n"
+        "    source: [https://example.org/x]\n    retrieved: '2026-12-03'\n",
+        "utf-8",
+    )
+    with pytest.raises(KBValidationError, match="placeholder"):
+        load_known_issues(tmp_path)

@@ -201,7 +201,7 @@ def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[str]:
         first = kb.cuda.first_for(cc)
         since = f" (the first CUDA for it is {first})" if first else ""
         return (
-            f"No NGC TensorFlow image recorded here for Arm servers (SBSA) serves compute "
+            f"No NGC TensorFlow image recorded here for Arm server (SBSA) serves compute "
             f"capability {cc}: the one recorded, {rel.image}, has CUDA {rel.cuda or 'not known'}, "
             f"which predates the GPU{since}; whether later NGC TensorFlow releases (the last is "
             f"{kb.containers.ngc_last_release or 'not known'}) have Arm builds is not known here "
