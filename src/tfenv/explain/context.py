@@ -95,8 +95,11 @@ class Context:
 
     @property
     def driver(self) -> Optional[DriverVersion]:
+        """The machine's driver, else the one the text prints (an nvidia-smi header)."""
         m = self.machine
-        return m.driver if m is not None else None
+        if m is not None and m.driver is not None:
+            return m.driver
+        return _driver(self.hints.driver)
 
     @property
     def cc(self) -> Optional[Version]:
@@ -182,13 +185,28 @@ def _changes(target: Optional[Target], hints: Hints) -> tuple[dict[str, object],
     if hints.python is not None and python_open and differs:
         changes["python"] = hints.python
         used.append("python")
+    driver = _driver(hints.driver)
+    driver_open = target is None or target.driver is None or "driver" in detected
+    if driver is not None and driver_open and (target is None or target.driver != driver):
+        if target is not None or "os" in changes:
+            changes["driver"] = driver
+            used.append("driver")
     return changes, tuple(used)
+
+
+def _driver(text: Optional[str]) -> Optional[DriverVersion]:
+    from tfenv.models.driver import DriverVersion
+
+    try:
+        return DriverVersion(text) if text else None
+    except ValueError:
+        return None
 
 
 def _forget_detected(target: Target, changes: dict[str, object]) -> dict[str, object]:
     out: dict[str, object] = {"detected": frozenset(), "glibc": None}
     detected = target.detected
-    if "driver" in detected:
+    if "driver" in detected and "driver" not in changes:
         out["driver"] = None
     if "gpu" in detected:
         out["cc"], out["gpu_name"] = None, None

@@ -373,7 +373,46 @@ def _driver_ptxas(groups: Mapping[str, str], ctx: Context) -> Answer:
     return Answer(tuple(facts), "; ".join(fixes) + "." if fixes else None)
 
 
+def _xla_ptx(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """LLVM: "PTX version 8.5 does not support target 'sm_120' ... Minimum required PTX
+    version is 8.7": XLA's PTX ISA (from TensorFlow's CUDA) is older than the GPU needs."""
+    sm = groups.get("sm", "")
+    cc = sm_cc(sm.removeprefix("sm_").rstrip("aAfF")) if sm else ctx.cc
+    isa = version_or_none(groups.get("isa"))
+    need = version_or_none(groups.get("need"))
+    code = groups.get("need_code", "")
+    if need is None and len(code) == 2:
+        need = version_or_none(f"{code[0]}.{code[1]}")
+    ptx = ctx.kb.cuda.ptx_isa
+    facts = []
+    gpu = f"{sm} (compute capability {cc})" if sm and cc else (f"compute capability {cc}" if cc else "this GPU")
+    if isa is not None:
+        came = f", which came with CUDA {ptx[isa]}" if isa in ptx else ""
+        facts.append(f"XLA asked LLVM for PTX ISA {isa}{came}, for {gpu}.")
+    if need is not None:
+        came = f" (CUDA {ptx[need]} and later)" if need in ptx else ""
+        facts.append(f"That target needs PTX ISA {need}{came}: LLVM stops the process.")
+    build, tf = ctx.build(), ctx.tf
+    cb = build.linux if build is not None else None
+    if tf is not None and cb is not None and cb.cuda is not None:
+        facts.append(
+            f"TensorFlow {tf} is built with CUDA {cb.cuda}: its XLA emits PTX of that CUDA's ISA."
+        )
+        own = code_for(build, cc) if build is not None and cc is not None else None
+        if own is not None and own.verdict != "cannot-load":
+            facts.append(
+                f"TensorFlow {tf}'s own kernels run on this GPU {own.text()}: only code XLA "
+                "compiles fails, so a model runs with XLA off."
+            )
+    issue = next(
+        (i for i in ctx.kb.known_issues if i.id == "xla-blackwell-ptxas-12-5"), None
+    )
+    fix = issue.action if issue is not None else None
+    return Answer(tuple(facts), fix)
+
+
 ANSWERS = {
+    "xla-ptx": _xla_ptx,
     "cc": _cc,
     "ptx-isa": _ptx_isa,
     "ptx-invalid": _ptx_invalid,

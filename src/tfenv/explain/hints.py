@@ -125,12 +125,14 @@ _RULES: dict[str, list[tuple[str, _Read]]] = {
         (r"'sm_(?P<v>\d{2,3})a?'", lambda g: sm_cc(g["v"])),
         (r"(?<![\w])sm_(?P<v>\d{2,3})(?![\d])", lambda g: sm_cc(g["v"])),
     ],
-    "driver": [
+    "driver": [  # nvidia-smi's header: "Driver Version:" until R595, "KMD Version:" from R610
         (r"Driver Version: (?P<v>\d{3}\.\d+(?:\.\d+)?)", lambda g: g["v"]),
+        (r"KMD Version: (?P<v>\d{3}\.\d+(?:\.\d+)?)", lambda g: g["v"]),
         (r"libcuda reported version is: (?P<v>\d{3}\.\d+(?:\.\d+)?)", lambda g: g["v"]),
     ],
     "driver_cuda": [
         (r"CUDA Version: (?P<v>\d+\.\d+)", lambda g: _xy(g["v"])),
+        (r"CUDA UMD Version: (?P<v>\d+\.\d+)", lambda g: _xy(g["v"])),
         (r"The NVIDIA driver's CUDA version is (?P<v>\d+\.\d+)", lambda g: _xy(g["v"])),
         (r"Your installed CUDA driver is: (?P<v>\d+\.\d+)", lambda g: _xy(g["v"])),
     ],
@@ -139,6 +141,7 @@ _RULES: dict[str, list[tuple[str, _Read]]] = {
         (r"(?<![\w-])tensorflow (?P<v>\d+\.\d+\.\d+) requires ", lambda g: g["v"]),
         (r"tensorflow-(?P<v>\d+\.\d+\.\d+)-(?:cuda\d+|cpu_)py", lambda g: g["v"]),
         (r"tensorflow(?:\[and-cuda\])?==(?P<v>\d+\.\d+\.\d+)(?![\w.*])", lambda g: g["v"]),
+        (r"/tensorflow-(?P<v>\d+\.\d+\.\d+)\.dist-info", lambda g: g["v"]),
     ],
 }
 

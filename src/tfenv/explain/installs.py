@@ -238,7 +238,44 @@ def _pip_conflict(groups: Mapping[str, str], ctx: Context) -> Answer:
     return Answer(tuple(facts), fix)
 
 
+def _pip_backtrack(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """pip backtracking through tensorflow[and-cuda]: the pinned plan for this machine ends it."""
+    from packaging.specifiers import SpecifierSet
+
+    from tfenv.models.target import Request
+
+    pkg = groups.get("pkg", "")
+    name = pkg.split("[", 1)[0].lower()
+    facts = []
+    if name in TF_NAMES and "and-cuda" in pkg:
+        facts.append(
+            f"Each candidate of {pkg} brings its and-cuda extra: a dozen nvidia-* wheels that pip "
+            "downloads to read their dependencies before it can reject the candidate."
+        )
+    m = ctx.machine
+    if m is None or name not in TF_NAMES:
+        return Answer(tuple(facts))
+    tf = ctx.tf
+    spec = SpecifierSet(f"=={tf}") if tf is not None and not tf.is_devrelease else SpecifierSet()
+    res = ctx.solve(m, Request(tf=spec, tf_text=str(spec) or "latest", allow_cpu=True))
+    plan = res.plan
+    if plan is None:
+        return Answer(tuple(facts))
+    facts.append(f"For {m.describe()} tfenv resolves {plan.summary()}, every wheel pinned.")
+    if not plan.commands:
+        return Answer(tuple(facts))
+    flags = f" --tf {plan.tensorflow}"
+    return Answer(
+        tuple(facts),
+        "Stop pip and install the pinned plan: `"
+        + "` then `".join(plan.commands)
+        + f"` (`tfenv resolve{flags}` shows it, `tfenv lock` writes it with hashes); pin the "
+        "other packages that conflict with it.",
+    )
+
+
 ANSWERS = {
+    "pip-backtrack": _pip_backtrack,
     "pip-index": _pip_index,
     "pip-wheel-tag": _wheel_tag,
     "tensorflow-gpu": _tensorflow_gpu,

@@ -164,7 +164,39 @@ def _tf_facts(
         facts.append(_platform_fact(name, asked, newest, finals, platform))
         return facts
     facts.append(_python_fact(name, asked, newest, matching, finals, platform, py))
+    pre_fact = _prerelease_fact(ctx, req, platform, py)
+    if pre_fact:  # a final release has none, a pre-release has one: never "no release has"
+        facts[-1] = facts[-1].replace(f"; no {name} release has", f"; no final {name} release has")
+        facts.append(pre_fact)
     return facts
+
+
+def prerelease_with(ctx: Context, req: Req, platform: Optional[str], py: Optional[str]) -> list[Release]:
+    """Pre-releases matching ``req`` with a wheel for ``platform`` and ``py`` newer than every
+    final release that has one (what `pip install --pre` would take)."""
+    releases = ctx.kb.index.releases(req.name)
+    finals = [r.version for r in _finals(releases) if _has(r, platform, py)]
+    top = max(finals) if finals else None
+    return [
+        r for r in releases
+        if (r.prerelease or r.version.is_prerelease) and not r.version.is_devrelease
+        and (top is None or r.version > top) and _has(r, platform, py)
+        and req.spec.contains(r.version, prereleases=True)
+    ]  # fmt: skip
+
+
+def _prerelease_fact(
+    ctx: Context, req: Req, platform: Optional[str], py: Optional[str]
+) -> Optional[str]:
+    pres = prerelease_with(ctx, req, platform, py)
+    if not pres:
+        return None
+    names = ", ".join(str(r.version) for r in pres[-3:])
+    return (
+        f"A pre-release has one: {req.name} {names} has a wheel for Python {py or 'this Python'} "
+        f"on {platform_title(platform)}; pip takes pre-releases only when asked "
+        f"(`pip install --pre {req.name}`, or `{req.name}=={pres[-1].version}`)."
+    )
 
 
 def _python_fact(
@@ -218,6 +250,14 @@ def solver_fix(ctx: Context, req: Req, platform: Optional[str], py: Optional[str
     if here.plan is not None:
         return f"`tfenv resolve{flags}` finds {here.plan.summary()}{assumed}."
     parts = _ways(ctx, m, spec, request, assumed)
+    if req.name in TF_NAMES and prerelease_with(ctx, req, m.platform.key, py):
+        pre = ctx.solve(m, replace(request, pre=True))
+        if pre.plan is not None:
+            keep = f"keep Python {m.python} and take" if m.python is not None else "take"
+            parts.append(
+                f"{keep} the pre-release TensorFlow {pre.plan.tensorflow}{assumed} "
+                f"(`tfenv resolve{flags} --pre`)"
+            )
     if not parts:
         return "; ".join(ctx.solve(m, request, ways_out=True).suggestions[:2]) or None
     text = "; or ".join(parts)

@@ -127,16 +127,35 @@ def _soname(groups: Mapping[str, str], ctx: Context) -> Answer:
         return Answer()
     if name == "cudnn":
         builds = builds_with_cudnn(ctx.kb, v.major, "linux")
-        return Answer(
-            (
-                f"{groups['soname']} is cuDNN {v.major}.x.",
-                f"TensorFlow series built with cuDNN {v.major} (Linux): {series_list(builds)}.",
-            ),
-            _pip_fix(ctx),
-        )
+        facts = [
+            f"{groups['soname']} is cuDNN {v.major}.x.",
+            f"TensorFlow series built with cuDNN {v.major} (Linux): {series_list(builds)}.",
+        ]
+        return Answer(tuple(facts + _wants(ctx, "cudnn", v)), _pip_fix(ctx))
     if name in ("cudart", "cublas", "cublasLt") and (v.major >= 11 or len(v.release) > 1):
-        return Answer(tuple(_cuda_facts(ctx, groups["soname"], v, "linux")), _pip_fix(ctx))
+        facts = _cuda_facts(ctx, groups["soname"], v, "linux") + _wants(ctx, "cuda", v)
+        return Answer(tuple(facts), _pip_fix(ctx))
     return Answer()
+
+
+def _wants(ctx: Context, kind: str, named: Version) -> list[str]:
+    """What the TensorFlow at hand loads instead of (or as) the library the text names."""
+    build, tf = ctx.build(), ctx.tf
+    cb = build.linux if build is not None else None
+    have = (cb.cudnn if kind == "cudnn" else cb.cuda) if cb is not None else None
+    if tf is None or cb is None or have is None:
+        return []
+    what = "cuDNN" if kind == "cudnn" else "CUDA"
+    if have.major == named.major:
+        return [
+            f"TensorFlow {tf} is built with {what} {have}: this is the library it loads; it is "
+            "not installed where the loader looks."
+        ]
+    return [
+        f"TensorFlow {tf} is built with {what} {have} and loads {what} {have.major} libraries, "
+        f"not {what} {named.major}: the file named comes from another TensorFlow (an older "
+        "install, another environment) or that TensorFlow is not the one imported."
+    ]
 
 
 def _pip_fix(ctx: Context) -> Optional[str]:

@@ -57,11 +57,13 @@ ANSWERS = (
     "container-runtime",
     "cudnn-pair",
     "dll",
+    "driver-floor",
     "driver-ptxas",
     "glibc",
     "kernel-module",
     "metal",
     "nvrtc",
+    "pip-backtrack",
     "pip-conflict",
     "pip-index",
     "pip-wheel-tag",
@@ -70,9 +72,11 @@ ANSWERS = (
     "ptxas-arch",
     "ptxas-missing",
     "ptxas-old",
+    "smi-header",
     "soname",
     "tensorflow-gpu",
     "windows-gpu",
+    "xla-ptx",
 )
 
 Severity = Literal["problem", "warning", "harmless"]

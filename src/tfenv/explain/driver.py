@@ -1,0 +1,159 @@
+"""Answers about the NVIDIA driver: too old for the CUDA runtime, and nvidia-smi's header.
+
+The driver comes from the machine (``--driver``, ``--host`` or detected), else from the text
+(an nvidia-smi header's ``Driver Version:`` or, from R610 on, ``KMD Version:``); the CUDA
+the TensorFlow at hand needs from ``builds.yaml``; the floors from ``nvidia/cuda.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import Version
+
+from tfenv.explain.common import driver_os, version_or_none
+from tfenv.explain.context import Answer, Context
+
+if TYPE_CHECKING:
+    from tfenv.models.driver import DriverVersion
+    from tfenv.models.platform import DriverOs
+
+__all__ = ["ANSWERS"]
+
+
+def _build_cuda(ctx: Context) -> Optional[Version]:
+    build = ctx.build()
+    m = ctx.machine
+    cb = build.for_machine(m.os if m is not None else "linux") if build is not None else None
+    return cb.cuda if cb is not None else None
+
+
+def _runs(ctx: Context, driver: DriverVersion, os: DriverOs) -> tuple[list[Version], list[Version]]:
+    """TensorFlow series whose CUDA build this driver runs, and those it does not."""
+    yes, no = [], []
+    for b in ctx.kb.builds:
+        cb = b.cuda_build(os)
+        if cb is None or cb.cuda is None:
+            continue
+        floor = ctx.kb.cuda.driver_floor(cb.cuda, os)[0]
+        if floor is None:
+            continue
+        (yes if driver >= floor else no).append(b.series)
+    return yes, no
+
+
+def _branch_limit(ctx: Context) -> Optional[str]:
+    """The GPU's architecture ends at a driver branch: updating past it is not possible."""
+    arch = ctx.kb.cuda.last_branch(ctx.cc)
+    if arch is None:
+        return None
+    return (
+        f"This GPU (compute capability {ctx.cc}, {arch.architecture}) is supported by drivers "
+        f"up to the R{arch.last_branch} branch only: a newer driver is not an option."
+    )
+
+
+def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """CUDA driver version is insufficient: the floor of the TensorFlow at hand vs the driver."""
+    os: DriverOs = driver_os(ctx) or "linux"
+    label = "Windows" if os == "windows" else "Linux"
+    driver, tf, cuda = ctx.driver, ctx.tf, _build_cuda(ctx)
+    facts: list[str] = []
+    floor = None
+    if tf is not None and cuda is not None:
+        floor, why = ctx.kb.cuda.driver_floor(cuda, os)
+        text = f"TensorFlow {tf} is built with CUDA {cuda}"
+        if floor is not None:
+            text += f", which needs a {label} NVIDIA driver >= {floor} ({why})"
+        facts.append(text + ".")
+    if driver is not None:
+        top = ctx.kb.cuda.max_cuda_for_driver(driver)
+        where = "this machine has" if ctx.machine is not None and ctx.machine.driver else "the text shows"
+        text = f"The driver {where} is {driver} (branch R{driver.branch})"
+        if top is not None:
+            text += f", which runs CUDA up to {top}"
+        if floor is not None:
+            text += ": too old" if driver < floor else ": new enough (this error then comes from another CUDA runtime than the build's, e.g. a newer toolkit first on the loader path)"
+        facts.append(text + ".")
+        yes, no = _runs(ctx, driver, os)
+        if yes and no:
+            facts.append(
+                f"TensorFlow series whose CUDA build this driver runs: {yes[0]} to {yes[-1]}; "
+                f"not {no[0]} and later."
+                if max(yes) < min(no)
+                else f"TensorFlow series whose CUDA build this driver runs: {', '.join(map(str, yes))}."
+            )
+    limit = _branch_limit(ctx)
+    if limit:
+        facts.append(limit)
+    if not facts:
+        return Answer()
+    return Answer(tuple(facts), _fix(ctx, floor, limit is not None))
+
+
+def _fix(ctx: Context, floor: Optional[DriverVersion], capped: bool) -> Optional[str]:
+    from tfenv.models.target import Request
+
+    m = ctx.machine
+    older: Optional[str] = None
+    if m is not None and m.driver is not None:
+        target = m if m.cc is not None else replace(m, cc=Version("8.0"), gpu_name=None)
+        res = ctx.solve(target, Request())
+        if res.plan is not None and res.plan.gpu:
+            gpu = "" if m.cc is not None else " (for a GPU of compute capability 8.0; give --gpu)"
+            older = (
+                f"TensorFlow {res.plan.tensorflow} (CUDA {res.plan.cuda}) is the newest whose "
+                f"GPU build runs on driver {m.driver}{gpu}: `tfenv resolve --driver {m.driver} "
+                f"--tf {res.plan.tensorflow}`"
+            )
+    parts = []
+    if floor is not None and not capped:
+        parts.append(f"Update the NVIDIA driver to {floor} or newer (keeps TensorFlow {ctx.tf})")
+    if older is not None:
+        parts.append(older)
+    if not parts:
+        return None
+    text = "; or ".join(parts) if not capped else parts[0]
+    return text + "."
+
+
+def _smi_header(groups: Mapping[str, str], ctx: Context) -> Answer:
+    from tfenv.models.driver import DriverVersion
+
+    try:
+        driver = DriverVersion(groups["driver"])
+    except ValueError:
+        return Answer()
+    cuda = version_or_none(groups.get("cuda"))
+    label = groups.get("label", "Driver")
+    header = "the R610+ header (KMD Version / CUDA UMD Version)" if label == "KMD" else "the classic header (Driver Version / CUDA Version)"
+    facts = [f"nvidia-smi reports driver {driver} (branch R{driver.branch}), in {header}."]
+    if cuda is not None:
+        facts.append(
+            f"CUDA {cuda} is the newest CUDA this driver runs, not an installed toolkit: "
+            f"CUDA wheels or toolkits up to {cuda} run on it."
+        )
+    elif groups.get("cuda") == "ERR!":
+        facts.append("CUDA Version: ERR! means nvidia-smi could not ask the driver (on WSL2: the Windows driver is not reachable).")
+    os: DriverOs = driver_os(ctx) or "linux"
+    yes, no = _runs(ctx, driver, os)
+    if yes:
+        facts.append(
+            f"TensorFlow CUDA builds this driver runs ({'Windows' if os == 'windows' else 'Linux'}): "
+            + (f"every series ({yes[0]} to {yes[-1]})." if not no else f"{yes[0]} to {yes[-1]}; not {no[0]} and later." if max(yes) < min(no) else ", ".join(map(str, yes)) + ".")
+        )
+    tf, cuda_tf = ctx.tf, _build_cuda(ctx)
+    if tf is not None and cuda_tf is not None:
+        floor = ctx.kb.cuda.driver_floor(cuda_tf, os)[0]
+        if floor is not None:
+            verdict = "enough" if driver >= floor else "too old"
+            facts.append(f"TensorFlow {tf} (CUDA {cuda_tf}) needs a driver >= {floor}: this one is {verdict}.")
+    return Answer(tuple(facts))
+
+
+ANSWERS = {
+    "driver-floor": _driver_floor,
+    "smi-header": _smi_header,
+}
