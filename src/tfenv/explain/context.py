@@ -187,10 +187,10 @@ def _changes(target: Optional[Target], hints: Hints) -> tuple[dict[str, object],
         used.append("python")
     driver = _driver(hints.driver)
     driver_open = target is None or target.driver is None or "driver" in detected
-    if driver is not None and driver_open and (target is None or target.driver != driver):
-        if target is not None or "os" in changes:
-            changes["driver"] = driver
-            used.append("driver")
+    new = target is None or target.driver != driver
+    if driver is not None and driver_open and new and (target or "os" in changes):
+        changes["driver"] = driver
+        used.append("driver")
     return changes, tuple(used)
 
 

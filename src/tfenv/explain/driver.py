@@ -32,7 +32,8 @@ def _build_cuda(ctx: Context) -> Optional[Version]:
 
 def _runs(ctx: Context, driver: DriverVersion, os: DriverOs) -> tuple[list[Version], list[Version]]:
     """TensorFlow series whose CUDA build this driver runs, and those it does not."""
-    yes, no = [], []
+    yes: list[Version] = []
+    no: list[Version] = []
     for b in ctx.kb.builds:
         cb = b.cuda_build(os)
         if cb is None or cb.cuda is None:
@@ -42,6 +43,14 @@ def _runs(ctx: Context, driver: DriverVersion, os: DriverOs) -> tuple[list[Versi
             continue
         (yes if driver >= floor else no).append(b.series)
     return yes, no
+
+
+def _runs_text(yes: list[Version], no: list[Version]) -> str:
+    if not no:
+        return f"every series ({yes[0]} to {yes[-1]})"
+    if max(yes) < min(no):
+        return f"{yes[0]} to {yes[-1]}; not {no[0]} and later"
+    return ", ".join(map(str, yes))
 
 
 def _branch_limit(ctx: Context) -> Optional[str]:
@@ -70,21 +79,23 @@ def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
         facts.append(text + ".")
     if driver is not None:
         top = ctx.kb.cuda.max_cuda_for_driver(driver)
-        where = "this machine has" if ctx.machine is not None and ctx.machine.driver else "the text shows"
+        given = ctx.machine is not None and ctx.machine.driver is not None
+        where = "this machine has" if given else "the text shows"
         text = f"The driver {where} is {driver} (branch R{driver.branch})"
         if top is not None:
             text += f", which runs CUDA up to {top}"
-        if floor is not None:
-            text += ": too old" if driver < floor else ": new enough (this error then comes from another CUDA runtime than the build's, e.g. a newer toolkit first on the loader path)"
+        if floor is not None and driver < floor:
+            text += ": too old"
+        elif floor is not None:
+            text += (
+                ": new enough (this error then comes from another CUDA runtime than the "
+                "build's, e.g. a newer toolkit first on the loader path)"
+            )
         facts.append(text + ".")
         yes, no = _runs(ctx, driver, os)
         if yes and no:
-            facts.append(
-                f"TensorFlow series whose CUDA build this driver runs: {yes[0]} to {yes[-1]}; "
-                f"not {no[0]} and later."
-                if max(yes) < min(no)
-                else f"TensorFlow series whose CUDA build this driver runs: {', '.join(map(str, yes))}."
-            )
+            runs = _runs_text(yes, no)
+            facts.append(f"TensorFlow series whose CUDA build this driver runs: {runs}.")
     limit = _branch_limit(ctx)
     if limit:
         facts.append(limit)
@@ -128,7 +139,11 @@ def _smi_header(groups: Mapping[str, str], ctx: Context) -> Answer:
         return Answer()
     cuda = version_or_none(groups.get("cuda"))
     label = groups.get("label", "Driver")
-    header = "the R610+ header (KMD Version / CUDA UMD Version)" if label == "KMD" else "the classic header (Driver Version / CUDA Version)"
+    header = (
+        "the R610+ header (KMD Version / CUDA UMD Version)"
+        if label == "KMD"
+        else "the classic header (Driver Version / CUDA Version)"
+    )
     facts = [f"nvidia-smi reports driver {driver} (branch R{driver.branch}), in {header}."]
     if cuda is not None:
         facts.append(
@@ -136,20 +151,24 @@ def _smi_header(groups: Mapping[str, str], ctx: Context) -> Answer:
             f"CUDA wheels or toolkits up to {cuda} run on it."
         )
     elif groups.get("cuda") == "ERR!":
-        facts.append("CUDA Version: ERR! means nvidia-smi could not ask the driver (on WSL2: the Windows driver is not reachable).")
+        facts.append(
+            "CUDA Version: ERR! means nvidia-smi could not ask the driver (on WSL2: the Windows "
+            "driver is not reachable)."
+        )
     os: DriverOs = driver_os(ctx) or "linux"
     yes, no = _runs(ctx, driver, os)
     if yes:
-        facts.append(
-            f"TensorFlow CUDA builds this driver runs ({'Windows' if os == 'windows' else 'Linux'}): "
-            + (f"every series ({yes[0]} to {yes[-1]})." if not no else f"{yes[0]} to {yes[-1]}; not {no[0]} and later." if max(yes) < min(no) else ", ".join(map(str, yes)) + ".")
-        )
+        where = "Windows" if os == "windows" else "Linux"
+        facts.append(f"TensorFlow CUDA builds this driver runs ({where}): {_runs_text(yes, no)}.")
     tf, cuda_tf = ctx.tf, _build_cuda(ctx)
     if tf is not None and cuda_tf is not None:
         floor = ctx.kb.cuda.driver_floor(cuda_tf, os)[0]
         if floor is not None:
             verdict = "enough" if driver >= floor else "too old"
-            facts.append(f"TensorFlow {tf} (CUDA {cuda_tf}) needs a driver >= {floor}: this one is {verdict}.")
+            facts.append(
+                f"TensorFlow {tf} (CUDA {cuda_tf}) needs a driver >= {floor}: this one is "
+                f"{verdict}."
+            )
     return Answer(tuple(facts))
 
 

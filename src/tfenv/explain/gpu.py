@@ -385,7 +385,9 @@ def _xla_ptx(groups: Mapping[str, str], ctx: Context) -> Answer:
         need = version_or_none(f"{code[0]}.{code[1]}")
     ptx = ctx.kb.cuda.ptx_isa
     facts = []
-    gpu = f"{sm} (compute capability {cc})" if sm and cc else (f"compute capability {cc}" if cc else "this GPU")
+    gpu = f"compute capability {cc}" if cc else "this GPU"
+    if sm and cc:
+        gpu = f"{sm} ({gpu})"
     if isa is not None:
         came = f", which came with CUDA {ptx[isa]}" if isa in ptx else ""
         facts.append(f"XLA asked LLVM for PTX ISA {isa}{came}, for {gpu}.")
@@ -404,9 +406,7 @@ def _xla_ptx(groups: Mapping[str, str], ctx: Context) -> Answer:
                 f"TensorFlow {tf}'s own kernels run on this GPU {own.text()}: only code XLA "
                 "compiles fails, so a model runs with XLA off."
             )
-    issue = next(
-        (i for i in ctx.kb.known_issues if i.id == "xla-blackwell-ptxas-12-5"), None
-    )
+    issue = next((i for i in ctx.kb.known_issues if i.id == "xla-blackwell-ptxas-12-5"), None)
     fix = issue.action if issue is not None else None
     return Answer(tuple(facts), fix)
 

@@ -171,7 +171,9 @@ def _tf_facts(
     return facts
 
 
-def prerelease_with(ctx: Context, req: Req, platform: Optional[str], py: Optional[str]) -> list[Release]:
+def prerelease_with(
+    ctx: Context, req: Req, platform: Optional[str], py: Optional[str]
+) -> list[Release]:
     """Pre-releases matching ``req`` with a wheel for ``platform`` and ``py`` newer than every
     final release that has one (what `pip install --pre` would take)."""
     releases = ctx.kb.index.releases(req.name)

@@ -10,6 +10,8 @@ from packaging.specifiers import SpecifierSet
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
+    from packaging.version import Version
+
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.containers import NgcRelease
     from tfenv.models.plan import Plan
