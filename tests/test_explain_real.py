@@ -20,6 +20,7 @@ from packaging.version import Version
 
 from tfenv.explain import Explanation, explain
 from tfenv.kb import KnowledgeBase
+from tfenv.models.driver import DriverVersion
 from tfenv.models.target import Target
 
 REAL = Path(__file__).parent / "data" / "errors" / "real"
@@ -373,6 +374,60 @@ CASES: dict[str, Case] = {
         },
         tf="2.18.0",
     ),
+    # -- 2025-2026 additions (#24): machine facts from the text, new message classes ------
+    "ptx/llvm-ptx85-sm120-tf222-nightly": Case(
+        "xla-ptx-version-too-old-for-target",
+        (
+            "PTX ISA 8.5, which came with CUDA 12.5",
+            "sm_120 (compute capability 12.0)",
+            "needs PTX ISA 8.7 (CUDA 12.8 and later)",
+            "Keep XLA off",
+        ),
+        absent=("ptxas-too-old-for-gpu", "driver-insufficient", "unsupported-ptx-version"),
+    ),
+    "ptx/invalid-ptx-then-handle-rtx5xxx-2025": Case(
+        "invalid-ptx",
+        ("architecture-specific target sm_90a", "Updating the driver does not help"),
+        absent=("cuda-invalid-handle",),  # follows from INVALID_PTX: answered once
+    ),
+    "ptx/invalid-handle-jit-cc120-nightly-2025": Case(
+        "no-kernel-binaries-for-gpu",
+        ("Compute capability 12.0",),
+        also=("cuda-invalid-handle",),
+        absent=("invalid-ptx",),
+    ),
+    "platform/smi-header-wsl-rtx-pro-blackwell-573": Case(
+        "nvidia-smi-header",
+        ("driver 573.76", "classic header", "CUDA 12.8 is the newest CUDA this driver runs"),
+        absent=("driver-insufficient",),
+    ),
+    "platform/smi-header-kmd-610-b200-2026": Case(
+        "nvidia-smi-header",
+        ("driver 610.43.02", "R610+ header", "CUDA 13.3 is the newest CUDA this driver runs"),
+    ),
+    "platform/driver-insufficient-smi-535-2025": Case(
+        "driver-insufficient",
+        ("The driver the text shows is 535.183.01", "runs CUDA up to 12.2"),
+        also=("nvidia-smi-header",),
+    ),
+    "pip-uv/and-cuda-backtracked-conflict-2025": Case(
+        "pip-resolution-impossible",
+        ("tfenv resolves TensorFlow 2.21.0", "'nvidia-cudnn-cu12==9.3.0.75'"),
+        absent=("pip-backtracking",),
+        machine={
+            "os": "linux",
+            "arch": "x86_64",
+            "python": "3.11",
+            "cc": "8.6",
+            "driver": "535.104.05",
+        },
+    ),
+    "pip-uv/tensorrt-libs-861-backtracking-only": Case(
+        "pip-backtracking",
+        ("tfenv resolves TensorFlow 2.15.0", "'tensorflow==2.15.0' 'nvidia-cublas-cu12==12.2.5.6'"),
+        absent=("pip-no-matching-distribution",),
+        machine={**LINUX_3090, "driver": "535.104.05", "python": "3.11"},
+    ),
 }
 
 
@@ -395,6 +450,8 @@ def _target(facts: dict[str, Any]) -> Optional[Target]:
     for key in ("python", "cc"):
         if key in values:
             values[key] = Version(values[key])
+    if "driver" in values:
+        values["driver"] = DriverVersion(values["driver"])
     return Target(**values)
 
 

@@ -81,7 +81,7 @@ def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
         top = ctx.kb.cuda.max_cuda_for_driver(driver)
         given = ctx.machine is not None and ctx.machine.driver is not None
         where = "this machine has" if given else "the text shows"
-        text = f"The driver {where} is {driver} (branch R{driver.branch})"
+        text = f"The driver {where} is {driver}"
         if top is not None:
             text += f", which runs CUDA up to {top}"
         if floor is not None and driver < floor:
@@ -144,7 +144,7 @@ def _smi_header(groups: Mapping[str, str], ctx: Context) -> Answer:
         if label == "KMD"
         else "the classic header (Driver Version / CUDA Version)"
     )
-    facts = [f"nvidia-smi reports driver {driver} (branch R{driver.branch}), in {header}."]
+    facts = [f"nvidia-smi reports driver {driver}, in {header}."]
     if cuda is not None:
         facts.append(
             f"CUDA {cuda} is the newest CUDA this driver runs, not an installed toolkit: "

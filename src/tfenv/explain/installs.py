@@ -49,6 +49,8 @@ _UV = {
 }
 
 
+_TF_IN_LIST = CatalogPattern(r"(?<![\w-])(?P<pkg>tensorflow(?:-gpu|-cpu)?(?:\[and-cuda\])?)==")
+
 # -- the answers ------------------------------------------------------------------------
 
 
@@ -245,6 +247,9 @@ def _pip_backtrack(groups: Mapping[str, str], ctx: Context) -> Answer:
     from tfenv.models.target import Request
 
     pkg = groups.get("pkg", "")
+    if not pkg and "pkgs" in groups:  # "Cannot install a==1, tensorflow[and-cuda]==2.14.0, ..."
+        found = _TF_IN_LIST.search(groups["pkgs"])
+        pkg = found.group("pkg") if found else ""
     name = pkg.split("[", 1)[0].lower()
     facts = []
     if name in TF_NAMES and "and-cuda" in pkg:
@@ -255,7 +260,7 @@ def _pip_backtrack(groups: Mapping[str, str], ctx: Context) -> Answer:
     m = ctx.machine
     if m is None or name not in TF_NAMES:
         return Answer(tuple(facts))
-    tf = ctx.tf
+    tf = ctx.tf_given if "pkgs" in groups else ctx.tf  # pip's list names many: none is "the" one
     spec = SpecifierSet(f"=={tf}") if tf is not None and not tf.is_devrelease else SpecifierSet()
     res = ctx.solve(m, Request(tf=spec, tf_text=str(spec) or "latest", allow_cpu=True))
     plan = res.plan
