@@ -101,6 +101,13 @@ def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
         facts.append(limit)
     if not facts:
         return Answer()
+    if floor is not None and driver is not None and driver >= floor:
+        return Answer(
+            tuple(facts),
+            "Find the other CUDA runtime: `tfenv doctor` shows which libcudart is loaded from "
+            "where; take the newer CUDA toolkit's folder off LD_LIBRARY_PATH (or PATH), or use "
+            "the CUDA wheels of the TensorFlow at hand.",
+        )
     return Answer(tuple(facts), _fix(ctx, floor, limit is not None))
 
 

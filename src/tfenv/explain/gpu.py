@@ -391,6 +391,8 @@ def _xla_ptx(groups: Mapping[str, str], ctx: Context) -> Answer:
     if isa is not None:
         came = f", which came with CUDA {ptx[isa]}" if isa in ptx else ""
         facts.append(f"XLA asked LLVM for PTX ISA {isa}{came}, for {gpu}.")
+    else:
+        facts.append(f"XLA compiled for {gpu}.")
     if need is not None:
         came = f" (CUDA {ptx[need]} and later)" if need in ptx else ""
         facts.append(f"That target needs PTX ISA {need}{came}: LLVM stops the process.")

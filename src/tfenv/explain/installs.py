@@ -262,7 +262,8 @@ def _pip_backtrack(groups: Mapping[str, str], ctx: Context) -> Answer:
         return Answer(tuple(facts))
     tf = ctx.tf_given if "pkgs" in groups else ctx.tf  # pip's list names many: none is "the" one
     spec = SpecifierSet(f"=={tf}") if tf is not None and not tf.is_devrelease else SpecifierSet()
-    res = ctx.solve(m, Request(tf=spec, tf_text=str(spec) or "latest", allow_cpu=True))
+    request = Request(tf=spec, tf_text=str(spec) or "latest", allow_cpu=m.cc is None)
+    res = ctx.solve(m, request)
     plan = res.plan
     if plan is None:
         return Answer(tuple(facts))
