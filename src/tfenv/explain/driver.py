@@ -78,24 +78,7 @@ def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
             text += f", which needs a {label} NVIDIA driver >= {floor} ({why})"
         facts.append(text + ".")
     if driver is not None:
-        top = ctx.kb.cuda.max_cuda_for_driver(driver)
-        given = ctx.machine is not None and ctx.machine.driver is not None
-        where = "this machine has" if given else "the text shows"
-        text = f"The driver {where} is {driver}"
-        if top is not None:
-            text += f", which runs CUDA up to {top}"
-        if floor is not None and driver < floor:
-            text += ": too old"
-        elif floor is not None:
-            text += (
-                ": new enough (this error then comes from another CUDA runtime than the "
-                "build's, e.g. a newer toolkit first on the loader path)"
-            )
-        facts.append(text + ".")
-        yes, no = _runs(ctx, driver, os)
-        if yes and no:
-            runs = _runs_text(yes, no)
-            facts.append(f"TensorFlow series whose CUDA build this driver runs: {runs}.")
+        facts += _driver_facts(ctx, driver, floor, os)
     limit = _branch_limit(ctx)
     if limit:
         facts.append(limit)
@@ -109,6 +92,30 @@ def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
             "the CUDA wheels of the TensorFlow at hand.",
         )
     return Answer(tuple(facts), _fix(ctx, floor, limit is not None))
+
+
+def _driver_facts(
+    ctx: Context, driver: DriverVersion, floor: Optional[DriverVersion], os: DriverOs
+) -> list[str]:
+    """The driver at hand: the CUDA it runs, its verdict against ``floor``, the series it runs."""
+    top = ctx.kb.cuda.max_cuda_for_driver(driver)
+    given = ctx.machine is not None and ctx.machine.driver is not None
+    where = "this machine has" if given else "the text shows"
+    text = f"The driver {where} is {driver}"
+    if top is not None:
+        text += f", which runs CUDA up to {top}"
+    if floor is not None and driver < floor:
+        text += ": too old"
+    elif floor is not None:
+        text += (
+            ": new enough (this error then comes from another CUDA runtime than the "
+            "build's, e.g. a newer toolkit first on the loader path)"
+        )
+    facts = [text + "."]
+    yes, no = _runs(ctx, driver, os)
+    if yes and no:
+        facts.append(f"TensorFlow series whose CUDA build this driver runs: {_runs_text(yes, no)}.")
+    return facts
 
 
 def _fix(ctx: Context, floor: Optional[DriverVersion], capped: bool) -> Optional[str]:
