@@ -61,12 +61,30 @@ class CudnnSeries:
         return Version(f"{major}.{(*cuda.release, 0)[1]}") in listed
 
 
+@dataclass(frozen=True)
+class ForwardCompat:
+    """cuDNN's hardware forward compatibility: PTX JIT on GPUs newer than its native list."""
+
+    since: Version
+    cuda_major_min: int
+    lib_config: str
+    lib_config_default: bool
+    provenance: Provenance
+
+    def covers(self, cudnn: Version, cuda: Version) -> bool:
+        """Whether a cuDNN ``cudnn`` build for CUDA ``cuda`` runs on newer GPUs by PTX JIT."""
+        return cudnn >= self.since and cuda.release[0] >= self.cuda_major_min
+
+
 class CudnnFacts:
     """All known cuDNN series, ordered by version."""
 
-    def __init__(self, series: tuple[CudnnSeries, ...]) -> None:
+    def __init__(
+        self, series: tuple[CudnnSeries, ...], forward_compat: Optional[ForwardCompat] = None
+    ) -> None:
         self.all_series = series
         self._by_version = {s.version: s for s in series}
+        self.forward_compat = forward_compat
 
     def series(self, version: Version | str) -> CudnnSeries | None:
         """The series of a cuDNN version: "8.9.4.25" -> 8.9, "9" -> None."""
@@ -113,7 +131,7 @@ def _series(node: Node) -> CudnnSeries:
 
 def parse(root: Node) -> CudnnFacts:
     """Build the facts from a parsed file (exposed for tests on hand-made data)."""
-    root.only("series")
+    root.only("series", "forward_compat")
     nodes = list(root.get("series").items())
     series = tuple(_series(n) for n in nodes)
     for i in range(1, len(series)):
@@ -121,7 +139,19 @@ def parse(root: Node) -> CudnnFacts:
             raise (
                 nodes[i].get("version").fail("series must be listed once each, in ascending order")
             )
-    return CudnnFacts(series)
+    fc = None
+    if root.has("forward_compat"):
+        node = root.get("forward_compat").only(
+            "since", "cuda_major_min", "lib_config", "lib_config_default", "source", "retrieved"
+        )
+        fc = ForwardCompat(
+            since=node.get("since").version(),
+            cuda_major_min=node.get("cuda_major_min").integer(minimum=1),
+            lib_config=node.get("lib_config").label(),
+            lib_config_default=node.get("lib_config_default").boolean(),
+            provenance=node.provenance(),
+        )
+    return CudnnFacts(series, fc)
 
 
 def load(root: Path | None = None) -> CudnnFacts:

@@ -61,7 +61,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
                     f"Driver >= {jit}: this GPU runs some kernels by PTX JIT, and {jit_why}"
                     " (minor-version compatibility does not cover PTX JIT)."
                 )
-        warnings += _cuda_warnings(f, cuda, floor, code)
+        warnings += _cuda_warnings(f, cuda, floor, code, cudnn)
     reasons.append(f"Route {route.name}: {route.why}.")
     if accel == "cuda":
         reasons += _route_not_taken(f, opt, route.name)
@@ -207,6 +207,7 @@ def _cuda_warnings(
     cuda: Optional[Version],
     floor: Optional[Version],
     code: Optional[GpuCode],
+    cudnn: Optional[Version] = None,
 ) -> list[str]:
     out = []
     t = f.target
@@ -235,7 +236,30 @@ def _cuda_warnings(
             f"CUDA {cuda} predates compute capability {t.cc} (it targets up to {toolkit.cc_max}): "
             "its libraries run on this GPU only through PTX JIT, if at all."
         )
+        out += _cudnn_forward(f, cuda, cudnn)
     return out
+
+
+def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]) -> list[str]:
+    """cuDNN on a GPU newer than its CUDA: forward compatible by PTX JIT (9.0+ on CUDA 12+)
+    or not at all (8.x and before): NVIDIA's cuDNN hardware forward-compatibility page."""
+    fc = f.kb.cudnn.forward_compat
+    if fc is None or cuda is None or cudnn is None:
+        return []
+    source = fc.provenance.sources[0].split(" ", 1)[0]
+    if fc.covers(cudnn, cuda):
+        config = f"CUDNN_LIB_CONFIG={fc.lib_config}"
+        config += " (the default)" if fc.lib_config_default else ""
+        return [
+            f"cuDNN {cudnn} runs on this GPU in its hardware forward-compatibility mode (PTX "
+            f"JIT; cuDNN {fc.since} and later on CUDA {fc.cuda_major_min}+, with {config}; "
+            f"some graph patterns excluded) ({source})."
+        ]
+    return [
+        f"cuDNN {cudnn} is not hardware forward compatible (that starts with cuDNN {fc.since} "
+        f"on CUDA {fc.cuda_major_min}+): NVIDIA does not support it on GPUs newer than its "
+        f"native list, so convolutions and other cuDNN operations may fail here ({source})."
+    ]
 
 
 def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[str]:
