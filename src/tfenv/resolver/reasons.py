@@ -14,7 +14,7 @@ from packaging.version import Version
 
 from tfenv import routes
 from tfenv.models.plan import Plan
-from tfenv.routes.container import ContainerRoute
+from tfenv.routes.container import ContainerRoute, newer_cuda_image
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
 
@@ -237,6 +237,9 @@ def _cuda_warnings(
             "its libraries run on this GPU only through PTX JIT, if at all."
         )
         out += _cudnn_forward(f, cuda, cudnn)
+        alternative = newer_cuda_image(f.kb, t)
+        if alternative is not None:
+            out.append(alternative)
     return out
 
 

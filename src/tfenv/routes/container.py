@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SMOKE_TEST",
+    "newer_cuda_image",
     "ContainerRoute",
     "container_image",
     "container_ngc",
@@ -305,3 +306,25 @@ def _undecided(image: ContainerImage, target: Target, found: Verdict) -> str:
             f"{' or '.join(found.refused) or '(none)'};"
         )
     return f"{head} (it depends on the GPU's brand):{brands} {clause}."
+
+
+def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
+    """For a plan whose CUDA predates the GPU: the newest NGC image whose CUDA targets it, with
+    its TensorFlow and CUDA and what is (not) known of its GPU code, as an alternative."""
+    from tfenv.routes.container_images import ngc_gpu_support
+
+    if target.cc is None or (target.platform.key != "linux_x86_64" and target.os != "wsl2"):
+        return None
+    for rel in kb.containers.ngc:
+        ok, how = ngc_gpu_support(kb, rel, target.cc)
+        if not ok or rel.cuda is None:
+            continue
+        tf = f"TensorFlow {rel.tensorflow}" if rel.tensorflow else "a TensorFlow not recorded"
+        return (
+            f"Alternative: NVIDIA's NGC image {rel.image} ({tf}, CUDA {rel.cuda}, facts "
+            f"{rel.status}) has a CUDA that targets compute capability {target.cc} ({how}); "
+            "whether its TensorFlow carries native kernels for this GPU is not established "
+            f"(`tfenv resolve --manager container --tf {rel.tensorflow}`; "
+            f"{rel.provenance.sources[0].split(' ', 1)[0]})."
+        )
+    return None
