@@ -34,12 +34,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SMOKE_TEST",
-    "newer_cuda_image",
     "ContainerRoute",
     "container_image",
     "container_ngc",
     "container_view",
     "docker_run",
+    "newer_cuda_image",
     "ngc_gpu_way_outs",
     "require_text",
 ]
