@@ -49,7 +49,26 @@ class Case:
     tf: Optional[str] = None
 
 
+METAL = (
+    "NotFoundError: dlopen(/opt/env/lib/python3.10/site-packages/tensorflow-plugins/"
+    "libmetal_plugin.dylib, 0x0006): Symbol not found: __ZN3tsl8internal10LogMessageC1EPKcii"
+)
 CASES: dict[str, Case] = {
+    # an OS floor: tensorflow-metal's wheels need macOS 12 (their tag), against the text's macOS
+    "metal-on-macos-11-is-too-old": Case(
+        f"ProductVersion:\t\t11.6\n{METAL}",
+        "metal-plugin-symbol-not-found",
+        ("needs macOS 12.0 or later", "the text shows macOS 11.6: too old"),
+        ("new enough",),
+        {"os": "macos", "arch": "arm64"},
+    ),
+    "metal-on-macos-14-is-fine": Case(
+        f"macOS 14.5 (23F79)\n{METAL}",
+        "metal-plugin-symbol-not-found",
+        ("needs macOS 12.0 or later", "macOS 14.5: new enough"),
+        ("too old: update macOS",),
+        {"os": "macos", "arch": "arm64"},
+    ),
     # the example: the floor 2.15.1 needs vs the driver it has
     "insufficient-2151-on-470": Case(
         INSUFFICIENT,

@@ -28,6 +28,7 @@ class Hints:
     driver: Optional[str] = None  # as the text prints it
     driver_cuda: Optional[Version] = None
     tensorflow: Optional[str] = None
+    macos: Optional[Version] = None  # the macOS version the text's Mac runs (X.Y)
 
 
 _SUBDIRS = {
@@ -135,6 +136,11 @@ _RULES: dict[str, list[tuple[str, _Read]]] = {
         (r"CUDA UMD Version: (?P<v>\d+\.\d+)", lambda g: _xy(g["v"])),
         (r"The NVIDIA driver's CUDA version is (?P<v>\d+\.\d+)", lambda g: _xy(g["v"])),
         (r"Your installed CUDA driver is: (?P<v>\d+\.\d+)", lambda g: _xy(g["v"])),
+    ],
+    "macos": [
+        (r"ProductVersion:\s{1,20}(?P<v>1\d\.\d+)", lambda g: _xy(g["v"])),
+        (r"(?<![\w])macOS (?P<v>1\d\.\d+)", lambda g: _xy(g["v"])),
+        (r"(?<![\w])macOS (?P<v>1\d)(?![\w.])", lambda g: _xy(f"{g['v']}.0")),
     ],
     "tensorflow": [
         (r"Tensor ?Flow Version: (?P<v>\d+\.\d+\.\d+)", lambda g: g["v"]),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
+
+from packaging.version import Version
 
 from tfenv.explain.common import nvidia_driver
 from tfenv.explain.context import Answer, Context
@@ -87,7 +89,25 @@ def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
             f"(Python {pythons}; {best.pair.status})."
         )
     facts.append("Pairs (Apple's table, checked against the plug-ins): " + _pairs(kb) + ".")
+    floor = _macos_fact(ctx, newest[1].version if newest is not None else None)
+    if floor:
+        facts.append(floor)
     return Answer(tuple(facts))
+
+
+def _macos_fact(ctx: Context, metal: Optional[Version]) -> Optional[str]:
+    """The macOS floor of a tensorflow-metal release (its arm64 wheel's tag), against the
+    macOS the text names."""
+    release = ctx.kb.index.release("tensorflow-metal", metal) if metal is not None else None
+    ws = release.wheelset("macos_arm64") if release is not None else None
+    if ws is None or ws.macos is None:
+        return None
+    text = f"tensorflow-metal {metal} needs macOS {ws.macos} or later (its arm64 wheel's tag)"
+    seen = ctx.hints.macos
+    if seen is not None:
+        verdict = "too old: update macOS first" if seen < ws.macos else "new enough"
+        text += f"; the text shows macOS {seen}: {verdict}"
+    return text + "."
 
 
 _SYMBOL = re.compile(r"ymbol not found(?: in flat namespace)?:? '?(?P<sym>_{1,2}\w{1,300})")
