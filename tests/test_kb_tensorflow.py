@@ -393,7 +393,7 @@ def test_known_issue_text_names_the_gpu_at_hand() -> None:
 def test_known_issue_summary_placeholders_are_checked(tmp_path: Path) -> None:
     (tmp_path / "tensorflow").mkdir()
     (tmp_path / "tensorflow" / "known_issues.yaml").write_text(
-        "issues:\n  - id: x\n    applies: '>=2.0'\n    severity: warning\n"
+        "issues:\n  - id: x\n    applies: '>=2.0'\n    platforms: []\n    severity: warning\n"
         "    summary: 'fails on {cc}'\n    prefer: null\n    action: a\n"
         "    source: [https://example.org/x]\n    retrieved: '2026-12-03'\n",
         "utf-8",
