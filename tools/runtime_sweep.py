@@ -503,7 +503,11 @@ def render_doc(facts: Any) -> str:
         "Keras step trained on the CPU; a failure is traced to the dependency that differs from",
         "the release day's install, whose versions are bisected for the bound.",
         "",
-        f"Last sweep: {facts.swept}, `{facts.command}`.",
+        f"Last sweep: {facts.swept}, `{facts.command}`. The sweep is incremental: a rerun",
+        "runs only new releases and the cells whose plan resolves to other versions today (a",
+        "new NumPy), and says what changed; `--check` only reports that drift (exit 1);",
+        "`--all-pythons` sweeps every Python; `--write-only` rewrites the data and this page",
+        "from the sweep's state. Plans whose release has no result here were not swept yet.",
         "",
         f"- {bare_ok}/{len(rows)} runs trained a Keras step as the releases declare their"
         " dependencies;",
