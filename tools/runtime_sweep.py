@@ -704,6 +704,7 @@ class Sweep:
         self.log = log
         self.known: list[Finding] = []  # bounds found so far, tried first
         self.edges: set[tuple[str, str, str, str]] = set()  # (release, python, package, bound)
+        self._fixed: Optional[tuple[list[str], Run]] = None  # the last known-fix run
 
     def cell(self, plan: Plan) -> Cell:
         start = time.monotonic()
@@ -721,6 +722,7 @@ class Sweep:
     def _fix(self, plan: Plan, cell: Cell, bare: Run) -> None:
         current, error = bare, first_error_line(bare.output)
         for _round in range(3):
+            self._fixed = None
             finding = self._known_fix(plan, cell, current, error) or self._search(
                 plan, cell, current, error
             )
@@ -730,7 +732,10 @@ class Sweep:
             if not any(_same_bound(k, finding) for k in self.known):
                 self.known.append(finding)
             lines = [plan.line, *(f"{f.package}{f.requirement}" for f in cell.findings)]
-            current = self.runner.try_plan(plan.python, lines)
+            if self._fixed is not None and self._fixed[0] == lines:
+                current = self._fixed[1]  # the run that showed the fix is this very plan
+            else:
+                current = self.runner.try_plan(plan.python, lines)
             cell.constrained, cell.constrained_versions = current.outcome, current.versions
             if current.outcome != "broke":
                 cell.note = None
@@ -751,9 +756,9 @@ class Sweep:
             if SpecifierSet(known.requirement).contains(installed, prereleases=True):
                 continue
             lines = [plan.line, *(f"{f.package}{f.requirement}" for f in cell.findings)]
-            fixed = self.runner.try_plan(
-                plan.python, [*lines, f"{known.package}{known.requirement}"]
-            )
+            with_it = [*lines, f"{known.package}{known.requirement}"]
+            fixed = self.runner.try_plan(plan.python, with_it)
+            self._fixed = (with_it, fixed)
             self.log(f"    known {known.package}{known.requirement}: {_outcome(fixed)}")
             if not _gone(fixed, error):
                 continue
@@ -910,15 +915,15 @@ def plans_for(
     cpu_files: Sequence[Any],
     only: Optional[SpecifierSet],
 ) -> list[Plan]:
-    """Every cell, the newest release of each minor series first (the failing classes show
-    there), then the others; oldest releases first within each group."""
+    """Every cell: the newest release of each minor series first, then the others; within
+    each, the newest Python first (the failing classes show there), oldest releases first."""
     newest: dict[tuple[int, int], Version] = {}
     for info in infos.values():
         v = info.version
         if not v.is_prerelease:
             series = (v.major, v.minor)
             newest[series] = max(newest.get(series, v), v)
-    plans: list[tuple[tuple[int, Version, int, int], Plan]] = []
+    plans: list[tuple[tuple[int, int, Version, int], Plan]] = []
     for key, info in infos.items():
         v = info.version
         if only is not None and not only.contains(v, prereleases=True):
@@ -928,7 +933,8 @@ def plans_for(
             for flavour in flavours:
                 dist = _distribution(kb, v, python, flavour, cpu_files)
                 plan = Plan(key, python, flavour, dist, info.uploaded)
-                plans.append(((group, v, _pykey(python)[1], FLAVOURS.index(flavour)), plan))
+                rank = -_pykey(python)[1]  # the newest Python first: the failing classes
+                plans.append(((group, rank, v, FLAVOURS.index(flavour)), plan))
     return [p for _k, p in sorted(plans, key=lambda kp: kp[0])]
 
 
