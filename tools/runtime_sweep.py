@@ -915,25 +915,27 @@ def plans_for(
     cpu_files: Sequence[Any],
     only: Optional[SpecifierSet],
 ) -> list[Plan]:
-    """Every cell: the newest release of each minor series first, then the others; within
-    each, the newest Python first (the failing classes show there), oldest releases first."""
-    newest: dict[tuple[int, int], Version] = {}
+    """Every cell: the newest release of each minor series first, then the first (x.y.0,
+    which often declares other bounds), then the others; within each, every release's newest
+    Python before its oldest (the failing classes show there first), oldest releases first."""
+    finals: dict[tuple[int, int], list[Version]] = {}
     for info in infos.values():
         v = info.version
         if not v.is_prerelease:
-            series = (v.major, v.minor)
-            newest[series] = max(newest.get(series, v), v)
+            finals.setdefault((v.major, v.minor), []).append(v)
     plans: list[tuple[tuple[int, int, Version, int], Plan]] = []
     for key, info in infos.items():
         v = info.version
         if only is not None and not only.contains(v, prereleases=True):
             continue
-        group = 0 if newest.get((v.major, v.minor)) == v else 1
-        for python in pick_pythons(info.requires, available, every_python):
+        series = finals.get((v.major, v.minor), [])
+        group = 0 if series and v == max(series) else 1 if series and v == min(series) else 2
+        pythons = pick_pythons(info.requires, available, every_python)
+        for python in pythons:
             for flavour in flavours:
                 dist = _distribution(kb, v, python, flavour, cpu_files)
                 plan = Plan(key, python, flavour, dist, info.uploaded)
-                rank = -_pykey(python)[1]  # the newest Python first: the failing classes
+                rank = 0 if python == pythons[-1] else 1
                 plans.append(((group, rank, v, FLAVOURS.index(flavour)), plan))
     return [p for _k, p in sorted(plans, key=lambda kp: kp[0])]
 
