@@ -770,6 +770,8 @@ class Sweep:
                 return Finding(known.package, known.requirement, str(good), bad, error)
             probe = self.runner.try_plan(plan.python, [*lines, f"{known.package}=={edge}"])
             self.log(f"    edge {known.package}=={edge}: {_outcome(probe)}")
+            if probe.outcome == "no-install":  # no edge to try: the bare run shows the bad one
+                return Finding(known.package, known.requirement, str(good), installed, error)
             if not _gone(probe, error):
                 self.edges.add(checked)
                 return Finding(known.package, known.requirement, str(good), str(edge), error)
