@@ -507,7 +507,9 @@ def render_doc(facts: Any) -> str:
         "runs only new releases and the cells whose plan resolves to other versions today (a",
         "new NumPy), and says what changed; `--check` only reports that drift (exit 1);",
         "`--all-pythons` sweeps every Python; `--write-only` rewrites the data and this page",
-        "from the sweep's state. Plans whose release has no result here were not swept yet.",
+        "from the sweep's state. A constraint's `releases` run from the first to the last swept",
+        "release that needed it (with the same declared requirement); releases between them that",
+        "have no result below were not swept and are taken to need it too.",
         "",
         f"- {bare_ok}/{len(rows)} runs trained a Keras step as the releases declare their"
         " dependencies;",
