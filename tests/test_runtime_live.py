@@ -68,7 +68,7 @@ SAMPLE.append(_newest_series())
 @pytest.fixture(scope="module")
 def runner() -> Any:
     available = rs.interpreters(Path.home() / ".pyenv" / "versions")
-    from tfenv.kb._index_url import configured_index_url
+    from tfenv.index_url import configured_index_url
 
     work = Path(tempfile.mkdtemp(prefix="tfenv-runtime-live-"))
     return rs.Runner(rs._uv_binary(), available, work, configured_index_url()[0])
@@ -76,7 +76,7 @@ def runner() -> Any:
 
 @pytest.fixture(scope="module")
 def cpu_files() -> Any:
-    from tfenv.kb._index_url import configured_index_url
+    from tfenv.index_url import configured_index_url
 
     return rs._IndexFiles(configured_index_url()[0])("tensorflow-cpu")
 

@@ -995,8 +995,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
 
+    from tfenv.index_url import configured_index_url
     from tfenv.kb import KnowledgeBase
-    from tfenv.kb._index_url import configured_index_url
 
     kb = KnowledgeBase.from_environment()
     infos = release_infos(kb)
@@ -1137,8 +1137,8 @@ class _IndexFiles:
     def __call__(self, package: str) -> Sequence[Any]:
         if package not in self._pages:
             if self._index is None:
-                from tfenv.kb._simple_api import SimpleIndex
-                from tfenv.kb.refresh import make_client
+                from tfenv.refresh import make_client
+                from tfenv.refresh.simple_api import SimpleIndex
 
                 self._index = SimpleIndex(make_client(60.0), self.index_url)
             self._pages[package] = self._index.project(package) or []
