@@ -1,0 +1,73 @@
+"""A package index on 127.0.0.1 for the install tests: a fake TensorFlow small enough to
+install in a second, that answers the Verify step's import check like a CPU build.
+
+The fake ``tensorflow`` (and ``tensorflow-cpu``) 2.15.1 wheels hold a module with the
+calls the check makes (``tf.test.is_built_with_cuda``, ``tf.config.list_physical_devices``,
+``tf.sysconfig.get_build_info``); with ``FAKE_TF_FAIL`` set in the environment the import
+fails the way a NumPy-2 mismatch does, so the verify path that asks explain can be tested.
+Served by :class:`tests.lock_index.LockIndex` (faults, wrong hashes, hangs).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.lock_index import LockIndex, make_wheel, serve
+
+__all__ = ["FAKE_TF", "PY", "build_install_wheels", "install_index_fixture"]
+
+PY = f"{sys.version_info[0]}.{sys.version_info[1]}"  # the interpreter uv finds: tfenv's own
+_TAG = f"cp{PY.replace('.', '')}"
+
+FAKE_TF = b'''
+import os
+__version__ = "2.15.1"
+if os.environ.get("FAKE_TF_FAIL"):
+    raise TypeError("Unable to convert function return value to a Python type! The signature was () -> handle")
+class _Test:
+    @staticmethod
+    def is_built_with_cuda():
+        return False
+class _Experimental:
+    @staticmethod
+    def get_device_details(device):
+        return {}
+class _Config:
+    experimental = _Experimental()
+    @staticmethod
+    def list_physical_devices(kind):
+        return []
+class _Sysconfig:
+    @staticmethod
+    def get_build_info():
+        return {"is_cuda_build": False}
+test = _Test()
+config = _Config()
+sysconfig = _Sysconfig()
+'''
+
+
+def build_install_wheels(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    tag = f"{_TAG}-{_TAG}-manylinux_2_17_x86_64"
+    for name in ("tensorflow", "tensorflow-cpu"):
+        requires = ("absl-py>=1.0.0", "numpy<2")
+        make_wheel(folder, name, "2.15.1", tag, requires, module=FAKE_TF, import_name="tensorflow")
+    make_wheel(folder, "absl-py", "2.1.0", "py3-none-any", ("six>=1.10",))
+    make_wheel(folder, "six", "1.16.0", "py2.py3-none-any", ())
+    make_wheel(folder, "numpy", "1.26.4", "py3-none-any", ())
+    return folder
+
+
+@pytest.fixture(name="install_wheels", scope="module")
+def install_wheels_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_install_wheels(tmp_path_factory.mktemp("install-wheels"))
+
+
+@pytest.fixture(name="install_index")
+def install_index_fixture(install_wheels: Path) -> Iterator[LockIndex]:
+    yield from serve(LockIndex(install_wheels))
