@@ -4,7 +4,8 @@ install in a second, that answers the Verify step's import check like a CPU buil
 The fake ``tensorflow`` (and ``tensorflow-cpu``) 2.15.1 wheels hold a module with the
 calls the check makes (``tf.test.is_built_with_cuda``, ``tf.config.list_physical_devices``,
 ``tf.sysconfig.get_build_info``); with ``FAKE_TF_FAIL`` set in the environment the import
-fails the way a NumPy-2 mismatch does, so the verify path that asks explain can be tested.
+fails the way a NumPy 1.x build fails under NumPy 2, so the verify path that asks explain
+can be tested.
 Served by :class:`tests.lock_index.LockIndex` (faults, wrong hashes, hangs).
 """
 
@@ -27,7 +28,10 @@ FAKE_TF = b'''
 import os
 __version__ = "2.15.1"
 if os.environ.get("FAKE_TF_FAIL"):
-    raise TypeError("Unable to convert function return value to a Python type! The signature was () -> handle")
+    import sys
+    print("A module that was compiled using NumPy 1.x cannot be run in", file=sys.stderr)
+    print("NumPy 2.0.2 as it may crash.", file=sys.stderr)
+    raise ImportError("numpy.core._multiarray_umath failed to import")
 class _Test:
     @staticmethod
     def is_built_with_cuda():

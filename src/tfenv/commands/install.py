@@ -61,6 +61,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--keep-failed", action="store_true", help="keep a failed environment for inspection"
     )
     parser.add_argument("--offline", action="store_true", help="install from uv's cache only")
+    parser.add_argument(
+        "--no-uv",
+        action="store_true",
+        help="create with python -m venv and install with pip (default: uv where installed)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the steps, change nothing")
     parser.add_argument("--index-url", metavar="URL", type=_index_url, help="the package index")
     parser.add_argument(
@@ -106,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         keep_failed=args.keep_failed,
         offline=args.offline,
         index_url=args.index_url,
+        use_uv=not args.no_uv,
         timeout=args.timeout,
         environ=dict(os.environ),
     )
@@ -209,6 +215,7 @@ def _p(text: str = "") -> None:
 
 
 def _print_dry_run(out: Outcome) -> None:
+    from tfenv.install.flow import remaining_steps
     from tfenv.install.shell import command
 
     _p(f"Plan: {out.source.plan.summary()}")
@@ -219,6 +226,14 @@ def _print_dry_run(out: Outcome) -> None:
         _p(f"  {n}. {step.title}")
         for argv in step.argv:
             _p(f"       {command(argv, out.layout.os_name)}")
+    _print_remaining(remaining_steps(out.source))
+
+
+def _print_remaining(lines: tuple[str, ...]) -> None:
+    if lines:
+        _p("Still to do by hand:")
+        for line in lines:
+            _p(f"  - {line}")
 
 
 def _print_done(out: Outcome) -> None:
@@ -228,10 +243,7 @@ def _print_done(out: Outcome) -> None:
         _p(f"  {step.name:<11} {step.outcome:<8} {took:>9}  {step.detail}")
     if out.verdict is not None:
         _print_verdict(out.verdict)
-    if out.remaining:
-        _p("Still to do by hand:")
-        for line in out.remaining:
-            _p(f"  - {line}")
+    _print_remaining(out.remaining)
     _p()
     _p("Verify: ok" if out.status == "ok" else "Verify: found a problem (see above)")
     _p(f"Activate it with: {_activate_line(out)}")

@@ -39,6 +39,7 @@ class Options:
     keep_failed: bool = False
     offline: bool = False
     index_url: Optional[str] = None
+    use_uv: bool = True  # False: python -m venv and pip, even where uv is installed
     timeout: float = 300.0  # the Verify step's import
     environ: Mapping[str, str] = field(default_factory=dict)
 
@@ -114,7 +115,7 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
 
     plan = source.plan
     environ = options.environ
-    uv = create.find_uv(environ)
+    uv = create.find_uv(environ) if options.use_uv else None
     if is_conda(source):
         return _prepare_conda(source, options, os_name, uv)
     layout = Layout(Path(options.folder or DEFAULT_DIR).absolute(), os_name)
@@ -230,7 +231,9 @@ def remaining_steps(source: Source) -> tuple[str, ...]:
     if plan.route != "system":
         return ()
     steps = [c.lstrip("# ").strip() for c in plan.commands if c.lstrip().startswith("#")]
-    steps += [f"set {k}={v}" for k, v in plan.env]
+    if plan.env:
+        names = " and ".join(k for k, _ in plan.env)
+        steps.append(f"then activate the environment: its activation script sets {names}")
     return tuple(s for s in steps if s)
 
 
