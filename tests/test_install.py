@@ -294,3 +294,57 @@ def test_conda_route_without_conda(
     assert code == 1
     assert "No conda, mamba or micromamba" in err
     assert want in err
+
+
+def _locked_project(tmp_path: Path, url: str, capsys: pytest.CaptureFixture[str]) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tfenv.toml").write_text(
+        f'tensorflow = "2.15.1"\npython = "{PY}"\n'
+        '[targets.here]\nos = "linux"\narch = "x86_64"\nno-gpu = true\nglibc = "2.31"\n'
+    )
+    assert main(["lock", "--config", str(project), "--index-url", url]) == 0
+    capsys.readouterr()
+    return project
+
+
+def test_install_from_lockfile(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = install_index.url
+    project = _locked_project(tmp_path, url, capsys)
+    lock = project / "requirements.here.txt"
+    env = tmp_path / "env"
+    code, doc, err = _install(
+        capsys, str(env), "--target", "here", "--config", str(project), "--index-url", url, "--json"
+    )
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    assert doc["source"] == {"lock": str(lock), "target": "here"}
+    packages = next(s for s in doc["steps"] if s["step"] == "packages")
+    assert f"--require-hashes -r {lock}" in packages["commands"][0]
+    assert _steps(doc)["verify"] == "ok"
+    # --lock FILE alone: its target from its name, the configuration from its folder
+    code, _, err = _install(capsys, str(tmp_path / "env2"), "--lock", str(lock), "--index-url", url)
+    assert code == 0, err
+
+
+def test_lockfile_refusals(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _locked_project(tmp_path, install_index.url, capsys)
+    lock = project / "requirements.here.txt"
+    env = str(tmp_path / "env")
+    code, _, err = _install(capsys, env, "--lock", str(lock), "--tf", "2.15")
+    assert code == 2 and "give one or the other" in err
+    code, _, err = _install(capsys, env, "--target", "nope", "--config", str(project))
+    assert code == 2 and "No target named 'nope'" in err
+    text = lock.read_text()
+    lock.write_text(text.replace("six==1.16.0", "six==1.17.0"))
+    code, _, err = _install(capsys, env, "--lock", str(lock))
+    assert code == 2 and "was edited" in err
+    bare = project / "requirements.bare.txt"
+    bare.write_text("tensorflow==2.15.1\n")
+    code, _, err = _install(capsys, env, "--lock", str(bare), "--target", "here")
+    assert code == 2 and "no --hash lines" in err
+    assert not Path(env).exists()
