@@ -5,7 +5,7 @@ The fake ``tensorflow`` (and ``tensorflow-cpu``) 2.15.1 wheels hold a module wit
 calls the check makes (``tf.test.is_built_with_cuda``, ``tf.config.list_physical_devices``,
 ``tf.sysconfig.get_build_info``); with ``FAKE_TF_FAIL`` set in the environment the import
 fails the way a NumPy 1.x build fails under NumPy 2, so the verify path that asks explain
-can be tested.
+can be tested; ``FAKE_TF_SLEEP`` makes the import take that many seconds.
 Served by :class:`tests.lock_index.LockIndex` (faults, wrong hashes, hangs).
 """
 
@@ -24,9 +24,12 @@ __all__ = ["FAKE_TF", "PY", "build_install_wheels", "install_index_fixture"]
 PY = f"{sys.version_info[0]}.{sys.version_info[1]}"  # the interpreter uv finds: tfenv's own
 _TAG = f"cp{PY.replace('.', '')}"
 
-FAKE_TF = b'''
+FAKE_TF = b"""
 import os
 __version__ = "2.15.1"
+if os.environ.get("FAKE_TF_SLEEP"):
+    import time
+    time.sleep(float(os.environ["FAKE_TF_SLEEP"]))
 if os.environ.get("FAKE_TF_FAIL"):
     import sys
     print("A module that was compiled using NumPy 1.x cannot be run in", file=sys.stderr)
@@ -52,7 +55,7 @@ class _Sysconfig:
 test = _Test()
 config = _Config()
 sysconfig = _Sysconfig()
-'''
+"""
 
 
 def build_install_wheels(folder: Path) -> Path:

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +24,7 @@ from tfenv.cli import main
 from tfenv.install.claim import MARKER
 
 PLAN = ["--no-gpu", "--python", PY, "--tf", "2.15.1"]
+TEXT: Any = {"capture_output": True, "text": True, "check": True}
 SIX = "/files/six-1.16.0-py2.py3-none-any.whl"
 
 
@@ -36,9 +40,7 @@ def _uv_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
-def _install(
-    capsys: pytest.CaptureFixture[str], *argv: str
-) -> tuple[int, dict[str, object] | str, str]:
+def _install(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
     code = main(["install", *argv])
     out, err = capsys.readouterr()
     if "--json" in argv and out.strip():
@@ -125,7 +127,8 @@ def test_existing_folder_and_force(
     first = (env / MARKER).stat().st_ino
     code, _, err = _install(capsys, str(env), *PLAN, *url)
     assert code == 2
-    assert "already exists" in err and "--force" in err
+    assert "already exists" in err
+    assert "--force" in err
     # a failed --force puts the old environment back
     install_index.wrong_hash.add("six-1.16.0-py2.py3-none-any.whl")
     assert _install(capsys, str(env), *PLAN, *url, "--force")[0] == 1
@@ -162,7 +165,8 @@ def test_empty_folder_with_force_is_emptied_again_on_failure(
     install_index.wrong_hash.add("six-1.16.0-py2.py3-none-any.whl")
     code = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--force")[0]
     assert code == 1
-    assert env.is_dir() and not list(env.iterdir())
+    assert env.is_dir()
+    assert not list(env.iterdir())
 
 
 def test_offline_from_uv_cache(
@@ -213,27 +217,47 @@ def test_verify_problem_is_explained(
     assert (env / "bin" / "python").exists()  # installed completely: kept for the fix
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("step", "sig"),
+    [
+        ("create", signal.SIGINT),  # python -m venv, installing pip (--no-uv)
+        ("packages", signal.SIGINT),  # uv, waiting for a wheel
+        ("packages", signal.SIGTERM),
+        ("verify", signal.SIGTERM),  # the import check, in the new environment
+    ],
+)
 def test_interrupted_install_leaves_nothing(
-    tmp_path: Path, install_index: LockIndex, sig: signal.Signals
+    tmp_path: Path,
+    install_index: LockIndex,
+    step: str,
+    sig: signal.Signals,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     install_index.hang_s = 60
-    install_index.faults[SIX] = ["hang"]
+    install_index.faults[SIX] = ["hang"] if step == "packages" else []
+    monkeypatch.setenv("FAKE_TF_SLEEP", "60" if step == "verify" else "0")
     env = tmp_path / "env"
     argv = [sys.executable, "-m", "tfenv", "install", str(env), *PLAN]
-    proc = subprocess.Popen(
-        [*argv, "--index-url", install_index.url],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    argv += ["--index-url", install_index.url, *(["--no-uv"] if step == "create" else [])]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or ()), daemon=True)
+    reader.start()
+    number = {"create": 1, "packages": 2, "verify": 4}[step]
     deadline = time.monotonic() + 60
-    while SIX not in install_index.requests and time.monotonic() < deadline:
+    while not any(ln.startswith(f"[{number}/4]") for ln in lines) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert SIX in install_index.requests, "uv never asked for the wheel"
-    assert (env / MARKER).is_file()  # the environment exists, half made
+    if step == "packages":
+        while SIX not in install_index.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+    time.sleep(0.5 if step != "create" else 2.0)  # well inside the step
+    assert proc.poll() is None, "".join(lines)
+    assert env.exists()  # half made
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
+    proc.wait(timeout=30)
+    reader.join(timeout=10)
+    err = "".join(lines)
     assert proc.returncode == 128 + sig, err
     assert "tfenv install stopped: Nothing is left" in err
     assert not env.exists()
@@ -244,8 +268,13 @@ def test_dry_run_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, _ = _install(capsys, str(env), *PLAN, "--dry-run")
     assert code == 0
     assert isinstance(out, str)
-    assert f"venv --python {PY} {env}" in out
-    assert "pip install --python" in out and "tensorflow==2.15.1" in out
+    told = re.search(r"uv venv --python (\S+) (\S+)\n", out)
+    assert told is not None
+    assert told.group(2) == str(env)
+    python = subprocess.run([told.group(1), "-c", "import sys; print(sys.version)"], **TEXT)
+    assert python.stdout.startswith(PY)  # told the interpreter found here
+    assert "pip install --python" in out
+    assert "tensorflow==2.15.1" in out
     assert not env.exists()
 
 
@@ -270,7 +299,8 @@ def test_another_machine_only_in_dry_run(
     assert code == 0
     assert isinstance(out, str)
     assert "route system" in out
-    assert "Scripts" in out and "python.exe" in out
+    assert "Scripts" in out
+    assert "python.exe" in out
     assert "Still to do by hand:" in out
     assert "CUDA Toolkit 11.2 and cuDNN 8.1" in out
 
@@ -336,15 +366,19 @@ def test_lockfile_refusals(
     lock = project / "requirements.here.txt"
     env = str(tmp_path / "env")
     code, _, err = _install(capsys, env, "--lock", str(lock), "--tf", "2.15")
-    assert code == 2 and "give one or the other" in err
+    assert code == 2
+    assert "give one or the other" in err
     code, _, err = _install(capsys, env, "--target", "nope", "--config", str(project))
-    assert code == 2 and "No target named 'nope'" in err
+    assert code == 2
+    assert "No target named 'nope'" in err
     text = lock.read_text()
     lock.write_text(text.replace("six==1.16.0", "six==1.17.0"))
     code, _, err = _install(capsys, env, "--lock", str(lock))
-    assert code == 2 and "was edited" in err
+    assert code == 2
+    assert "was edited" in err
     bare = project / "requirements.bare.txt"
     bare.write_text("tensorflow==2.15.1\n")
     code, _, err = _install(capsys, env, "--lock", str(bare), "--target", "here")
-    assert code == 2 and "no --hash lines" in err
+    assert code == 2
+    assert "no --hash lines" in err
     assert not Path(env).exists()

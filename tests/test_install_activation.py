@@ -35,7 +35,8 @@ def _venv(path: Path) -> None:
 
 def test_venv_activate_sets_the_wheel_paths(tmp_path: Path, kb: KnowledgeBase) -> None:
     res = _plan(kb, os="linux", gpu="RTX 3060", driver="535.104.05", python=PY, tf="2.16.1")
-    assert res.plan is not None and res.plan.route == "pip"
+    assert res.plan is not None
+    assert res.plan.route == "pip"
     prefix = tmp_path / "env"
     _venv(prefix)
     layout = Layout(prefix, "linux")
@@ -90,7 +91,8 @@ def test_windows_system_route_scripts(kb: KnowledgeBase) -> None:
         tf="2.10",
         manager="pip",
     )
-    assert res.plan is not None and res.plan.route == "system"
+    assert res.plan is not None
+    assert res.plan.route == "system"
     scripts = hook_scripts(res)
     base = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2"
     assert f'@set "CUDA_PATH={base}"' in scripts[".bat"]

@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
     )
     out = flow.prepare(source, options, source.res.target.os)
     if args.dry_run:
+        from tfenv.install.claim import claim
+
+        claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals
         _report(out, args.json, dry_run=True)
         return 0
     runner = Runner(_say, terminal=_on_terminal(), echo=True)

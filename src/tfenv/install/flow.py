@@ -120,20 +120,19 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
         return _prepare_conda(source, options, os_name, uv)
     layout = Layout(Path(options.folder or DEFAULT_DIR).absolute(), os_name)
     python = plan.python or ""
-    if uv is not None:
-        tool, make = "uv", create.uv_venv_command(uv, python, layout.prefix, options.offline)
-    else:
-        from tfenv.install.interpreters import find_python
-
-        found = find_python(python, os_name, environ)
-        if found is None:
-            raise InstallError(
-                f"No Python {python} found on this machine (PATH, pyenv"
-                + (", the py launcher" if os_name == "windows" else "")
-                + "), and uv, which can find or fetch one, is not installed.",
-                hint=f"Install Python {python} (e.g. 'pyenv install {python}'), or pip install uv.",
-            )
+    found = _interpreter(python, os_name, environ)
+    if uv is not None:  # told the interpreter found here, else left to find or fetch one
+        told = found[0] if found is not None and len(found) == 1 else python
+        tool, make = "uv", create.uv_venv_command(uv, told, layout.prefix, options.offline)
+    elif found is not None:
         tool, make = "venv", create.venv_command(found, layout.prefix)
+    else:
+        raise InstallError(
+            f"No Python {python} found on this machine (PATH, pyenv"
+            + (", the py launcher" if os_name == "windows" else "")
+            + "), and uv, which can find or fetch one, is not installed.",
+            hint=f"Install Python {python} (e.g. 'pyenv install {python}'), or pip install uv.",
+        )
     steps = [
         Step("create", f"Create the environment (Python {python}) in {layout.prefix}", [make]),
         _packages_step(source, layout, uv, options),
@@ -141,6 +140,18 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
         Step("verify", "Verify: " + _verify_title()),
     ]
     return Outcome(source, layout, steps, tool)
+
+
+def _interpreter(python: str, os_name: str, environ: Mapping[str, str]) -> Optional[list[str]]:
+    """Python ``python`` on this machine; None when not found, or when the steps are for
+    another kind of machine (a --dry-run with --os)."""
+    import sys
+
+    from tfenv.install.interpreters import find_python
+
+    if not python or (os_name == "windows") != (sys.platform == "win32"):
+        return None
+    return find_python(python, os_name, environ)
 
 
 def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[str]) -> Outcome:
