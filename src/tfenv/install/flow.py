@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from tfenv.errors import TfenvError
 from tfenv.install import InstallError
 from tfenv.install.create import Layout
 from tfenv.install.shell import command
@@ -268,8 +269,8 @@ def execute(
         )
     grant = claim(out.layout.prefix, force=options.force, keep_failed=options.keep_failed)
     say = runner.say
+    grant.take()  # outside the try: when the old environment cannot move, nothing is undone
     try:
-        grant.take()
         for step in out.steps:
             _run_step(step, out, options, here, kb, runner, grant)
             if step.outcome == "failed":
@@ -314,28 +315,41 @@ def _run_step(
             break
     else:
         step.outcome = "ok"
-    if step.outcome == "ok" and step.name == "create":
-        grant.mark(
-            {
-                "tensorflow": out.source.plan.tensorflow,
-                "route": out.source.plan.route,
-                "python": out.source.plan.python,
-                "lock": None if out.source.lock is None else str(out.source.lock),
-            }
-        )
-    elif step.outcome == "ok" and step.name == "activation":
-        step.detail = _activation(out)
-    elif step.outcome == "ok" and step.name == "verify":
-        from tfenv.install.verify import verify
+    if step.outcome == "ok":
+        try:
+            _after(step, out, options, here, kb, grant)
+        except (OSError, ValueError, TfenvError) as exc:
+            from tfenv.fsutil import describe_oserror
 
-        out.verdict = verify(
-            out.layout, out.source.plan, here, kb, options.environ, options.timeout
-        )
-        step.outcome = "ok" if out.verdict.ok else "problem"
-        step.detail = f"{len(out.verdict.problems)} problem(s)"
+            why = describe_oserror(exc) if isinstance(exc, OSError) else str(exc)
+            step.outcome, step.detail = "failed", why
     step.seconds = time.monotonic() - started
     if step.outcome != "failed":
         runner.say(f"    {step.outcome} ({_took(step.seconds)})")
+
+
+def _after(
+    step: Step,
+    out: Outcome,
+    options: Options,
+    here: HostProfile,
+    kb: KnowledgeBase,
+    grant: Claim,
+) -> None:
+    """What a step does besides its commands: the marker, the scripts, the Verify step."""
+    plan = out.source.plan
+    if step.name == "create":
+        lock = None if out.source.lock is None else str(out.source.lock)
+        about = {"tensorflow": plan.tensorflow, "route": plan.route, "python": plan.python}
+        grant.mark({**about, "lock": lock})
+    elif step.name == "activation":
+        step.detail = _activation(out)
+    elif step.name == "verify":
+        from tfenv.install.verify import verify
+
+        out.verdict = verify(out.layout, plan, here, kb, options.environ, options.timeout)
+        step.outcome = "ok" if out.verdict.ok else "problem"
+        step.detail = f"{len(out.verdict.problems)} problem(s)"
 
 
 def _activation(out: Outcome) -> str:
