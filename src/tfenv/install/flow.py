@@ -213,7 +213,8 @@ def _conda_prefix(tool: str, env: str) -> Path:
 def _packages_step(source: Source, layout: Layout, uv: Optional[str], options: Options) -> Step:
     plan = source.plan
     more = f" and {len(plan.pip) - 1} more pins" if len(plan.pip) > 1 else ""
-    what = f"the lockfile {source.lock}" if source.lock else f"{plan.pip[0]}{more}"
+    first = plan.pip[0] if plan.pip else "nothing"
+    what = f"the lockfile {source.lock}" if source.lock else f"{first}{more}"
     argv = _install_argv(layout, plan.pip, source.lock, uv, options)
     return Step("packages", f"Install {what}", [argv])
 
