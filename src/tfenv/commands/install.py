@@ -149,6 +149,11 @@ def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> S
         _no_plan_flags(args)
         from tfenv.config import load_config
 
+        if args.lock is not None and not args.lock.is_file():
+            from tfenv.errors import UsageError
+
+            raise UsageError(f"--lock {args.lock}: no such file.")
+
         folder = args.config or (str(args.lock.parent) if args.lock is not None else ".")
         return from_lock(kb, load_config(folder), args.target, args.lock)
     from tfenv import api
