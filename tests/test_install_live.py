@@ -74,3 +74,28 @@ def test_live_install_cpu_lockfile(tmp_path: Path, capsys: pytest.CaptureFixture
     capsys.readouterr()
     doc = _installed(capsys, tmp_path / "env", "--target", "here", "--config", str(tmp_path))
     assert doc["source"] == {"lock": str(tmp_path / "requirements.here.txt"), "target": "here"}
+
+
+def test_live_install_gpu_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CUDA wheels installed too; on a machine without an NVIDIA GPU the Verify step
+    says so and why (detection's note: no driver), and the environment still trains on
+    the CPU; the activation script puts the wheels' libraries on the loader path."""
+    from tfenv.host import detect
+
+    gpu = ["--gpu", "RTX 3060", "--driver", "535.104.05"]
+    doc = _installed(capsys, tmp_path / "env", *gpu, "--python", "3.12", "--tf", "2.21")
+    verify = doc["verify"]
+    assert isinstance(verify, dict)
+    titles = " ".join(f["title"] for f in verify["findings"])
+    if detect().has_gpu:
+        assert "GPUs visible" in titles
+    else:
+        assert "A CUDA build that sees no GPU" in titles
+        assert verify["notes"]
+    activated = subprocess.run(
+        ["bash", "-c", f'. "{tmp_path}/env/bin/activate" && echo "$LD_LIBRARY_PATH"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "/site-packages/nvidia/cudnn/lib" in activated.stdout
