@@ -265,8 +265,8 @@ def _print_verdict(verdict: Verdict) -> None:
         _p(f"[{_MARK[f.status]}] {f.title}")
         if f.detail:
             _p(f"          {f.detail}")
-        if f.fix and f.status != "ok":
-            _p(f"          fix: {f.fix}")
+        if f.fix and f.status != "ok" and not (verdict.answers and "tfenv explain" in f.fix):
+            _p(f"          fix: {f.fix}")  # (explain's answers follow)
     for note in verdict.notes:
         _p(f"No GPU here: {note}")
     if verdict.answers:

@@ -104,7 +104,9 @@ def _answers(verdict: Verdict, plan: Plan, here: HostProfile, kb: KnowledgeBase)
 
     text = "\n".join([verdict.log, *(f"{f.title}. {f.detail}" for f in verdict.problems)])
     found = explain(text, kb, host=here, tf=Version(plan.tensorflow))
-    return tuple(f"{m.entry.title}: {m.fix_text}" for m in found.errors)
+    # the error that ended the import is the last one in its log: it comes first
+    last_first = sorted(found.errors, key=lambda m: -m.line)
+    return tuple(f"{m.entry.title}: {m.fix_text}" for m in last_first)
 
 
 def activated_environ(layout: Layout, environ: Mapping[str, str]) -> dict[str, str]:
