@@ -137,8 +137,7 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
     steps = [
         Step("create", f"Create the environment (Python {python}) in {layout.prefix}", [make]),
         _packages_step(source, layout, uv, options),
-        Step("activation", "Write the activation scripts"),
-        Step("verify", "Verify: " + _verify_title()),
+        *_last_steps(source, layout),
     ]
     return Outcome(source, layout, steps, tool)
 
@@ -176,10 +175,7 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
     if pip_specs:
         argv = _install_argv(layout, pip_specs, None, uv, options)
         steps.append(Step("packages", "Install the pip packages", [argv]))
-    steps += [
-        Step("activation", "Write the activation scripts"),
-        Step("verify", "Verify: " + _verify_title()),
-    ]
+    steps += _last_steps(source, layout)
     return Outcome(source, layout, steps, Path(shown).name, missing=missing)
 
 
@@ -233,10 +229,27 @@ def _install_argv(
     )
 
 
-def _verify_title() -> str:
+def _last_steps(source: Source, layout: Layout) -> list[Step]:
+    """The activation scripts (what they set) and the Verify step (what it runs)."""
+    from tfenv.install.activation import hook_scripts
     from tfenv.install.verify import CHECK
 
-    return CHECK + ", then tfenv doctor"
+    plan = source.plan
+    names = " and ".join(k for k, _ in plan.env)
+    scripts = ", ".join(f"activate-tfenv{s}" for s in sorted(hook_scripts(source.res)))
+    if not scripts:
+        what = ": nothing to set for this plan"
+    elif names:
+        what = f" ({scripts}: {names})"
+    else:  # the wheels' script: its paths are found when it runs
+        what = f" ({scripts}: the CUDA wheels' library paths, XLA's CUDA data dir)"
+    doctor = command(
+        ["tfenv", "doctor", "--prefix", str(layout.prefix), "--import"], layout.os_name
+    )
+    return [
+        Step("activation", f"Write the activation scripts{what}"),
+        Step("verify", f"Verify: {CHECK}, then doctor's checks (as '{doctor}' after activating)"),
+    ]
 
 
 def remaining_steps(source: Source) -> tuple[str, ...]:
