@@ -248,7 +248,7 @@ def _print_done(out: Outcome) -> None:
     _p(f"Environment: {out.layout.prefix} ({out.tool}): {out.source.plan.summary()}")
     for step in out.steps:
         took = "-" if step.seconds is None else f"{step.seconds:.1f} s"
-        _p(f"  {step.name:<11} {step.outcome:<8} {took:>9}  {step.detail}")
+        _p(f"  {step.name:<11} {step.outcome:<8} {took:>9}  {step.detail}".rstrip())
     if out.verdict is not None:
         _print_verdict(out.verdict)
     _print_remaining(out.remaining)
