@@ -850,7 +850,7 @@ GENERATORS: dict[str, Gen] = {
     "refresh": _refresh,
     "empty": _empty_value,  # its cases count under the command they run
 }
-WEIGHTS = {"refresh": 0.5, "lock": 0.8, "empty": 0.5}  # the slow ones a little less often
+WEIGHTS = {"refresh": 0.5, "lock": 0.8, "empty": 0.5, "install": 0.8}  # slow ones less often
 
 
 def _environment(rng: random.Random, ws: Workspace) -> tuple[tuple[str, str], ...]:

@@ -1,8 +1,8 @@
 """A Python X.Y on this machine for ``python -m venv``: PATH, pyenv, the py launcher.
 
 Each candidate is run once to ask its version (isolated, ``-I``, in a neutral folder), so
-a pyenv shim for a version that is not installed, or a ``python3`` of another version, is
-passed over.
+a ``python3`` of another version is passed over. pyenv's shims are not run: pyenv's
+installed versions are searched directly.
 """
 
 from __future__ import annotations
@@ -31,9 +31,17 @@ def python_candidates(
     names = (f"python{version}", "python3", "python")
     for name in names:
         found = shutil.which(name, path=path)
-        if found:
+        if found and not _pyenv_shim(found):
             yield [found]
     yield from ([str(p)] for p in _pyenv_pythons(version, environ))
+
+
+def _pyenv_shim(path: str) -> bool:
+    """pyenv's shims only hand over to its versions, which are searched directly (a shim
+    is a shell script that takes a good part of a second, and fails for a version that is
+    not active)."""
+    p = Path(path)
+    return p.parent.name == "shims" and "pyenv" in str(p.parent.parent).lower()
 
 
 def _pyenv_pythons(version: str, environ: Mapping[str, str]) -> list[Path]:
