@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
-    from tfenv.install.flow import Outcome
     from tfenv.install.source import Source
+    from tfenv.install.steps import Outcome
     from tfenv.install.verify import Verdict
     from tfenv.kb import KnowledgeBase
 
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from tfenv.host import detect
-    from tfenv.install import flow
+    from tfenv.install import flow, steps
     from tfenv.install.runner import Runner
     from tfenv.install.source import check_machine
     from tfenv.kb import KnowledgeBase
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     source = _source(args, kb, here)
     if not args.dry_run:
         check_machine(source.res, here)
-    options = flow.Options(
+    options = steps.Options(
         folder=args.dir,
         force=args.force,
         keep_failed=args.keep_failed,
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         environ=dict(os.environ),
     )
-    out = flow.prepare(source, options, source.res.target.os)
+    out = steps.prepare(source, options, source.res.target.os)
     if args.dry_run:
         from tfenv.install.claim import claim
 
@@ -223,8 +223,8 @@ def _p(text: str = "") -> None:
 
 
 def _print_dry_run(out: Outcome) -> None:
-    from tfenv.install.flow import remaining_steps
     from tfenv.install.shell import command
+    from tfenv.install.steps import remaining_steps
 
     _p(f"Plan: {out.source.plan.summary()}")
     if out.missing:

@@ -13,7 +13,8 @@ One module per job:
 - :mod:`.activation`: the plan's variables, set by the environment's ``activate``;
 - :mod:`.verify`: the Verify step and ``doctor`` in the new environment, and explain's
   answer when something is wrong;
-- :mod:`.flow`: the steps in order, each timed, for the text and ``--json`` reports.
+- :mod:`.steps`: every step and its commands, worked out (``--dry-run`` stops there);
+  :mod:`.flow` runs them in order, each timed, for the text and ``--json`` reports.
 
 Submodules are imported where needed, so importing this package costs nothing.
 """
