@@ -119,4 +119,3 @@ def test_windows_scripts_refuse_what_would_break_them() -> None:
     with pytest.raises(ValueError, match="cannot be written"):
         _ps1((("CUDA_PATH", "C:\\x`n"),))
     assert _ps1((("A", "C:\\$x;%PATH%"),)).splitlines()[1] == '$env:A = "C:\\`$x;$env:PATH"'
-
