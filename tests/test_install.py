@@ -382,3 +382,23 @@ def test_lockfile_refusals(
     assert code == 2
     assert "no --hash lines" in err
     assert not Path(env).exists()
+
+
+def test_lockfile_of_another_kind_of_machine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tfenv.toml").write_text(
+        f'tensorflow = "2.15.1"\npython = "{PY}"\n[targets.win]\nos = "windows"\nno-gpu = true\n'
+    )
+    (project / "requirements.win.txt").write_text("six==1.16.0 --hash=sha256:" + "0" * 64 + "\n")
+    env = str(tmp_path / "env")
+    code, _, err = _install(capsys, env, "--target", "win", "--config", str(project))
+    assert code == 2
+    assert "This plan is for windows x86_64" in err
+    code, out, _ = _install(capsys, env, "--target", "win", "--config", str(project), "--dry-run")
+    assert code == 0
+    assert "--require-hashes -r" in out
+    assert "Scripts" in out
+    assert not Path(env).exists()
