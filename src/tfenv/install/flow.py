@@ -123,7 +123,8 @@ def _after(
     elif step.name == "verify":
         from tfenv.install.verify import verify
 
-        out.verdict = verify(out.layout, plan, here, kb, options.environ, options.timeout)
+        res = out.source.res
+        out.verdict = verify(out.layout, res, here, kb, options.environ, options.timeout)
         step.outcome = "ok" if out.verdict.ok else "problem"
         step.detail = f"{len(out.verdict.problems)} problem(s)"
 

@@ -229,7 +229,7 @@ def _last_steps(source: Source, layout: Layout) -> list[Step]:
     from tfenv.install.verify import CHECK
 
     plan = source.plan
-    names = " and ".join(k for k, _ in plan.env)
+    names = _words([k for k, _ in plan.env])
     scripts = ", ".join(f"activate-tfenv{s}" for s in sorted(hook_scripts(source.res)))
     if not scripts:
         what = ": nothing to set for this plan"
@@ -253,6 +253,11 @@ def remaining_steps(source: Source) -> tuple[str, ...]:
         return ()
     steps = [c.lstrip("# ").strip() for c in plan.commands if c.lstrip().startswith("#")]
     if plan.env:
-        names = " and ".join(k for k, _ in plan.env)
+        names = _words([k for k, _ in plan.env])
         steps.append(f"then activate the environment: its activation script sets {names}")
     return tuple(s for s in steps if s)
+
+
+def _words(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) < 2 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -5,7 +5,9 @@ import TensorFlow, ``tf.config.list_physical_devices('GPU')``, and a matmul on `
 when there is a GPU, run by the environment's interpreter with the variables its
 ``activate`` sets (the activation is really run, so the scripts are checked too). Then
 doctor's checks of the environment against this machine (CUDA libraries found where
-TensorFlow looks, the driver, the pins). Anything wrong is answered by ``explain`` from
+TensorFlow looks, the driver, the pins); on a machine without a GPU, a GPU plan is checked
+for the GPU machine it is for, as ``doctor --gpu NAME --driver X`` does, so a CUDA or cuDNN
+that is not there (the system route's) is found. Anything wrong is answered by ``explain`` from
 the import's log; on a machine without an NVIDIA GPU a CUDA build that sees no GPU is
 the right answer, and the report says why there is none (detection's note).
 """
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
     from tfenv.install.create import Layout
     from tfenv.kb import KnowledgeBase
-    from tfenv.models.plan import Plan
+    from tfenv.models.plan import Plan, Resolution
 
 __all__ = ["CHECK", "Verdict", "activated_environ", "verify"]
 
@@ -63,16 +65,18 @@ class Verdict:
 
 def verify(
     layout: Layout,
-    plan: Plan,
+    res: Resolution,
     here: HostProfile,
     kb: KnowledgeBase,
     environ: Mapping[str, str],
     timeout: float,
 ) -> Verdict:
     from tfenv.doctor import env as target_env
-    from tfenv.doctor.checks import Inputs, diagnose
+    from tfenv.doctor.checks import Inputs, diagnose, profile_of
     from tfenv.doctor.imports import run_import_check
 
+    plan, target = res.plan, res.target
+    assert plan is not None
     try:
         activated = activated_environ(layout, environ)
     except OSError as exc:
@@ -80,12 +84,17 @@ def verify(
         return Verdict((f,))
     result = run_import_check(str(layout.python), timeout, here.has_gpu, env=activated)
     findings = list(result.findings)
+    env = target_env.from_prefix(layout.prefix)
+    given = plan.gpu and not here.has_gpu and target.cc is not None
     inputs = Inputs(
-        env=target_env.from_prefix(layout.prefix),
-        host=here,
+        env=env,
+        # no GPU here: doctor checks for the GPU machine the plan is for (the CUDA and cuDNN
+        # libraries must be found all the same), as `doctor --gpu NAME --driver X` does
+        host=profile_of(kb, target, env.python) if given else here,
         kb=kb,
         environ=activated,
         load_libraries=True,
+        given=given,
     )
     findings += diagnose(inputs)
     notes: tuple[str, ...] = ()
