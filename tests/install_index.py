@@ -1,12 +1,13 @@
 """A package index on 127.0.0.1 for the install tests: a fake TensorFlow small enough to
 install in a second, that answers the Verify step's import check like a CPU build.
 
-The fake ``tensorflow`` (and ``tensorflow-cpu``) 2.15.1 wheels hold a module with the
-calls the check makes (``tf.test.is_built_with_cuda``, ``tf.config.list_physical_devices``,
-``tf.sysconfig.get_build_info``); with ``FAKE_TF_FAIL`` set in the environment the import
-fails the way a NumPy 1.x build fails under NumPy 2, so the verify path that asks explain
-can be tested; ``FAKE_TF_SLEEP`` makes the import take that many seconds.
-Served by :class:`tests.lock_index.LockIndex` (faults, wrong hashes, hangs).
+The fake ``tensorflow`` (and ``tensorflow-cpu``) 2.15.1 wheels, and a 2.10.1 for Python
+3.10, hold a module with the calls the check makes (``tf.test.is_built_with_cuda``,
+``tf.config.list_physical_devices``, ``tf.sysconfig.get_build_info``, a computation); with
+``FAKE_TF_FAIL`` set in the environment the import fails the way a NumPy 1.x build fails
+under NumPy 2, so the verify path that asks explain can be tested; ``FAKE_TF_SLEEP`` makes
+the import take that many seconds. Served by :class:`tests.lock_index.LockIndex` (faults,
+wrong hashes, hangs).
 """
 
 from __future__ import annotations
@@ -76,9 +77,16 @@ random = _Random()
 def build_install_wheels(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     tag = f"{_TAG}-{_TAG}-manylinux_2_17_x86_64"
+    requires = ("absl-py>=1.0.0", "numpy<2")
     for name in ("tensorflow", "tensorflow-cpu"):
-        requires = ("absl-py>=1.0.0", "numpy<2")
-        make_wheel(folder, name, "2.15.1", tag, requires, module=FAKE_TF, import_name="tensorflow")
+        module = FAKE_TF.replace(b"@VERSION@", b"2.15.1")
+        make_wheel(folder, name, "2.15.1", tag, requires, module=module, import_name="tensorflow")
+    # 2.10.1 for Python 3.10: a system-route plan (CUDA and cuDNN installed by hand)
+    module = FAKE_TF.replace(b"@VERSION@", b"2.10.1")
+    tag = "cp310-cp310-manylinux_2_17_x86_64"
+    make_wheel(
+        folder, "tensorflow", "2.10.1", tag, requires, module=module, import_name="tensorflow"
+    )
     make_wheel(folder, "absl-py", "2.1.0", "py3-none-any", ("six>=1.10",))
     make_wheel(folder, "six", "1.16.0", "py2.py3-none-any", ())
     make_wheel(folder, "numpy", "1.26.4", "py3-none-any", ())

@@ -402,3 +402,26 @@ def test_lockfile_of_another_kind_of_machine(
     assert "--require-hashes -r" in out
     assert "Scripts" in out
     assert not Path(env).exists()
+
+
+def test_system_route_reports_what_is_left(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """TensorFlow 2.10 with CUDA on Linux without its wheels: the Python side is installed;
+    doctor, checking for the GPU the plan is for, finds no CUDA 11.2 libraries; the steps
+    left to do by hand follow. The environment is complete, so it is kept."""
+    from tfenv.install.interpreters import find_python
+
+    if find_python("3.10", "linux", os.environ) is None:
+        pytest.skip("no Python 3.10 here")
+    env = tmp_path / "env"
+    machine = ["--gpu", "RTX 3060", "--driver", "535.104.05", "--python", "3.10"]
+    argv = [str(env), *machine, "--tf", "2.10", "--manager", "pip"]
+    code, out, err = _install(capsys, *argv, "--index-url", install_index.url)
+    assert code == 1, err
+    assert "route system" in out
+    assert "[PROBLEM] libcudart.so.11.0 not found" in out
+    assert "Still to do by hand:" in out
+    assert "install the CUDA Toolkit 11.2 and cuDNN 8.1" in out
+    assert "CUDA_HOME, LD_LIBRARY_PATH, PATH and XLA_FLAGS" in out
+    assert (env / "bin" / "activate-tfenv.sh").is_file()
