@@ -425,3 +425,7 @@ def test_system_route_reports_what_is_left(
     assert "install the CUDA Toolkit 11.2 and cuDNN 8.1" in out
     assert "CUDA_HOME, LD_LIBRARY_PATH, PATH and XLA_FLAGS" in out
     assert (env / "bin" / "activate-tfenv.sh").is_file()
+    assert (
+        f"Verify: not yet: do the steps above, then check again with 'tfenv doctor --prefix {env}"
+        in out
+    )

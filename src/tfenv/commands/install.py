@@ -245,6 +245,9 @@ def _print_remaining(lines: tuple[str, ...]) -> None:
 
 
 def _print_done(out: Outcome) -> None:
+    from tfenv.install.shell import command
+
+    os_name = out.layout.os_name
     _p(f"Environment: {out.layout.prefix} ({out.tool}): {out.source.plan.summary()}")
     for step in out.steps:
         took = "-" if step.seconds is None else f"{step.seconds:.1f} s"
@@ -253,7 +256,18 @@ def _print_done(out: Outcome) -> None:
         _print_verdict(out.verdict)
     _print_remaining(out.remaining)
     _p()
-    _p("Verify: ok" if out.status == "ok" else "Verify: found a problem (see above)")
+    if out.status == "ok":
+        _p("Verify: ok")
+    elif out.remaining:
+        doctor = command(
+            ["tfenv", "doctor", "--prefix", str(out.layout.prefix), "--import"], os_name
+        )
+        _p(
+            f"Verify: not yet: do the steps above, then check again with '{doctor}' "
+            "after activating"
+        )
+    else:
+        _p("Verify: found a problem (see above)")
     _p(f"Activate it with: {_activate_line(out)}")
 
 
