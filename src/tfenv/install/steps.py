@@ -260,4 +260,6 @@ def remaining_steps(source: Source) -> tuple[str, ...]:
 
 def _words(items: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
-    return items[0] if len(items) < 2 else ", ".join(items[:-1]) + " and " + items[-1]
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
