@@ -302,7 +302,7 @@ def test_another_machine_only_in_dry_run(
     assert "Scripts" in out
     assert "python.exe" in out
     assert "Still to do by hand:" in out
-    assert "CUDA Toolkit 11.2 and cuDNN 8.1" in out
+    assert "cuda_11.2.2_461.33_win10.exe" in out
 
 
 def test_conda_route_without_conda(
@@ -316,8 +316,8 @@ def test_conda_route_without_conda(
     assert code == 0
     assert isinstance(out, str)
     want = (
-        "conda create -y -n tf-2.10.1 --override-channels -c conda-forge python=3.10 "
-        "cudatoolkit=11.2.2 cudnn=8.1.0.77"
+        "conda create -y -n tf-2.10.1 --override-channels -c conda-forge 'python=3.10' "
+        "'cudatoolkit=11.2.2' 'cudnn=8.1.0.77'"
     )
     assert want in out
     code, _, err = _install(capsys, *flags, "--manager", "conda")
@@ -422,8 +422,11 @@ def test_system_route_reports_what_is_left(
     assert "route system" in out
     assert "[PROBLEM] libcudart.so.11.0 not found" in out
     assert "Still to do by hand:" in out
-    assert "install the CUDA Toolkit 11.2 and cuDNN 8.1" in out
-    assert "CUDA_HOME, LD_LIBRARY_PATH, PATH and XLA_FLAGS" in out
+    left = out.split("Still to do by hand:")[1]
+    assert "  - CUDA Toolkit 11.2.2: download cuda_11.2.2_" in left
+    assert "  - cuDNN 8.1 for CUDA 11" in left
+    assert "Install TensorFlow with the commands" not in left  # done by tfenv install
+    assert "its activation script sets CUDA_HOME, LD_LIBRARY_PATH, PATH and XLA_FLAGS" in left
     assert (env / "bin" / "activate-tfenv.sh").is_file()
     assert (
         f"Verify: not yet: do the steps above, then check again with 'tfenv doctor --prefix {env}"

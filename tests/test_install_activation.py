@@ -81,7 +81,7 @@ def test_conda_activate_d(tmp_path: Path, kb: KnowledgeBase) -> None:
     assert env["LD_LIBRARY_PATH"] == f"{prefix}/lib:/old"
 
 
-def test_windows_system_route_scripts(kb: KnowledgeBase) -> None:
+def test_windows_system_route_scripts(tmp_path: Path, kb: KnowledgeBase) -> None:
     res = _plan(
         kb,
         os="windows",
@@ -93,9 +93,19 @@ def test_windows_system_route_scripts(kb: KnowledgeBase) -> None:
     )
     assert res.plan is not None
     assert res.plan.route == "system"
-    scripts = hook_scripts(res)
+    prefix = tmp_path / "win-env"
+    (prefix / "Scripts").mkdir(parents=True)
+    (prefix / "Scripts" / "activate.bat").write_text("@echo off\r\nset VIRTUAL_ENV=x\r\n")
+    written = write_hooks(Layout(prefix, "windows"), res)
+    scripts = prefix / "Scripts"
+    assert written == [
+        scripts / "activate-tfenv.bat",
+        scripts / "activate.bat",
+        scripts / "activate-tfenv.ps1",
+    ]  # no Activate.ps1 in this environment: nothing to hook there
     base = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2"
-    assert f'@set "CUDA_PATH={base}"' in scripts[".bat"]
-    assert f'@set "PATH={base}\\bin;%PATH%"' in scripts[".bat"]
-    assert f'$env:PATH = "{base}\\bin;$env:PATH"' in scripts[".ps1"]
-    assert scripts[".bat"].endswith("\r\n")
+    assert f'set "CUDA_PATH={base}"' in (scripts / "activate-tfenv.bat").read_text()
+    hooked = (scripts / "activate.bat").read_bytes()
+    assert hooked.endswith(
+        b'\r\nREM added by tfenv install\r\ncall "%VIRTUAL_ENV%\\Scripts\\activate-tfenv.bat"\r\n'
+    )

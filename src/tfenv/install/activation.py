@@ -16,7 +16,6 @@ csh are not covered.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["hook_scripts", "write_hooks"]
 
-_MARK = "# added by tfenv install"
+_MARK = "added by tfenv install"
+_COMMENT = {".sh": "# ", ".bat": "REM ", ".ps1": "# "}
 _HOOK_LINES = {  # the venv's own script -> the line that runs ours
     "activate": (
         '[ -f "$VIRTUAL_ENV/bin/activate-tfenv.sh" ] && . "$VIRTUAL_ENV/bin/activate-tfenv.sh"'
@@ -36,23 +36,17 @@ _HOOK_LINES = {  # the venv's own script -> the line that runs ours
     "activate.bat": 'call "%VIRTUAL_ENV%\\Scripts\\activate-tfenv.bat"',
     "Activate.ps1": '. "$env:VIRTUAL_ENV\\Scripts\\activate-tfenv.ps1"',
 }
-_WIN_VAR = re.compile(r"%([A-Za-z_][A-Za-z0-9_]*)%")
 
 
 def hook_scripts(res: Resolution) -> dict[str, str]:
     """Suffix (``.sh``, ``.bat``, ``.ps1``) -> script text, for the plan's route."""
     from tfenv.emit import plan_files
 
-    out = {
+    return {
         name[len("activate-tfenv") :]: text
         for name, text in plan_files(res).items()
         if name.startswith("activate-tfenv.")
     }
-    plan = res.plan
-    if plan is not None and plan.env and res.target.os == "windows" and ".bat" not in out:
-        out[".bat"] = _bat(plan.env)
-        out[".ps1"] = _ps1(plan.env)
-    return out
 
 
 def write_hooks(layout: Layout, res: Resolution) -> list[Path]:
@@ -79,29 +73,9 @@ def _hook(layout: Layout, suffix: str) -> list[Path]:
         return []  # this environment has no such script
     if _MARK in text:
         return []
-    end = "" if text.endswith("\n") else "\n"
     newline = "\r\n" if suffix != ".sh" else "\n"
+    end = "" if text.endswith("\n") else newline
     line = _HOOK_LINES[own.name]
     with own.open("a", encoding="utf-8", newline="") as fh:
-        fh.write(f"{end}{_MARK}{newline}{line}{newline}")
+        fh.write(f"{end}{_COMMENT[suffix]}{_MARK}{newline}{line}{newline}")
     return [own]
-
-
-def _checked(value: str) -> str:
-    if any(c in value for c in '"`\r\n') or not value.isprintable():
-        raise ValueError(f"{value!r} cannot be written into a Windows activation script")
-    return value
-
-
-def _bat(env: tuple[tuple[str, str], ...]) -> str:
-    lines = ["@rem Written by tfenv install: the plan's variables."]
-    lines += [f'@set "{_checked(k)}={_checked(v)}"' for k, v in env]
-    return "\r\n".join(lines) + "\r\n"
-
-
-def _ps1(env: tuple[tuple[str, str], ...]) -> str:
-    lines = ["# Written by tfenv install: the plan's variables."]
-    for k, v in env:
-        value = _WIN_VAR.sub(r"$env:\1", _checked(v).replace("$", "`$"))
-        lines.append(f'$env:{_checked(k)} = "{value}"')
-    return "\r\n".join(lines) + "\r\n"

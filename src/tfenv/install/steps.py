@@ -247,15 +247,25 @@ def _last_steps(source: Source, layout: Layout) -> list[Step]:
 
 
 def remaining_steps(source: Source) -> tuple[str, ...]:
-    """What the route leaves to do by hand (the system route's CUDA and cuDNN)."""
+    """What the route leaves to do by hand: the system route's manual steps (the plan's
+    ``steps`` up to installing TensorFlow, which tfenv has done; its Verify step is the
+    check install runs), then activating the environment."""
     plan = source.plan
     if plan.route != "system":
         return ()
-    steps = [c.lstrip("# ").strip() for c in plan.commands if c.lstrip().startswith("#")]
+    steps = []
+    for step in plan.steps:
+        if step.startswith(_DONE_BY_INSTALL):
+            break
+        steps.append(step)
     if plan.env:
         names = _words([k for k, _ in plan.env])
-        steps.append(f"then activate the environment: its activation script sets {names}")
-    return tuple(s for s in steps if s)
+        steps.append(f"Then activate the environment: its activation script sets {names}.")
+    return tuple(steps)
+
+
+# the system route's step that tfenv install does (routes/system_steps.py words it)
+_DONE_BY_INSTALL = "Install TensorFlow with the commands under Install"
 
 
 def _words(items: list[str]) -> str:
