@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resolve": ("tfenv.commands.resolve", "pick a consistent TensorFlow/Python/CUDA/cuDNN stack"),
     "detect": ("tfenv.commands.detect", "read this machine: OS, glibc, GPUs, driver"),
     "lock": ("tfenv.commands.lock", "write team lockfiles for every target machine"),
+    "install": ("tfenv.commands.install", "create a verified TensorFlow environment here"),
     "check-upgrade": ("tfenv.commands.check_upgrade", "is another TensorFlow version safe here?"),
     "matrix": ("tfenv.commands.matrix", "print the TensorFlow compatibility table"),
     "doctor": ("tfenv.commands.doctor", "diagnose an installed TensorFlow environment"),
