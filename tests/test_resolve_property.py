@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.checker import check_plan
+from tests.snapshot import frozen_kb
 from tfenv.api import build_request, build_target
-from tfenv.kb import KnowledgeBase
 from tfenv.models.plan import Resolution
 from tfenv.models.target import MachineArgs
 from tfenv.resolver import resolve
 
-KB = KnowledgeBase()  # module level: Hypothesis strategies are built at import time
+KB = frozen_kb()  # module level: Hypothesis strategies are built at import time
 
 _NUM = tuple[int, ...]
 
