@@ -190,9 +190,9 @@ def test_every_answer_is_sound(case: Case) -> None:
         assert res.suggestions == (), case.flags()
     else:
         assert res.conflicts, f"{case.flags()}: unsatisfiable without a conflict sentence"
-        assert all(c.strip() for c in res.conflicts), (case.flags(), res.conflicts)
+        assert all(c.strip() for c in res.conflict_sentences), (case.flags(), res.conflicts)
         assert res.suggestions, f"{case.flags()}: unsatisfiable without a suggestion"
-        assert all(s.strip() for s in res.suggestions), (case.flags(), res.suggestions)
+        assert all(s.strip() for s in res.suggestion_sentences), (case.flags(), res.suggestions)
     again = solve(case)
     assert again.to_dict() == res.to_dict(), f"{case.flags()}: two solves differ"
 

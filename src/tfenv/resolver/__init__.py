@@ -26,7 +26,7 @@ def solve_once(kb: KnowledgeBase, target: Target, request: Request) -> Resolutio
 
     from tfenv.errors import UnsatisfiableError
     from tfenv.models.plan import Resolution
-    from tfenv.resolver.conflicts import conflict_sentences
+    from tfenv.resolver.conflicts import conflicts_of
     from tfenv.resolver.factory import Factory
     from tfenv.resolver.provider import Provider
     from tfenv.resolver.reasons import make_plan
@@ -38,7 +38,7 @@ def solve_once(kb: KnowledgeBase, target: Target, request: Request) -> Resolutio
     try:
         result = resolver.resolve(factory.root_requirements(), max_rounds=2000)
     except ResolutionImpossible as exc:
-        return Resolution(target, request, None, conflict_sentences(list(exc.causes), factory))
+        return Resolution(target, request, None, conflicts_of(list(exc.causes), factory))
     except ResolutionTooDeep:
         raise UnsatisfiableError(
             "The solver gave up after 2000 rounds without an answer for this machine.",
