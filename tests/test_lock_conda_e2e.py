@@ -13,8 +13,8 @@ import yaml
 from tests.snapshot import frozen_kb
 from tests.test_lock_conda import build_channel
 from tfenv.config import load_config
-from tfenv.errors import UnsatisfiableError
-from tfenv.lock import LockError, LockOptions, check_project, lock_project
+from tfenv.errors import LockError, UnsatisfiableError
+from tfenv.lock import LockOptions, check_project, lock_project
 
 pytest.importorskip("rattler", reason="conda locking needs py-rattler (Python 3.10+)")
 

@@ -21,6 +21,7 @@ __all__ = [
     "IndexUnreachable",
     "KBValidationError",
     "LockError",
+    "SolverGaveUp",
     "TfenvError",
     "UnsatisfiableError",
     "UsageError",
@@ -141,3 +142,14 @@ class CondaUnsatisfiableError(CondaLockError):
 
 class CondaChannelError(CondaLockError):
     """A channel's repodata could not be read (network, missing subdir, empty cache offline)."""
+
+
+class SolverGaveUp(UnsatisfiableError):
+    """The solver hit its round limit (resolvelib's ``ResolutionTooDeep``) without an answer."""
+
+    def __init__(self, rounds: int) -> None:
+        super().__init__(
+            f"The solver gave up after {rounds} rounds without an answer for this machine.",
+            hint="Narrow the request (--tf, --python or --manager, e.g. --tf 2.15) and try again.",
+        )
+        self.rounds = rounds
