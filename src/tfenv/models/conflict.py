@@ -2,7 +2,7 @@
 
 A :class:`Conflict` is one rule that the candidate releases fail, grouped the way the
 solver reports it: the rule (``kind``) and its heading, the newest release that failed and
-the older ones that fail the same way, what the rule requires, the fact of the target it is
+the older ones the rule rejects too, what the rule requires, the fact of the target it is
 about (and whether that fact was detected or given) and what makes it hold. A
 :class:`Suggestion` is one way out: a message id and the values its sentence names.
 ``to_dict`` gives the fields and the sentence (``--json``).
@@ -49,7 +49,7 @@ class Conflict:
     topic: str = ""  # the rule's heading: "The NVIDIA driver is too old"
     release: Optional[str] = None  # "TensorFlow 2.15.1 (CUDA build)"
     version: Optional[str] = None  # "2.15.1"
-    older: tuple[str, ...] = ()  # the older releases that fail the same way
+    older: tuple[str, ...] = ()  # the older releases the rule rejects too
     requirements: tuple[str, ...] = ()  # what is required ("an NVIDIA driver >= 525.60.13 ...")
     fact: Optional[TargetFact] = None
     fix: str = ""  # what makes it hold: "Install an NVIDIA driver >= 525.60.13"

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TEMPLATES",
     "conflict_sentence",
+    "failure_sentence",
     "render",
     "sentences",
     "suggestion_sentence",
@@ -53,6 +54,9 @@ TEMPLATES: Mapping[str, str] = {
     "conflict.only-prereleases": (
         "Only pre-releases match '{request}': pass --pre to consider them."
     ),
+    # a rule one release fails (check-upgrade's findings), without the rule's heading
+    "failure.needs": "{release} needs {requirement}",
+    "failure.needs+fact": "{release} needs {requirement}, but {fact}",
     # where a fact of the target comes from
     "fact.detected": "{fact} (detected)",
     "fact.given": "{fact} (given)",
@@ -173,9 +177,27 @@ def conflict_sentence(c: Conflict) -> str:
         fields.update(count=len(c.older), first=c.older[0], last=c.older[-1])
     if c.fact is not None:
         variant += "+fact"
-        origin = c.fact.origin
-        fields["fact"] = render(f"fact.{origin}", {"fact": c.fact.text}) if origin else c.fact.text
+        fields["fact"] = _fact(c)
     return render(variant, fields)
+
+
+def failure_sentence(c: Conflict) -> str:
+    """One rule one release fails, without the rule's heading or older releases (no full
+    stop: check-upgrade's summaries)."""
+    fields: dict[str, object] = {
+        "release": c.release,
+        "requirement": c.requirements[0] if c.requirements else "",
+    }
+    if c.fact is None:
+        return render("failure.needs", fields)
+    fields["fact"] = _fact(c)
+    return render("failure.needs+fact", fields)
+
+
+def _fact(c: Conflict) -> str:
+    assert c.fact is not None
+    origin = c.fact.origin
+    return render(f"fact.{origin}", {"fact": c.fact.text}) if origin else c.fact.text
 
 
 def suggestion_sentence(s: Suggestion) -> str:
