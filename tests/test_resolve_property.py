@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -173,6 +174,7 @@ def solve(case: Case) -> Resolution:
     return resolve(KB, target, request)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300,
     deadline=None,
