@@ -23,6 +23,7 @@ __all__ = [
     "LockError",
     "SolverGaveUp",
     "TfenvError",
+    "UnsafeWord",
     "UnsatisfiableError",
     "UsageError",
 ]
@@ -56,6 +57,11 @@ class TfenvError(Exception):
 
 class UsageError(TfenvError):
     """A flag or argument the user gave cannot be understood."""
+
+
+class UnsafeWord(UsageError):
+    """A word that cannot be written so that cmd.exe and PowerShell both read it unchanged
+    (raised by :mod:`tfenv.shells`)."""
 
 
 class KBValidationError(TfenvError):
