@@ -17,7 +17,7 @@ from typing import Any
 from packaging.version import Version
 
 import tfenv
-from tfenv.kb.refresh import dumps
+from tfenv.refresh import dumps
 
 __all__ = ["add_release", "source_copy"]
 
