@@ -17,7 +17,7 @@ from tfenv.kb import KnowledgeBase
 
 ROOT = Path(__file__).resolve().parent.parent
 #: tests that construct the shipped knowledge base on purpose
-SHIPPED_ON_PURPOSE = {"test_kb_cli.py"}
+SHIPPED_ON_PURPOSE = {"test_kb_cli.py", "test_runtime_live.py"}
 
 
 def test_every_test_runs_on_the_snapshot() -> None:
