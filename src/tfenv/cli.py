@@ -153,12 +153,12 @@ def _bug(exc: Exception) -> int:
     """The last resort: an exception no code anticipated is a bug; say so in one paragraph."""
     from resolvelib import ResolutionTooDeep
 
-    if isinstance(exc, ResolutionTooDeep):
-        _say(
-            "tfenv: error: the solver gave up after too many rounds without settling on a "
-            "stack; narrow the request (--tf, --python, --manager) and try again."
-        )
-        return 1
+    if isinstance(exc, ResolutionTooDeep):  # a solve outside tfenv.resolver: worded as there
+        from tfenv.errors import SolverGaveUp
+
+        gave_up = SolverGaveUp(exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0)
+        _say(f"tfenv: error: {gave_up.paragraph}")
+        return gave_up.exit_code
     if isinstance(exc, MemoryError):
         _say("tfenv: error: out of memory while reading the input; is a file far too large?")
         return 2
