@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 
+from tfenv import routes
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[str]:
 
 
 def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[str]:
-    if t.driver is None or not t.has_nvidia_gpu or r.no_gpu or r.manager == "container":
+    if t.driver is None or not t.has_nvidia_gpu or r.no_gpu or routes.in_image(r.manager):
         return None  # a container image may admit only some drivers: see _image_driver
     plan = solve(replace(t, driver=None), r)
     if plan is None or plan.min_driver is None:
@@ -81,7 +82,7 @@ def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[str]:
 
 
 def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[str]:
-    if t.os != "windows" or not t.has_nvidia_gpu:
+    if not t.system.is_windows or not t.has_nvidia_gpu:
         return None
     plan = solve(replace(t, os="wsl2"), r)
     if plan is None:
@@ -135,7 +136,7 @@ def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Opt
     NVIDIA_REQUIRE_CUDA admits some branches and not others, so each is tried."""
     from tfenv.models.driver import DriverVersion
 
-    if r.manager != "container" or t.driver is None or not t.has_nvidia_gpu or r.no_gpu:
+    if not routes.in_image(r.manager) or t.driver is None or not t.has_nvidia_gpu or r.no_gpu:
         return None
     if solve(replace(t, driver=None), r) is None:
         return None  # the driver is not what stands in the way

@@ -29,6 +29,7 @@ class Context:
     kb: KnowledgeBase
     target: Target
     request: Optional[Request] = None
+    in_image: bool = False  # the request asks for a route that runs in a container image
 
 
 Needs = Callable[[Context, "Candidate"], "tuple[Requirement, ...]"]
