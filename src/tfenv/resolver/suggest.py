@@ -193,7 +193,7 @@ def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[str]:
 def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[str]:
     """NGC publishes arm64 (SBSA) TensorFlow images for Arm servers: the newest recorded one
     whose CUDA knows the GPU (never one whose CUDA predates it)."""
-    from tfenv.routes.container_images import ngc_gpu_support
+    from tfenv.rules.container_images import ngc_gpu_support
 
     found: tuple[NgcRelease, ...] = kb.containers.ngc_for_arch("aarch64")
     if not found:

@@ -312,9 +312,9 @@ def _undecided(image: ContainerImage, target: Target, found: Verdict) -> str:
 def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
     """For a plan whose CUDA predates the GPU: the newest NGC image whose CUDA targets it, with
     its TensorFlow and CUDA and what is (not) known of its GPU code, as an alternative."""
-    from tfenv.routes.container_images import ngc_gpu_support
+    from tfenv.rules.container_images import ngc_gpu_support
 
-    if target.cc is None or (target.platform.key != "linux_x86_64" and target.os != "wsl2"):
+    if target.cc is None or (target.platform.key != "linux_x86_64" and not target.system.is_wsl2):
         return None
     for rel in kb.containers.ngc:
         ok, how = ngc_gpu_support(kb, rel, target.cc)
