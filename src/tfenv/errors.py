@@ -19,6 +19,7 @@ __all__ = [
     "ConfigError",
     "DetectionError",
     "IndexUnreachable",
+    "InstallError",
     "KBValidationError",
     "LockError",
     "SolverGaveUp",
@@ -105,6 +106,13 @@ LOCK_EXTRA_HINT = (
     "in a checkout of tfenv, pip install -e '.[lock]'; from a wheel, "
     "pip install './tfenv-<version>-py3-none-any.whl[lock]' (docs/lock.md)."
 )
+
+
+class InstallError(TfenvError):
+    """``tfenv install``: a step failed, or the machine lacks what the route needs: exit
+    code 1."""
+
+    exit_code = 1
 
 
 class LockError(TfenvError):

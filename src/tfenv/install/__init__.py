@@ -21,12 +21,6 @@ Submodules are imported where needed, so importing this package costs nothing.
 
 from __future__ import annotations
 
-from tfenv.errors import TfenvError
+from tfenv.errors import InstallError
 
 __all__ = ["InstallError"]
-
-
-class InstallError(TfenvError):
-    """An install step failed, or the machine lacks what the route needs: exit code 1."""
-
-    exit_code = 1
