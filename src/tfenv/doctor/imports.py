@@ -1,4 +1,5 @@
-"""``tfenv doctor --import``: import TensorFlow in the target interpreter, with a time limit."""
+"""``tfenv doctor --import``: import TensorFlow in the target interpreter, with a time limit,
+and run the checks of a plan's Verify step there (the GPU list, a computation)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ except ModuleNotFoundError as exc:
     raise
 out["version"] = tf.__version__
 out["built_with_cuda"] = bool(tf.test.is_built_with_cuda())
+# the checks of a plan's Verify step (tfenv.models.plan.VERIFY_GPU and VERIFY_CPU)
 gpus = tf.config.list_physical_devices("GPU")
+out["computed"] = float(tf.reduce_sum(tf.random.normal([1000, 1000])))
 out["gpus"] = [g.name for g in gpus]
 out["details"] = [tf.config.experimental.get_device_details(g) for g in gpus]
 out["build_info"] = {k: str(v) for k, v in dict(tf.sysconfig.get_build_info()).items()}
@@ -74,7 +77,7 @@ def run_import_check(python: str, timeout: float, has_gpu: bool = True) -> Impor
             "problem",
             f"Importing TensorFlow failed (exit {proc.returncode})",
             last,
-            "run `tfenv explain` on the log below",
+            "the import's log is printed below: `tfenv explain` reads it",
         )
         return ImportResult((f,), None, proc.stderr)
     return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)

@@ -36,6 +36,8 @@ def _why(spec: str, res: Resolution) -> str:
             f"TensorFlow {plan.tensorflow} with its CUDA {plan.cuda} / cuDNN {plan.cudnn} "
             "libraries as pip wheels"
         )
+    if plan.accelerator == "cpu" and plan.package != "tensorflow":
+        return f"TensorFlow {plan.tensorflow}: {plan.package}, its CPU-only distribution"
     if plan.cuda:
         return f"TensorFlow {plan.tensorflow}; built for CUDA {plan.cuda} / cuDNN {plan.cudnn}"
     return f"TensorFlow {plan.tensorflow} ({plan.accelerator})"

@@ -42,6 +42,7 @@ __all__ = [
 INDEX_PACKAGES = (
     "tensorflow",
     "tensorflow-gpu",
+    "tensorflow-cpu",
     "tensorflow-intel",
     "tensorflow-cpu-aws",
     "tensorflow-macos",

@@ -52,7 +52,11 @@ __all__ = [
 
 GENERATED_BY = "tfenv refresh"
 PACKAGES = INDEX_PACKAGES
-_MIN_VERSION = {"tensorflow": Version("2.0.0"), "tensorflow-gpu": Version("2.0.0")}
+_MIN_VERSION = {
+    "tensorflow": Version("2.0.0"),
+    "tensorflow-gpu": Version("2.0.0"),
+    "tensorflow-cpu": Version("2.0.0"),
+}
 INDEX_DIR = "index"
 
 Progress = Callable[[str], None]

@@ -7,7 +7,19 @@ from typing import Any, Optional
 
 from tfenv.models.target import Request, Target
 
-__all__ = ["Plan", "Resolution"]
+__all__ = ["VERIFY_CPU", "VERIFY_GPU", "Plan", "Resolution", "verify_command"]
+
+# The one command that shows an install works, as TensorFlow's install guide gives them
+# (tensorflow/docs site/en/install/pip.md, "Verify the installation"): the GPU list for a
+# CUDA or Metal plan (the Metal plug-in registers the Apple GPU as a GPU device), a
+# computation for a CPU plan.
+VERIFY_GPU = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
+VERIFY_CPU = "import tensorflow as tf; print(tf.reduce_sum(tf.random.normal([1000, 1000])))"
+
+
+def verify_command(accelerator: str) -> str:
+    """``python -c "..."``: the Verify step of a plan for ``accelerator`` (cuda, metal, cpu)."""
+    return f'python -c "{VERIFY_CPU if accelerator == "cpu" else VERIFY_GPU}"'
 
 
 @dataclass(frozen=True)
@@ -32,6 +44,7 @@ class Plan:
     image: Optional[str] = None  # container route: "tensorflow/tensorflow:2.15.0-gpu"
     host: tuple[str, ...] = ()  # container route: what the host still needs
     remedies: tuple[str, ...] = ()  # known-issue remedies the plan applies ("pin-cuda-wheels")
+    verify: str = ""  # the one command that shows the install works (the plan's last step)
 
     @property
     def gpu(self) -> bool:
@@ -75,6 +88,7 @@ class Plan:
             "warnings": list(self.warnings),
             "reasons": list(self.reasons),
             "remedies": list(self.remedies),
+            "verify": self.verify,
         }
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import routes
-from tfenv.models.plan import Plan
+from tfenv.models.plan import Plan, verify_command
 from tfenv.routes.container import ContainerRoute
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
@@ -89,7 +89,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     pk = got.packages
     return Plan(
         tensorflow=str(opt.version),
-        package=opt.package,
+        package=got.package or opt.package,
         python=str(got.python) if got.python else None,
         accelerator=accel,
         route=route.name,
@@ -108,6 +108,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         image=got.image,
         host=host,
         remedies=tuple(sorted(got.remedies)),
+        verify=got.verify or verify_command(accel),
     )
 
 

@@ -84,6 +84,8 @@ class Delivery:
     says_build: bool = True  # whether the plan repeats the build's CUDA/cuDNN reasons
     python_reason: bool = True  # whether the plan explains the Python choice
     remedies: frozenset[str] = frozenset()  # known-issue remedies this delivery applies
+    verify: Optional[str] = None  # the Verify step where the route's differs (a container)
+    package: Optional[str] = None  # the distribution installed, where not the option's
 
 
 class Route(ABC):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tfenv.kb.releases import TfOption
 
-__all__ = ["PipRoute", "wheels_for"]
+__all__ = ["PipRoute", "pin_reasons", "wheels_for"]
 
 
 def wheels_for(where: Where, option: TfOption, python: Optional[Version]) -> Optional[CudaWheels]:
@@ -77,7 +77,7 @@ class PipRoute(Route):
             cuda,
             cudnn,
             Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),)),
-            reasons=_reasons(opt, choice, found),
+            reasons=pin_reasons(opt, choice, found),
             remedies=frozenset({"pin-cuda-wheels"}),
         )
 
@@ -95,7 +95,9 @@ def _series(where: Where, found: CudaWheels, component: str) -> Optional[Version
     return None if pin is None else Version(f"{pin.version.major}.{pin.version.minor}")
 
 
-def _reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, ...]:
+def pin_reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, ...]:
+    """Why the plan names the CUDA wheels it does (the container route's CUDA base
+    images install them the same way)."""
     out = []
     if found.dropped:
         missing = found.missing or found.dropped
