@@ -197,8 +197,6 @@ def _print(findings: list[Finding], log: str, as_json: bool) -> None:
         lines = log.rstrip().splitlines()
         shown = lines[-_LOG_LINES:]
         more = f", its last {len(shown)} of {len(lines)} lines" if len(shown) < len(lines) else ""
-        print(
-            f"\nThe failing import's log{more} (tfenv explain reads it: paste it into tfenv explain -):"
-        )
+        print(f"\nThe failing import's log{more} (tfenv explain - reads it):")
         for line in shown:
             print(f"  | {visible(line)}")
