@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tfenv.kb.linux_manual import LinuxManual
     from tfenv.kb.metal import MetalFacts
     from tfenv.kb.platforms import Platforms
+    from tfenv.kb.runtime import RuntimeFacts
     from tfenv.kb.tensorflow import TfBuilds
     from tfenv.kb.windows_manual import WindowsManual
 
@@ -79,6 +80,13 @@ class KnowledgeBase:
         from tfenv.kb import changes
 
         return self._load("changes", lambda: tuple(changes.load_changes(self.root)))
+
+    @cached_property
+    def runtime(self) -> RuntimeFacts:
+        """What each release needs of its dependencies to import and run today."""
+        from tfenv.kb import runtime
+
+        return self._load("runtime.load", lambda: runtime.load(self.root))
 
     @cached_property
     def and_cuda(self) -> AndCudaFacts:

@@ -1,0 +1,187 @@
+"""What TensorFlow needs of its dependencies to import and run today
+(``tfenv/data/tensorflow/runtime.yaml``).
+
+Old releases declare open upper bounds (``numpy>=1.20``, ``protobuf>=3.9.2``) on packages
+that later broke them, so today's index gives them a NumPy 2 or a protobuf 5 they cannot
+import. Each :class:`RuntimeConstraint` is one bound measured by ``tools/runtime_sweep.py``
+(install the release into a fresh venv, import TensorFlow, train one Keras step; bisect the
+dependency's versions): the releases and Pythons it concerns, the requirement to add, what
+the release itself declares, the error seen without it, and its sources. ``results`` keeps
+the sweep's per-cell outcomes for the docs table (``docs/runtime.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Optional
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from tfenv.kb._fields import Node, Provenance, unique, unique_by_id
+from tfenv.kb._files import load_node
+
+__all__ = [
+    "FLAVOURS",
+    "OUTCOMES",
+    "RUNTIME_FILE",
+    "RuntimeConstraint",
+    "RuntimeFacts",
+    "RuntimeResult",
+    "load",
+]
+
+RUNTIME_FILE = "tensorflow/runtime.yaml"
+FLAVOURS = ("gpu", "cpu")
+#: a cell's outcome: it trained a Keras step; it installed but failed to import or train;
+#: it did not install (uv found no solution or a build failed)
+OUTCOMES = ("ran", "broke", "no-install")
+Flavour = Literal["gpu", "cpu"]
+Outcome = Literal["ran", "broke", "no-install"]
+
+
+@dataclass(frozen=True)
+class RuntimeConstraint:
+    """A requirement a release needs on one of its dependencies to import and run today."""
+
+    id: str
+    package: str  # normalized distribution name (numpy, protobuf)
+    requirement: str  # the PEP 440 specifier to add ("<2")
+    declared: Optional[str]  # what the release's Requires-Dist says of the package
+    error: str  # the first line of the error seen without the constraint
+    evidence: str  # which release/Python/version broke and which ran
+    sources: tuple[str, ...]
+    retrieved: str
+    releases: SpecifierSet  # the TensorFlow versions concerned (pre-releases included)
+    pythons: Optional[SpecifierSet] = None  # the Pythons concerned (None: every one)
+
+    @property
+    def provenance(self) -> Provenance:
+        return Provenance(self.sources, self.retrieved)
+
+    @property
+    def line(self) -> str:
+        """The requirement line: ``numpy<2``."""
+        return f"{self.package}{self.requirement}"
+
+    def applies(self, version: Version, python: str) -> bool:
+        """Whether a plan of TensorFlow ``version`` on Python ``python`` (X.Y) needs it."""
+        if not self.releases.contains(version, prereleases=True):
+            return False
+        return self.pythons is None or self.pythons.contains(Version(python), prereleases=True)
+
+
+@dataclass(frozen=True)
+class RuntimeResult:
+    """One cell of the sweep: a release's plan on one Python, without and with the constraints."""
+
+    release: Version
+    python: str
+    flavour: Flavour
+    distribution: str  # what the plan installs (tensorflow, tensorflow-cpu, tensorflow-gpu)
+    bare: Outcome  # the plan as the release declares it
+    constrained: Optional[Outcome]  # with the constraints applied (None: none applied)
+    error: Optional[str]  # the first error line of the bare run, when it did not run
+    versions: tuple[tuple[str, str], ...]  # key packages of the run that ran (numpy, protobuf)
+
+
+@dataclass(frozen=True)
+class RuntimeFacts:
+    swept: str  # the date of the sweep
+    command: str  # the command line that wrote the file
+    constraints: tuple[RuntimeConstraint, ...]
+    results: tuple[RuntimeResult, ...] = ()
+
+    def constraints_for(self, version: Version, python: str) -> tuple[RuntimeConstraint, ...]:
+        """The constraints a plan of TensorFlow ``version`` on Python ``python`` ("3.10")
+        needs, sorted by package (then id)."""
+        found = (c for c in self.constraints if c.applies(version, python))
+        return tuple(sorted(found, key=lambda c: (c.package, c.id)))
+
+
+def _python(node: Node) -> str:
+    text = node.text()
+    parts = text.split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise node.fail(f"{text!r} is not a Python version X.Y")
+    return text
+
+
+def _package(node: Node) -> str:
+    name = node.label(100)
+    if canonicalize_name(name) != name:
+        raise node.fail(f"{name!r} is not a normalized package name ({canonicalize_name(name)})")
+    return name
+
+
+def _constraint(node: Node) -> RuntimeConstraint:
+    node.only(
+        "id",
+        "releases",
+        "pythons",
+        "package",
+        "requirement",
+        "declared",
+        "error",
+        "evidence",
+        "source",
+        "retrieved",
+    )
+    provenance = node.provenance()
+    return RuntimeConstraint(
+        id=node.get("id").kebab_id(),
+        package=_package(node.get("package")),
+        requirement=str(node.get("requirement").specifier(empty=False)),
+        declared=node.opt("declared").opt_label(300),
+        error=node.get("error").label(300),
+        evidence=node.get("evidence").label(500),
+        sources=provenance.sources,
+        retrieved=provenance.retrieved,
+        releases=node.get("releases").specifier(empty=False),
+        pythons=node.opt("pythons").opt_specifier(empty=False),
+    )
+
+
+def _result(node: Node) -> RuntimeResult:
+    node.only(
+        "release", "python", "flavour", "distribution", "bare", "constrained", "error", "versions"
+    )
+    flavour: Flavour = "gpu" if node.get("flavour").choice(*FLAVOURS) == "gpu" else "cpu"
+    return RuntimeResult(
+        release=node.get("release").version(strict=True),
+        python=_python(node.get("python")),
+        flavour=flavour,
+        distribution=_package(node.get("distribution")),
+        bare=_outcome(node.get("bare")),
+        constrained=None if node.opt("constrained").is_null else _outcome(node.get("constrained")),
+        error=node.opt("error").opt_label(300),
+        versions=node.opt("versions").str_map(),
+    )
+
+
+def _outcome(node: Node) -> Outcome:
+    value = node.choice(*OUTCOMES)
+    return "ran" if value == "ran" else "broke" if value == "broke" else "no-install"
+
+
+@lru_cache(maxsize=8)
+def load(root: Optional[Path] = None) -> RuntimeFacts:
+    """Read ``tensorflow/runtime.yaml`` below ``root`` (default: the shipped data)."""
+    doc = load_node(RUNTIME_FILE, root).only("swept", "command", "constraints", "results")
+    results = tuple(_result(n) for n in doc.opt("results").opt_items())
+    unique(
+        zip(
+            doc.opt("results").opt_items(),
+            ((str(r.release), r.python, r.flavour) for r in results),
+        ),
+        "result",
+    )
+    return RuntimeFacts(
+        swept=doc.get("swept").date(),
+        command=doc.get("command").label(500),
+        constraints=unique_by_id(doc.get("constraints"), _constraint),
+        results=results,
+    )
