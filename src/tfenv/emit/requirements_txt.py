@@ -26,6 +26,9 @@ def render_requirements(res: Resolution) -> str:
 def _why(spec: str, res: Resolution) -> str:
     plan = res.plan
     assert plan is not None
+    pin = next((c for c in plan.constraints if c.line == spec), None)
+    if pin is not None:
+        return pin.reason
     if spec.startswith("tensorflow-metal"):
         pairing = next((r for r in plan.reasons if r.startswith("tensorflow-metal ")), None)
         if pairing is None:

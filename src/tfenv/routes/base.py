@@ -55,6 +55,9 @@ class Choice:
     python: Optional[Version]
     cuda: Optional[Version]
     cudnn: Optional[Version]
+    # what the release needs of its dependencies to import and run today, as requirement
+    # lines ("numpy<2"; kb.runtime): every route that installs TensorFlow with pip adds them
+    runtime: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -237,16 +237,18 @@ def _pinned(
     route pins them (see :mod:`tfenv.routes.pip`)."""
     from tfenv.routes.pip import pin_reasons, wheels_for
 
+    if image.family != "cuda-base":
+        return image.pip, (), frozenset()  # the image's own TensorFlow and packages
     extra = f"tensorflow[and-cuda]=={choice.option.version}"
-    if image.family != "cuda-base" or image.pip != (extra,):
-        return image.pip, (), frozenset()
+    unpinned = (*image.pip, *choice.runtime)
+    if image.pip != (extra,):
+        return unpinned, (), frozenset()
     found = wheels_for(where, choice.option, python)
     if found is None or found.problem or not found.ranged or found.dropped:
-        return image.pip, (), frozenset()
+        return unpinned, (), frozenset()
     pins = tuple(str(p) for p in found.pins)
-    choice = Choice(choice.option, choice.accel, python, choice.cuda, choice.cudnn)
-    reasons = pin_reasons(choice.option, choice, found)
-    return (extra, *pins), reasons, frozenset({"pin-cuda-wheels"})
+    reasons = pin_reasons(choice.option, replace(choice, python=python), found)
+    return (extra, *pins, *choice.runtime), reasons, frozenset({"pin-cuda-wheels"})
 
 
 def _pip_issues(opt: TfOption, image: ContainerImage, remedies: frozenset[str]) -> tuple[str, ...]:

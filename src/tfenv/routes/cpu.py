@@ -31,8 +31,8 @@ class CpuRoute(Route):
         opt = choice.option
         found = cpu_distribution(where, opt, str(choice.python) if choice.python else None)
         package = opt.package if found is None else found[0]
-        pin = f"{package}=={opt.version}"
-        packages = Packages(pip=(pin,), commands=(pip_install(pin, shell=shell_of(where)),))
+        pip = (f"{package}=={opt.version}", *choice.runtime)
+        packages = Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),))
         return Delivery(
             choice.python,
             None,

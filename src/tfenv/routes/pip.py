@@ -60,14 +60,16 @@ class PipRoute(Route):
         extra = f"tensorflow[and-cuda]=={opt.version}"
         found = wheels_for(where, opt, choice.python)
         if found is None or not found.explicit:
+            pip = (extra, *choice.runtime)
             return Delivery(
                 choice.python,
                 choice.cuda,
                 choice.cudnn,
-                Packages(pip=(extra,), commands=(pip_install(extra, shell=shell_of(where)),)),
+                Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),)),
             )
         pins = tuple(str(p) for p in found.pins)
         pip = (f"{opt.package}=={opt.version}", *pins) if found.dropped else (extra, *pins)
+        pip += choice.runtime
         cuda, cudnn = choice.cuda, choice.cudnn
         if found.policy == "newest":  # the plan names what it installs, not the build
             cuda = _series(where, found, "cuda-runtime") or cuda
