@@ -47,7 +47,8 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     )
     got = route.deliver(f.where, chosen)
     cuda, cudnn = got.cuda, got.cudnn
-    applied = tuple(p for p in runtime if p.line in got.packages.pip)
+    installed = (*got.packages.pip, *got.packages.conda)
+    applied = tuple(p for p in runtime if p.line in installed)
     reasons, warnings = [_tf_reason(f, opt), *got.reasons], []
     reasons += [p.reason for p in applied]
     if got.python_reason:
