@@ -7,7 +7,15 @@ from typing import Any, Optional
 
 from tfenv.models.target import Request, Target
 
-__all__ = ["VERIFY_CPU", "VERIFY_GPU", "Plan", "Resolution", "RuntimePin", "verify_command"]
+__all__ = [
+    "VERIFY_CPU",
+    "VERIFY_GPU",
+    "Plan",
+    "Resolution",
+    "RuntimePin",
+    "excluded",
+    "verify_command",
+]
 
 # The one command that shows an install works, as TensorFlow's install guide gives them
 # (tensorflow/docs site/en/install/pip.md, "Verify the installation"): the GPU list for a
@@ -15,6 +23,14 @@ __all__ = ["VERIFY_CPU", "VERIFY_GPU", "Plan", "Resolution", "RuntimePin", "veri
 # computation for a CPU plan.
 VERIFY_GPU = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
 VERIFY_CPU = "import tensorflow as tf; print(tf.reduce_sum(tf.random.normal([1000, 1000])))"
+
+
+def excluded(package: str, requirement: str) -> str:
+    """What a requirement leaves out, in words: ``numpy 2 or newer`` for ``<2``."""
+    specs = requirement.split(",")
+    if len(specs) == 1 and specs[0].startswith("<") and not specs[0].startswith("<="):
+        return f"{package} {specs[0][1:]} or newer"
+    return f"{package} outside {requirement}"
 
 
 def verify_command(accelerator: str) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import routes
-from tfenv.models.plan import Plan, RuntimePin, verify_command
+from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
 from tfenv.routes.container import ContainerRoute
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from tfenv.resolver.factory import Factory
     from tfenv.rules.model import Candidate
 
-__all__ = ["excluded", "make_plan", "runtime_pins", "runtime_reason"]
+__all__ = ["make_plan", "runtime_pins", "runtime_reason"]
 
 
 def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
@@ -146,14 +146,6 @@ def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
         f"{excluded(c.package, c.requirement)}: {c.error.rstrip('.')} (measured: {c.evidence}; "
         f"{'; '.join(c.sources)}; retrieved {c.retrieved})."
     )
-
-
-def excluded(package: str, requirement: str) -> str:
-    """What a requirement leaves out, in words: ``numpy 2 or newer`` for ``<2``."""
-    specs = requirement.split(",")
-    if len(specs) == 1 and specs[0].startswith("<") and not specs[0].startswith("<="):
-        return f"{package} {specs[0][1:]} or newer"
-    return f"{package} outside {requirement}"
 
 
 def _apple_gpu_unused(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from tfenv.resolver.reasons import excluded
+from tfenv.models.plan import excluded
 from tfenv.upgrade.changes import between
 from tfenv.upgrade.model import UpgradeFinding
 
