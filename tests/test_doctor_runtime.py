@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.specifiers import SpecifierSet
@@ -41,7 +42,9 @@ def _env(tmp_path: Path, tf: Version, python: str, package: str, version: str) -
     return tmp_path / "env"
 
 
-def _doctor(capsys: pytest.CaptureFixture[str], prefix: Path) -> tuple[int, dict[str, dict]]:
+def _doctor(
+    capsys: pytest.CaptureFixture[str], prefix: Path
+) -> tuple[int, dict[str, dict[str, Any]]]:
     capsys.readouterr()
     code = main(["doctor", "--json", "--prefix", str(prefix), "--no-gpu", "--os", "linux"])
     doc = json.loads(capsys.readouterr().out)
@@ -68,11 +71,8 @@ def test_a_satisfied_constraint_is_ok(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], kb: KnowledgeBase
 ) -> None:
     c, tf, py = _case(kb)
-    good = (
-        str(Version(c.requirement[1:]).major - 1) + ".0.0"
-        if Version(c.requirement[1:]).major
-        else "0.0.1"
-    )
+    bound = Version(c.requirement[1:])
+    good = f"{bound.major - 1}.0" if bound.major else "0.0.1"  # below the bound
     assert SpecifierSet(c.requirement).contains(good)
     _code, found = _doctor(capsys, _env(tmp_path, tf, py, c.package, good))
     assert found[f"runtime-{c.package}"]["status"] == "ok"
