@@ -201,8 +201,8 @@ _REGISTRY: dict[str, AnswerFn] = {}
 def answer_for(name: str) -> AnswerFn:
     """The function that answers entries with ``answer: name``."""
     if not _REGISTRY:
-        from tfenv.explain import conda, container, gpu, installs, libraries, platform
+        from tfenv.explain import conda, container, gpu, installs, libraries, platform, runtime
 
-        for module in (libraries, gpu, installs, conda, container, platform):
+        for module in (libraries, gpu, installs, conda, container, platform, runtime):
             _REGISTRY.update(module.ANSWERS)
     return _REGISTRY[name]

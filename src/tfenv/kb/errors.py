@@ -78,6 +78,8 @@ ANSWERS = (
     "ptxas-arch",
     "ptxas-missing",
     "ptxas-old",
+    "runtime-numpy",
+    "runtime-protobuf",
     "soname",
     "tensorflow-gpu",
     "windows-gpu",
