@@ -55,8 +55,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--import",
         dest="do_import",
         action="store_true",
-        help="also import TensorFlow in an isolated subprocess and run a matmul on the GPU "
-        "(implies --load-libraries)",
+        help="also import TensorFlow in an isolated subprocess and run the plans' Verify "
+        "check there (the GPU list, a computation) and a matmul on the GPU; a failing "
+        "import's log is printed (implies --load-libraries)",
     )
     parser.add_argument(
         "--timeout",
