@@ -97,3 +97,19 @@ def test_import_failure_prints_its_log(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 1
     assert "The failing import's log" in out
     assert "  | TypeError: Unable to convert function return value to a Python type!" in out
+
+
+def test_a_failing_verify_computation_is_a_problem(tmp_path: Path) -> None:
+    from tfenv.doctor.imports import run_import_check
+
+    fake = tmp_path / "python"
+    result = (
+        'TFENV-DOCTOR-RESULT {"version": "2.10.1", "built_with_cuda": false, "gpus": [], '
+        '"compute_error": "InternalError: no kernel", "details": [], "build_info": {}}'
+    )
+    fake.write_text(f"#!/bin/sh\necho '{result}'\n")
+    fake.chmod(0o755)
+    found = {f.id: f for f in run_import_check(str(fake), 30, has_gpu=False).findings}
+    assert found["import"].status == "ok"
+    assert found["import-compute"].status == "problem"
+    assert found["import-compute"].detail == "InternalError: no kernel"
