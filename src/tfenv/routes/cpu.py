@@ -68,8 +68,8 @@ def cpu_distribution(
     sizes = ""
     if ours and theirs:
         sizes = (
-            f": its {platform} wheel is {_mb(ours)}, the tensorflow wheel {_mb(theirs)} "
-            "(most of that the CUDA kernels a CPU plan never loads)"
+            f": its largest {platform} wheel is {_mb(ours)}, tensorflow's {_mb(theirs)}, "
+            f"which carries the CUDA build ({_mb(theirs - ours)} more to download and install)"
         )
     src = release.provenance
     return CPU_PACKAGE, (
