@@ -78,6 +78,7 @@ WHEELS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
         "cp311-cp311-manylinux_2_17_x86_64",
         ("absl-py>=1.0.0", "numpy<2.0.0,>=1.23.5"),
     ),
+    ("tensorflow-cpu", "2.16.1", "cp311-cp311-manylinux_2_17_x86_64", ("absl-py>=1.0.0",)),
     # 2.10.1 declares an open numpy>=1.20 but needs numpy<2 (data/tensorflow/runtime.yaml):
     # the index offers a NumPy 2 that a lock without the constraint would take
     ("tensorflow-cpu", "2.10.1", "cp310-cp310-manylinux_2_17_x86_64", ("numpy>=1.20",)),
