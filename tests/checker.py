@@ -164,16 +164,34 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
         return [*problems, *_check_ngc(kb, res, ngc, v)]
     cb = build.windows if t.os == "windows" else build.linux
     assert cb is not None
+    cuda, cudnn = cb.cuda, cb.cudnn
+    if cuda is None and t.os != "windows":
+        cuda, cudnn = _header_cuda(kb, plan.package, v)
     problems += _check_conda(kb, res, v) if plan.route == "conda" else []
     if plan.route == "container":
-        problems += _check_image_stack(plan.cuda, plan.cudnn, cb.cuda, cb.cudnn)
-    elif plan.route != "conda" and (str(cb.cuda) != plan.cuda or str(cb.cudnn) != plan.cudnn):
-        problems.append(f"CUDA/cuDNN {plan.cuda}/{plan.cudnn} != build {cb.cuda}/{cb.cudnn}")
-    if cb.cuda is not None:
-        problems += _check_driver(kb, res, cb.cuda)
+        problems += _check_image_stack(plan.cuda, plan.cudnn, cuda, cudnn)
+    elif plan.route != "conda" and (str(cuda) != plan.cuda or str(cudnn) != plan.cudnn):
+        problems.append(f"CUDA/cuDNN {plan.cuda}/{plan.cudnn} != build {cuda}/{cudnn}")
+    if cuda is not None:
+        problems += _check_driver(kb, res, cuda)
     if build.compute is not None and t.cc is not None:
         problems += _check_gpu_code(plan, build.compute, t.cc)
     return problems
+
+
+def _header_cuda(
+    kb: KnowledgeBase, package: str, v: Version
+) -> tuple[Optional[Version], Optional[Version]]:
+    """Where TensorFlow's table has no CUDA for a series (2.22 on), the CUDA and cuDNN the
+    release's own Linux wheel ships in its headers (recorded by refresh), as major.minor."""
+    release = kb.index.release(package, v)
+    if release is None or release.build is None or release.build.cuda is None:
+        return None, None
+    cuda, cudnn = release.build.cuda, release.build.cudnn
+    return (
+        Version(f"{cuda.major}.{cuda.minor}"),
+        None if cudnn is None else Version(f"{cudnn.major}.{cudnn.minor}"),
+    )
 
 
 def _ngc_of(kb: KnowledgeBase, plan: Plan) -> Optional[NgcRelease]:

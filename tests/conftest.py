@@ -1,18 +1,48 @@
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from packaging.version import Version
 
+from tests import snapshot
 from tfenv.host.profile import GpuInfo, HostProfile
 from tfenv.kb import KnowledgeBase
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test (and every tfenv it starts) reads the frozen snapshot of the knowledge
+    base, unless it is marked ``shipped_kb`` (tests/snapshot.py)."""
+    os.environ["TFENV_DATA_DIR"] = str(snapshot.SNAPSHOT)
+
+
+@pytest.fixture(autouse=True)
+def _knowledge_base(request: pytest.FixtureRequest) -> Iterator[None]:
+    if request.node.get_closest_marker("shipped_kb") is None:
+        os.environ["TFENV_DATA_DIR"] = str(snapshot.SNAPSHOT)  # a test may have changed it
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        shipped = snapshot.shipped_dir()
+        if shipped is None:
+            mp.delenv("TFENV_DATA_DIR", raising=False)
+        else:
+            mp.setenv("TFENV_DATA_DIR", str(shipped))
+        yield
+
+
 @pytest.fixture(scope="session")
 def kb() -> KnowledgeBase:
-    """The shipped knowledge base, loaded once."""
-    return KnowledgeBase()
+    """The frozen snapshot of the knowledge base, loaded once."""
+    return snapshot.frozen_kb()
+
+
+@pytest.fixture(scope="session")
+def shipped_kb() -> KnowledgeBase:
+    """The shipped knowledge base (for tests marked ``shipped_kb``), loaded once."""
+    return snapshot.shipped_kb()
 
 
 @pytest.fixture

@@ -42,7 +42,17 @@ from tests.host_doc import host_document
 from tests.http_fixture import running
 
 HANG_S = 20.0
-COMMANDS = ("resolve", "detect", "lock", "check-upgrade", "matrix", "doctor", "explain", "refresh")
+COMMANDS = (
+    "resolve",
+    "detect",
+    "lock",
+    "install",
+    "check-upgrade",
+    "matrix",
+    "doctor",
+    "explain",
+    "refresh",
+)
 DEAD_INDEX = "http://127.0.0.1:9/simple/"  # nothing listens on the discard port
 
 # -- hostile values ------------------------------------------------------------------
@@ -643,6 +653,28 @@ def _resolve(rng: random.Random, ws: Workspace) -> Case:
     return Case("resolve", tuple(argv))
 
 
+def _install(rng: random.Random, ws: Workspace) -> Case:
+    """Always --dry-run: the steps are worked out (interpreters asked, the folder checked),
+    nothing is created or installed."""
+    argv = ["install", ws.pick(rng, "out", "special"), "--dry-run"]
+    if _maybe(rng, 0.3):
+        argv += ["--lock", ws.pick(rng, "lock", "special")]
+        if _maybe(rng):
+            argv += ["--config", ws.pick(rng, "config", "special")]
+    else:
+        argv += _machine(rng, ws)
+        if _maybe(rng):
+            argv += ["--tf", _value(rng, "tf", VERSIONS)]
+        if _maybe(rng, 0.3):
+            argv += ["--manager", rng.choice(MANAGERS)]
+    for flag in ("--force", "--offline", "--json", "--no-uv"):
+        if _maybe(rng, 0.2):
+            argv.append(flag)
+    if _maybe(rng, 0.2):
+        argv += ["--index-url", rng.choice([DEAD_INDEX, "", "ftp://x", "http://\x00/"])]
+    return Case("install", tuple(argv))
+
+
 def _detect(rng: random.Random, ws: Workspace) -> Case:
     argv = ["detect"]
     if _maybe(rng):
@@ -810,6 +842,7 @@ GENERATORS: dict[str, Gen] = {
     "resolve": _resolve,
     "detect": _detect,
     "lock": _lock,
+    "install": _install,
     "check-upgrade": _check_upgrade,
     "matrix": _matrix,
     "doctor": _doctor,
@@ -817,7 +850,7 @@ GENERATORS: dict[str, Gen] = {
     "refresh": _refresh,
     "empty": _empty_value,  # its cases count under the command they run
 }
-WEIGHTS = {"refresh": 0.5, "lock": 0.8, "empty": 0.5}  # the slow ones a little less often
+WEIGHTS = {"refresh": 0.5, "lock": 0.8, "empty": 0.5, "install": 0.8}  # slow ones less often
 
 
 def _environment(rng: random.Random, ws: Workspace) -> tuple[tuple[str, str], ...]:

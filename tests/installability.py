@@ -30,6 +30,7 @@ from typing import Any, Optional
 
 import yaml
 
+from tests.snapshot import frozen_kb
 from tests.test_resolve_cases import run_case
 from tfenv.kb import KnowledgeBase
 from tfenv.lock.pip import PipLockSpec, find_uv, python_platform, uv_env
@@ -91,10 +92,9 @@ class Compiled:
 def wheel_packages() -> tuple[str, ...]:
     """The packages the knowledge base has wheel facts about: TensorFlow's distributions
     and every package an and-cuda extra names."""
-    from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import INDEX_PACKAGES
 
-    return (*INDEX_PACKAGES, *sorted(KnowledgeBase().index.cuda))
+    return (*INDEX_PACKAGES, *sorted(frozen_kb().index.cuda))
 
 
 def uv_compile(

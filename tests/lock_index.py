@@ -129,16 +129,22 @@ def make_wheel(
     tag: str,
     requires: Sequence[str],
     requires_python: Optional[str] = None,
+    module: Optional[bytes] = None,
+    import_name: Optional[str] = None,
 ) -> Path:
-    """One small, valid, byte-for-byte reproducible wheel."""
+    """One small, valid, byte-for-byte reproducible wheel (``module``: the text of its
+    ``__init__.py``, default one line setting ``__version__``; ``import_name``: its
+    package's name, default the distribution's)."""
     dist = f"{name.replace('-', '_')}-{version}"
     path = folder / f"{dist}-{tag}.whl"
     record: list[str] = []
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         # the CPU-only distribution ships the same import package as tensorflow
-        mod = "tensorflow" if name == "tensorflow-cpu" else name.replace("-", "_")
-        _entry(zf, f"{mod}/__init__.py", f"__version__ = {version!r}\n".encode(), record)
+        cpu = "tensorflow" if name == "tensorflow-cpu" else None
+        mod = import_name or cpu or name.replace("-", "_")
+        init = module if module is not None else f"__version__ = {version!r}\n".encode()
+        _entry(zf, f"{mod}/__init__.py", init, record)
         metadata = metadata_for(name, version, requires, requires_python)
         _entry(zf, f"{dist}.dist-info/METADATA", metadata, record)
         wheel = f"Wheel-Version: 1.0\nGenerator: tfenv-tests\nRoot-Is-Purelib: true\nTag: {tag}\n"

@@ -161,7 +161,9 @@ def _solver_gpu_verdict(res: Resolution) -> str:
     """The verdict the solver's answer gives, read from its plan or its conflicts only."""
     if res.plan is None:
         gpu_topics = [r.topic for r in rules.RULES if r.fact_key == "gpu"]
-        assert any(c.startswith(t) for c in res.conflicts for t in gpu_topics), res.conflicts
+        assert any(c.sentence.startswith(t) for c in res.conflicts for t in gpu_topics), (
+            res.conflicts
+        )
         return "cannot-load"
     said = res.plan.gpu_code or ""
     if said.startswith("natively"):

@@ -13,9 +13,9 @@ from tests.lock_index import (  # the fixtures: wheels, index
     lock_project_folder,
     wheels_fixture,  # noqa: F401
 )
+from tests.snapshot import frozen_kb
 from tfenv.cli import main
 from tfenv.config import load_config
-from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
 
 
@@ -28,7 +28,7 @@ def test_relock_diffs_every_pin(
     project = lock_project_folder(tmp_path)
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
     opts = LockOptions(index_url=index.url, only=("cpu",), retries=0, timeout_s=10.0)
-    lock_project(KnowledgeBase(), load_config(project), opts)
+    lock_project(frozen_kb(), load_config(project), opts)
     lockfile = project / "requirements.cpu.txt"
     assert "numpy==1.26.4" in lockfile.read_text("utf-8")
     code = main(

@@ -435,7 +435,6 @@ def test_cli_prints_docker_run(
 ) -> None:
     from tfenv.cli import main
 
-    monkeypatch.delenv("TFENV_DATA_DIR", raising=False)
     machine = ["--os", "linux", "--cc", "8.6", "--driver", "535.104.05"]
     code = main(
         ["resolve", *machine, "--tf", "2.15", "--manager", "container", "--emit", str(tmp_path)]

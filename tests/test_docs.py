@@ -13,6 +13,8 @@ from tfenv.cli import main
 
 ROOT = Path(__file__).parent.parent
 
+pytestmark = pytest.mark.shipped_kb  # the docs show the shipped data
+
 
 def test_cli_reference_is_current() -> None:
     assert (ROOT / "docs" / "cli.md").read_text("utf-8") == render(), (
@@ -27,8 +29,10 @@ def test_readme_has_exactly_two_setup_lines_and_ci_runs_the_test_line() -> None:
     assert len(setup) == 2
     assert all("\n" not in line for line in setup)
     assert "tfenv resolve" in setup[0]
-    assert "pytest" in setup[1]
-    assert setup[1] in (ROOT / ".ci" / "run").read_text("utf-8")
+    assert setup[1].endswith('python -m pytest -m "not live"')
+    ci = (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+    assert setup[1] in ci
+    assert ".venv/bin/python -m pytest -m live" in ci[ci.index(setup[1]) + 1 :]
 
 
 def test_docs_pages_exist() -> None:

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fuzz_cli import COMMANDS
 
 ROOT = Path(__file__).parent.parent
@@ -20,6 +22,7 @@ SEED = int(os.environ.get("TFENV_FUZZ_SEED", "13"))
 BUDGET_S = float(os.environ.get("TFENV_FUZZ_BUDGET", "40"))
 
 
+@pytest.mark.slow
 def test_every_command_survives_hostile_input() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tests.fuzz_cli", "--seed", str(SEED), "--budget", str(BUDGET_S),

@@ -23,7 +23,7 @@ from packaging.version import Version
 
 from tests.fake_smi import write_fake_smi
 from tests.host_doc import host_document
-from tfenv import fsutil, textsafe
+from tfenv import errors, fsutil, textsafe
 from tfenv.cli import main
 from tfenv.emit import plan_files
 from tfenv.kb import KnowledgeBase
@@ -1091,7 +1091,7 @@ def test_an_unexpected_exception_is_reported_as_a_bug_with_exit_3() -> None:
     assert "Traceback" in loud.stderr
     deep = bug("deep", "")
     assert deep.returncode == 1
-    assert "solver gave up" in deep.stderr
+    assert deep.stderr == f"tfenv: error: {errors.SolverGaveUp(2000).paragraph}\n"
 
 
 def test_detect_escapes_what_a_hostile_nvidia_smi_prints(

@@ -10,6 +10,7 @@ import pytest
 import yaml
 from packaging.version import Version
 
+from tests.snapshot import frozen_kb
 from tfenv.errors import KBValidationError, UsageError
 from tfenv.kb import KnowledgeBase, cuda, cudnn, gpus
 from tfenv.kb._fields import Provenance
@@ -474,7 +475,7 @@ def test_newest_cudnn_wheel_is_capped_by_the_gpu() -> None:
     pin stops at the last cuDNN series that supports the GPU (9.10 for Maxwell)."""
     from tfenv.kb.cuda_wheels import cuda_wheels
 
-    kb = KnowledgeBase()
+    kb = frozen_kb()
     assert dict(kb.and_cuda.cudnn.cuda_major) == {"nvidia-cudnn-cu11": 11, "nvidia-cudnn-cu12": 12}
     release = kb.index.release("tensorflow", "2.21.0")
     assert release is not None

@@ -11,8 +11,8 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tests.snapshot import frozen_kb
 from tfenv.errors import KBValidationError
-from tfenv.kb import KnowledgeBase
 from tfenv.kb.runtime import RUNTIME_FILE, load
 
 V = Version
@@ -69,7 +69,7 @@ def _root(tmp_path: Path, text: str) -> Path:
 
 
 def test_shipped_file_loads_and_is_sourced() -> None:
-    facts = KnowledgeBase().runtime
+    facts = frozen_kb().runtime
     assert _DATE.match(facts.swept)
     assert "tools/runtime_sweep.py" in facts.command
     assert facts.constraints

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from tests.snapshot import frozen_kb
 from tfenv.errors import KBValidationError
 from tfenv.kb._fields import Provenance
 from tfenv.kb.changes import CHANGES_FILE, load_changes
@@ -376,9 +377,8 @@ def test_broken_change(tmp_path: Path) -> None:
 
 def test_doctor_names_an_existing_known_issue() -> None:
     from tfenv.doctor.checks import PIP_LIBS_NOT_FOUND
-    from tfenv.kb import KnowledgeBase
 
-    assert any(i.id == PIP_LIBS_NOT_FOUND for i in KnowledgeBase().known_issues)
+    assert any(i.id == PIP_LIBS_NOT_FOUND for i in frozen_kb().known_issues)
 
 
 def test_known_issue_text_names_the_gpu_at_hand() -> None:

@@ -56,6 +56,7 @@ FORBIDDEN = {
         "tfenv.explain",
         "tfenv.api",
     ),
+    "tfenv.install": ("tfenv.commands",),  # above doctor, lock and emit, which it uses
 }
 REFRESH_USERS = ("tfenv.commands.refresh", "tfenv.refresh")
 ALLOWED_INSIDE = {"tfenv.models": ("tfenv.models",)}

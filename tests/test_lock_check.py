@@ -17,8 +17,9 @@ from tests.lock_index import (  # the fixtures: wheels, index
 )
 from tfenv.cli import main
 from tfenv.config import load_config
+from tfenv.errors import LockError
 from tfenv.kb import KnowledgeBase
-from tfenv.lock import LockError, LockOptions, check_project, lock_project
+from tfenv.lock import LockOptions, check_project, lock_project
 from tfenv.lock.check import EDITED, NO_DIGEST
 from tfenv.lock.header import CONTENT_LINE, read_stamp, stamp_content
 

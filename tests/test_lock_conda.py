@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
+from tests.snapshot import frozen_kb
 from tfenv.errors import TfenvError
 from tfenv.formats.conda_lock import read_lockfile
 from tfenv.kb import KnowledgeBase
@@ -124,7 +125,7 @@ def spec(channel: str, tmp_path: Path) -> CondaLockSpec:
 
 @pytest.fixture(scope="module")
 def kb() -> KnowledgeBase:
-    return KnowledgeBase()
+    return frozen_kb()
 
 
 def _target(**kw: Any) -> Target:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.snapshot import frozen_kb
 from tests.test_lock_conda import build_channel
 from tfenv.config import load_config
-from tfenv.errors import UnsatisfiableError
-from tfenv.kb import KnowledgeBase
-from tfenv.lock import LockError, LockOptions, check_project, lock_project
+from tfenv.errors import LockError, UnsatisfiableError
+from tfenv.lock import LockOptions, check_project, lock_project
 
 pytest.importorskip("rattler", reason="conda locking needs py-rattler (Python 3.10+)")
 
@@ -44,7 +44,7 @@ def project(tmp_path: Path, channel: str, driver: str = "535.104.05") -> Path:
 
 
 def test_conda_target_locks_with_the_cuda_build(tmp_path: Path, channel: str) -> None:
-    kb = KnowledgeBase()
+    kb = frozen_kb()
     opts = LockOptions(environ=os.environ)
     written = lock_project(kb, load_config(project(tmp_path, channel)), opts).written
     names = sorted(p.name for p in written)
@@ -89,12 +89,12 @@ def test_conda_target_locks_with_the_cuda_build(tmp_path: Path, channel: str) ->
 def test_old_driver_cannot_be_planned(tmp_path: Path, channel: str) -> None:
     project(tmp_path, channel, driver="470.82.01")  # CUDA 11.4: TF 2.15 needs CUDA 12
     with pytest.raises(UnsatisfiableError, match=r"target .gpu.*470\.82\.01"):
-        lock_project(KnowledgeBase(), load_config(tmp_path), LockOptions(environ=os.environ))
+        lock_project(frozen_kb(), load_config(tmp_path), LockOptions(environ=os.environ))
     assert list(tmp_path.iterdir()) == [tmp_path / "tfenv.toml"]
 
 
 def test_failed_conda_solve_keeps_existing_files(tmp_path: Path, channel: str) -> None:
-    kb = KnowledgeBase()
+    kb = frozen_kb()
     opts = LockOptions(environ=os.environ)
     lock_project(kb, load_config(project(tmp_path, channel)), opts)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.lock_index import LockIndex, index_fixture, wheels_fixture  # noqa: F401 (fixtures)
+from tests.snapshot import frozen_kb
 from tfenv.config import load_config
-from tfenv.kb import KnowledgeBase
 from tfenv.lock import LockOptions, lock_project
 
 CONFIG = """\
@@ -27,7 +27,7 @@ manager = "container"
 def _lock(index: LockIndex, tmp_path: Path, tf: str) -> str:
     (tmp_path / "tfenv.toml").write_text(CONFIG.format(tf=tf), "utf-8")
     opts = LockOptions(index_url=index.url, cache_dir=tmp_path / "uv", retries=0)
-    lock_project(KnowledgeBase(), load_config(tmp_path), opts)
+    lock_project(frozen_kb(), load_config(tmp_path), opts)
     return (tmp_path / "requirements.box.txt").read_text("utf-8")
 
 

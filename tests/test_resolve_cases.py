@@ -85,7 +85,10 @@ def test_case(kb: KnowledgeBase, case: dict[str, Any]) -> None:
 
 def _check_unsatisfiable(res: Resolution, expect: dict[str, Any]) -> None:
     assert res.plan is None, f"expected no plan, got {res.plan}"
-    said = {"conflicts": " ".join(res.conflicts), "suggestions": " ".join(res.suggestions)}
+    said = {
+        "conflicts": " ".join(res.conflict_sentences),
+        "suggestions": " ".join(res.suggestion_sentences),
+    }
     for key in ("conflicts", "suggestions"):
         for text in expect.get(key, []):
             assert text in said[key], said[key]

@@ -104,10 +104,37 @@ def test_json_unsatisfiable_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["status"] == "unsatisfiable"
     assert data["plan"] is None
     assert data["conflicts"]
-    assert all(isinstance(c, str) for c in data["conflicts"])
+    assert all(isinstance(c["sentence"], str) for c in data["conflicts"])
     assert data["suggestions"]
-    assert all(isinstance(s, str) for s in data["suggestions"])
+    assert all(isinstance(s["sentence"], str) for s in data["suggestions"])
     assert err == ""
+
+
+def test_json_conflicts_carry_their_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each conflict gives its rule, releases, requirement, the machine's fact and its fix as
+    fields, and the sentence the text output shows."""
+    code, out, _ = cli(capsys, *UNSAT, "--json")
+    assert code == 1
+    driver = one_json_object(out)["conflicts"][0]
+    assert driver["message"] == "conflict.release"
+    assert driver["kind"] == "driver"
+    assert driver["topic"] == "The NVIDIA driver is too old"
+    assert driver["version"] == "2.15.1"
+    assert driver["older"] == ["2.15.0", "2.15.0.post1"]
+    assert driver["requirements"][0].startswith("an NVIDIA driver >= 525.60.13")
+    assert driver["fact"] == {
+        "key": "driver",
+        "value": "470.82.01",
+        "origin": "given",
+        "text": "this machine's driver is 470.82.01",
+    }
+    assert driver["fix"] == "Install an NVIDIA driver >= 525.60.13"
+    assert driver["sentence"].startswith("The NVIDIA driver is too old: TensorFlow 2.15.1 ")
+    code, text, _ = cli(capsys, *UNSAT)
+    assert f"  - {driver['sentence']}\n" in text
+    ways = one_json_object(cli(capsys, *UNSAT, "--json")[1])["suggestions"]
+    assert ways[0]["message"] == "way-out.other-tf"
+    assert ways[0]["fields"] == {"tensorflow": "2.14.1", "command": "tfenv resolve --tf 2.14.1"}
 
 
 def test_json_cpu_plan(capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,6 +25,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tests.checker import check_plan
+from tests.snapshot import frozen_kb
 from tests.test_resolve_cases import run_case
 from tfenv import routes
 from tfenv.cli import main
@@ -33,14 +34,13 @@ from tfenv.doctor import env as target_env
 from tfenv.doctor.checks import Inputs, diagnose
 from tfenv.emit import plan_files, write_plan_files
 from tfenv.host.profile import ARCHES, GpuInfo, HostProfile
-from tfenv.kb import KnowledgeBase
 from tfenv.lock import check_project, expected_files
 from tfenv.lock.conda import env_file_name, lock_file_name
 from tfenv.models.plan import Resolution
 from tfenv.models.platform import SYSTEMS, UnsupportedPlatform, machine, normalize_arch, platform_of
 from tfenv.models.target import MANAGERS, Target
 
-KB = KnowledgeBase()  # the shipped data
+KB = frozen_kb()  # module level: the cases are built at import time
 GPU = {"cc": "8.6", "driver": "535.104.05"}
 
 #: route -> (the flags of `tfenv resolve` that plan on it, the files --emit writes for that plan)
@@ -244,7 +244,6 @@ def test_check_upgrade_on_every_machine(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv("TFENV_DATA_DIR", raising=False)
     capsys.readouterr()
     argv = ["check-upgrade", "--from", "2.15", "--os", os, "--arch", arch, "--python", "3.11"]
     code = main([*argv, *flags, "--json"])

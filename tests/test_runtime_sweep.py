@@ -12,7 +12,7 @@ from typing import Any, Optional
 import pytest
 from packaging.version import Version
 
-from tfenv.kb import KnowledgeBase
+from tests.snapshot import frozen_kb
 from tfenv.kb.runtime import load
 
 TOOL = Path(__file__).parent.parent / "tools" / "runtime_sweep.py"
@@ -245,7 +245,7 @@ def test_state_round_trip(tmp_path: Path) -> None:
 
 
 def test_doc_matches_the_data() -> None:
-    facts = KnowledgeBase().runtime
+    facts = frozen_kb().runtime
     doc = (Path(__file__).parent.parent / "docs" / "runtime.md").read_text("utf-8")
     assert doc == rs.render_doc(facts), (
         "docs/runtime.md is stale: python tools/runtime_sweep.py --write-only"

@@ -26,6 +26,7 @@ from tfenv import rules
 from tfenv.kb import KnowledgeBase, gpu_families
 from tfenv.kb.errors import load as load_errors
 from tfenv.kb.releases import tf_options
+from tfenv.models.conflict import Conflict
 from tfenv.models.plan import Resolution
 from tfenv.refresh.gpu_table import README_FILE, generate, parse_readme
 from tfenv.routes.container import container_view
@@ -35,7 +36,7 @@ HERE = Path(__file__).parent
 ROOT = HERE / "kb_synthetic"
 CASES: list[dict[str, Any]] = yaml.safe_load((HERE / "cases" / "synthetic.yaml").read_text("utf-8"))
 BY_ID = {case["id"]: case for case in CASES}
-KB = KnowledgeBase(ROOT)  # hand-made data: never cached on disk
+KB = KnowledgeBase(ROOT)  # hand-made data
 
 # the solver's own conflict kinds (not rules): what the request and the routes require
 OWN_TOPICS = {
@@ -51,8 +52,16 @@ def outcome(case_id: str) -> Resolution:
     return run_case(KB, {"os": "linux", **BY_ID[case_id]["args"]})
 
 
-def conflict_kind(sentence: str) -> str:
-    """The kind of one conflict sentence, read from the heading it starts with."""
+def conflict_kind(conflict: Conflict) -> str:
+    """The kind of one conflict, read from the heading its sentence starts with (and the same
+    as the kind it carries)."""
+    kind = _sentence_kind(conflict.sentence)
+    carried = "pre" if conflict.message == "conflict.only-prereleases" else conflict.kind
+    assert kind == carried, (kind, conflict)
+    return kind
+
+
+def _sentence_kind(sentence: str) -> str:
     if sentence.startswith("No TensorFlow release matching"):
         return "request"
     if sentence.startswith("Only pre-releases match"):

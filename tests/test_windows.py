@@ -92,7 +92,9 @@ def test_every_windows_command_reads_the_same_in_cmd_and_powershell(
 def test_the_suggestions_read_the_same_in_both_shells(kb: KnowledgeBase) -> None:
     res = _resolve(kb, "2.10", "3.12")  # no 2.10 wheel for Python 3.12: a way out names 3.10
     assert res.plan is None
-    lines = [s.split(": ")[-1].rstrip(".") for s in res.suggestions if "tfenv resolve" in s]
+    lines = [dict(s.fields)["command"] for s in res.suggestions if "command" in dict(s.fields)]
+    said = " ".join(res.suggestion_sentences)
+    assert all(line in said for line in lines)
     assert lines
     for line in lines:
         assert both(line)[:2] == ["tfenv", "resolve"]

@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "resolve": ("tfenv.commands.resolve", "pick a consistent TensorFlow/Python/CUDA/cuDNN stack"),
     "detect": ("tfenv.commands.detect", "read this machine: OS, glibc, GPUs, driver"),
     "lock": ("tfenv.commands.lock", "write team lockfiles for every target machine"),
+    "install": ("tfenv.commands.install", "create a verified TensorFlow environment here"),
     "check-upgrade": ("tfenv.commands.check_upgrade", "is another TensorFlow version safe here?"),
     "matrix": ("tfenv.commands.matrix", "print the TensorFlow compatibility table"),
     "doctor": ("tfenv.commands.doctor", "diagnose an installed TensorFlow environment"),
@@ -152,12 +153,12 @@ def _bug(exc: Exception) -> int:
     """The last resort: an exception no code anticipated is a bug; say so in one paragraph."""
     from resolvelib import ResolutionTooDeep
 
-    if isinstance(exc, ResolutionTooDeep):
-        _say(
-            "tfenv: error: the solver gave up after too many rounds without settling on a "
-            "stack; narrow the request (--tf, --python, --manager) and try again."
-        )
-        return 1
+    if isinstance(exc, ResolutionTooDeep):  # a solve outside tfenv.resolver: worded as there
+        from tfenv.errors import SolverGaveUp
+
+        gave_up = SolverGaveUp(exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0)
+        _say(f"tfenv: error: {gave_up.paragraph}")
+        return gave_up.exit_code
     if isinstance(exc, MemoryError):
         _say("tfenv: error: out of memory while reading the input; is a file far too large?")
         return 2

@@ -21,7 +21,9 @@ __all__ = [
     "IndexUnreachable",
     "KBValidationError",
     "LockError",
+    "SolverGaveUp",
     "TfenvError",
+    "UnsafeWord",
     "UnsatisfiableError",
     "UsageError",
 ]
@@ -55,6 +57,11 @@ class TfenvError(Exception):
 
 class UsageError(TfenvError):
     """A flag or argument the user gave cannot be understood."""
+
+
+class UnsafeWord(UsageError):
+    """A word that cannot be written so that cmd.exe and PowerShell both read it unchanged
+    (raised by :mod:`tfenv.shells`)."""
 
 
 class KBValidationError(TfenvError):
@@ -141,3 +148,14 @@ class CondaUnsatisfiableError(CondaLockError):
 
 class CondaChannelError(CondaLockError):
     """A channel's repodata could not be read (network, missing subdir, empty cache offline)."""
+
+
+class SolverGaveUp(UnsatisfiableError):
+    """The solver hit its round limit (resolvelib's ``ResolutionTooDeep``) without an answer."""
+
+    def __init__(self, rounds: int) -> None:
+        super().__init__(
+            f"The solver gave up after {rounds} rounds without an answer for this machine.",
+            hint="Narrow the request (--tf, --python or --manager, e.g. --tf 2.15) and try again.",
+        )
+        self.rounds = rounds

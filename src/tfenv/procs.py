@@ -85,16 +85,18 @@ def start(
     cwd: Optional[str] = None,
     env: Optional[Mapping[str, str]] = None,
     stderr: Any = None,
+    stdout: Any = subprocess.DEVNULL,
 ) -> subprocess.Popen[str]:
-    """Start a child that runs while tfenv goes on (stdout discarded, ``stderr`` to a file
-    object); registered like :func:`run`'s until :func:`forget` is called."""
+    """Start a child that runs while tfenv goes on (stdout discarded unless ``stdout`` says
+    where, ``stderr`` to a file object); registered like :func:`run`'s until :func:`forget`
+    is called."""
     with _lock:
         if _stopping:
             raise Stopping("tfenv is stopping")
         proc = subprocess.Popen(
             list(argv),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=stdout,
             stderr=stderr,
             cwd=cwd,
             env=None if env is None else dict(env),

@@ -25,9 +25,9 @@ def resolution_text(res: Resolution) -> str:
     lines += [f"  note: {n}" for n in res.target.notes]
     if res.plan is None:
         lines += ["", "Nothing fits.", ""]
-        lines += [f"  - {c}" for c in res.conflicts]
+        lines += [f"  - {c}" for c in res.conflict_sentences]
         lines += ["", "Ways out:"]
-        lines += [f"  - {s}" for s in res.suggestions]
+        lines += [f"  - {s}" for s in res.suggestion_sentences]
         return "\n".join(lines) + "\n"
     return "\n".join([*lines, "", *_plan_lines(res.plan, res.target.os)]) + "\n"
 

@@ -32,7 +32,7 @@ import shlex
 from collections.abc import Sequence
 from typing import Literal
 
-from tfenv.errors import UsageError
+from tfenv.errors import UnsafeWord
 from tfenv.textsafe import shell_export, visible
 
 __all__ = [
@@ -52,10 +52,6 @@ Shell = Literal["posix", "windows"]
 _BARE = re.compile(r"[A-Za-z_/\\][A-Za-z0-9_./:\\-]*|-{1,2}[A-Za-z][A-Za-z0-9-]*")
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 _REFUSED = '"%!$`'
-
-
-class UnsafeWord(UsageError):
-    """A word that cannot be written so that cmd.exe and PowerShell both read it unchanged."""
 
 
 def shell_for(os: str) -> Shell:

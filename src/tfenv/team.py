@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NoReturn, Optional, Union
+from typing import TYPE_CHECKING, Any, NoReturn, Optional, Union
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -18,6 +18,8 @@ from packaging.version import Version
 from tfenv import errors
 from tfenv.config import ProjectConfig, TargetSpec
 from tfenv.errors import ConfigError
+from tfenv.models import messages
+from tfenv.models.conflict import Conflict, Suggestion
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -29,22 +31,41 @@ __all__ = ["Blocker", "TeamResolution", "build_targets", "request_for", "team_re
 
 @dataclass(frozen=True)
 class Blocker:
-    """A target that keeps the team from a common version, and the solver's reasons."""
+    """A target that keeps the team from a common version, and the solver's reasons.
+
+    ``reason`` is ``team.no-stack`` (it runs no release at all) or ``team.blocked-at`` (it
+    cannot run ``tensorflow``, the newest release the other targets allow)."""
 
     target: str
     reason: str
-    conflicts: tuple[str, ...] = ()
-    suggestions: tuple[str, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    suggestions: tuple[Suggestion, ...] = ()
+    tensorflow: Optional[str] = None
 
     def describe(self) -> str:
-        text = f"target '{self.target}' {self.reason}"
+        """The blocker in words (:mod:`tfenv.models.messages`)."""
+        fields = {
+            "target": self.target,
+            "reason": messages.render(self.reason, {"tensorflow": self.tensorflow}),
+            "conflicts": messages.sentences([c.sentence for c in self.conflicts]),
+            "ways_out": messages.sentences([s.sentence for s in self.suggestions]),
+        }
+        message = "team.blocker"
         if self.conflicts:
-            text += ": " + " ".join(c.rstrip(".") + "." for c in self.conflicts)
-        else:
-            text += "."
+            message += "+conflicts"
         if self.suggestions:
-            text += " Ways out: " + " ".join(s.rstrip(".") + "." for s in self.suggestions)
-        return text
+            message += "+ways-out"
+        return messages.render(message, fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "reason": self.reason,
+            "tensorflow": self.tensorflow,
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "suggestions": [s.to_dict() for s in self.suggestions],
+            "sentence": self.describe(),
+        }
 
 
 @dataclass(frozen=True)
@@ -68,10 +89,11 @@ class TeamResolution:
         """One paragraph: why there is no common version (empty when there is one)."""
         if self.ok:
             return ""
-        head = "No TensorFlow version runs on every target"
-        if self.newest:
-            head += " (newest per target: " + ", ".join(f"{n} {v}" for n, v in self.newest) + ")"
-        return head + "; " + "; ".join(b.describe() for b in self.blockers)
+        fields = {
+            "newest": ", ".join(f"{n} {v}" for n, v in self.newest),
+            "blockers": "; ".join(b.describe() for b in self.blockers),
+        }
+        return messages.render("team.none+newest" if self.newest else "team.none", fields)
 
 
 def request_for(request: Request, spec: TargetSpec) -> Request:
@@ -126,7 +148,7 @@ def team_resolve(
         s.name: _solve(kb, targets[s.name], request_for(request, s), full=True) for s in specs_
     }
     blockers = tuple(
-        Blocker(name, "has no TensorFlow stack at all", r.conflicts, r.suggestions)
+        Blocker(name, "team.no-stack", r.conflicts, r.suggestions)
         for name, r in alone.items()
         if r.plan is None
     )
@@ -179,8 +201,10 @@ def _blockers_at(
         pinned = _pinned(request_for(request, spec), version)
         res = _solve(kb, targets[spec.name], pinned, full=True)
         if res.plan is None:
-            reason = f"cannot run TensorFlow {version}, the newest that the others allow"
-            found.append(Blocker(spec.name, reason, res.conflicts, res.suggestions))
+            blocker = Blocker(
+                spec.name, "team.blocked-at", res.conflicts, res.suggestions, str(version)
+            )
+            found.append(blocker)
     return tuple(found)
 
 

@@ -2,8 +2,8 @@
 
 Each series is solved on its own (``--tf X.Y.*`` with the rest of the request as
 given): a plan without warnings fits, a plan with warnings fits with warnings, and
-no plan is classed by the rule of its first conflict (the conflict's sentence starts
-with the rule's heading, :mod:`tfenv.resolver.conflicts`): the driver, the Python,
+no plan is classed by the rule of its first conflict (the rule each
+:class:`~tfenv.models.conflict.Conflict` carries): the driver, the Python,
 the GPU's code, the OS or platform, or something else. The series of the plan
 ``tfenv resolve`` chose is marked.
 """
@@ -20,6 +20,7 @@ from tfenv.resolver import solve_once
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
+    from tfenv.models.conflict import Conflict
     from tfenv.models.plan import Resolution
     from tfenv.models.target import Request, Target
 
@@ -88,16 +89,16 @@ def _strip(
         text = ("chosen plan, " if chosen else "") + f"{said}: {plan.summary()}"
         return Strip(row.series, verdict, text, title, chosen)
     verdict, heading = why_not(res.conflicts)
-    title = " ".join(res.conflicts) or heading
+    title = " ".join(res.conflict_sentences) or heading
     return Strip(row.series, verdict, f"why not: {heading}", title, chosen)
 
 
-def why_not(conflicts: tuple[str, ...]) -> tuple[str, str]:
-    """The category of the first conflict that names a rule, and its heading."""
-    for sentence in conflicts:
-        for rule in rules.RULES:
-            if sentence.startswith(rule.topic + ":"):
-                found = next((c for c, kinds in CATEGORY.items() if rule.kind in kinds), "other")
-                return found, rule.topic
-    first = conflicts[0].split(":", 1)[0] if conflicts else "Nothing fits"
+def why_not(conflicts: tuple[Conflict, ...]) -> tuple[str, str]:
+    """The category of the first conflict that comes from a rule, and its heading."""
+    for conflict in conflicts:
+        rule = rules.rule(conflict.kind)
+        if rule is not None:
+            found = next((c for c, kinds in CATEGORY.items() if rule.kind in kinds), "other")
+            return found, rule.topic
+    first = conflicts[0].sentence.split(":", 1)[0] if conflicts else "Nothing fits"
     return "other", first

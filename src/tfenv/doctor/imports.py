@@ -4,6 +4,7 @@ and run the checks of a plan's Verify step there (the GPU list, a computation)."
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -50,16 +51,23 @@ class ImportResult:
     log: str  # stderr of the child: TensorFlow's own log, for `tfenv explain`
 
 
-def run_import_check(python: str, timeout: float, has_gpu: bool = True) -> ImportResult:
+def run_import_check(
+    python: str, timeout: float, has_gpu: bool = True, env: Optional[Mapping[str, str]] = None
+) -> ImportResult:
     """Import TensorFlow in ``python``, isolated: ``-I`` (no current folder, user site or
     PYTHON* variables) in a new empty folder, so a ``tensorflow.py`` or ``tensorflow/``
     where tfenv was started cannot be imported instead. ``has_gpu``: whether this machine
-    has an NVIDIA GPU (without one, a CUDA build that sees none is what is expected)."""
+    has an NVIDIA GPU (without one, a CUDA build that sees none is what is expected);
+    ``env``: the child's environment (None: tfenv's own), e.g. an activated environment's."""
     from tfenv import procs
 
     try:
         proc = procs.run(
-            [python, "-I", "-c", _SCRIPT], timeout=timeout, neutral_cwd=True, errors="replace"
+            [python, "-I", "-c", _SCRIPT],
+            timeout=timeout,
+            neutral_cwd=True,
+            errors="replace",
+            env=env,
         )
     except subprocess.TimeoutExpired:
         f = Finding(

@@ -91,7 +91,7 @@ def _gpu_fix(ctx: Context, cc: Version) -> Optional[str]:
             f"`tfenv resolve` picks {plan.summary()} for this machine with a GPU of compute "
             f"capability {cc} (its kernels run {plan.gpu_code or 'on the GPU'})."
         )
-    ways = "; ".join(res.suggestions[:2])
+    ways = "; ".join(res.suggestion_sentences[:2])
     return f"No official wheel runs on this GPU here. {ways}" if ways else None
 
 

@@ -261,7 +261,7 @@ def solver_fix(ctx: Context, req: Req, platform: Optional[str], py: Optional[str
                 f"(`tfenv resolve{flags} --pre`)"
             )
     if not parts:
-        return "; ".join(ctx.solve(m, request, ways_out=True).suggestions[:2]) or None
+        return "; ".join(ctx.solve(m, request, ways_out=True).suggestion_sentences[:2]) or None
     text = "; or ".join(parts)
     return text[0].upper() + text[1:] + "."
 

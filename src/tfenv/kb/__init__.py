@@ -166,11 +166,15 @@ class KnowledgeBase:
         return self.memo(("derived", name), lambda: self._load(f"derived-{name}", compute))
 
     def _load(self, name: str, load: Callable[[], T]) -> T:
-        if self.root is not None:  # hand-made data (tests): never cached
-            return load()
-        from tfenv.kb._cache import cached
+        from tfenv.kb._cache import cached, folder_digest
 
-        return cached(name, load)
+        root = self.root
+        if root is None:
+            return cached(name, load)
+        salt = self.memo("folder-digest", lambda: folder_digest(root))
+        if salt is None:  # a folder that cannot be read whole: never cached
+            return load()
+        return cached(name, load, salt)
 
     def load_all(self) -> None:
         """Load and validate every file (``tfenv matrix``, the KB tests): every concept

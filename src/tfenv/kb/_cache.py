@@ -4,8 +4,11 @@ Parsing and validating the YAML/JSON files costs far more than the solver
 itself, so each loaded concept is pickled once into the user's cache folder,
 keyed by tfenv's version, the Python version and the size and mtime of every
 shipped data and source file (derived values depend on the code too): any
-change makes a new key. A cache that cannot be read or written is ignored: it
-only ever saves time.
+change makes a new key. A data folder given with ``TFENV_DATA_DIR`` (the tests'
+frozen snapshot of the knowledge base, a KB being edited) is cached by its
+content as well (:func:`folder_digest`): a folder that cannot be read whole is
+never cached. A cache that cannot be read or written is ignored: it only ever
+saves time.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import re
 import sys
 import zlib
 from io import BytesIO
@@ -22,10 +26,12 @@ from typing import Any, Callable, Optional, TypeVar
 
 from tfenv.fsutil import atomic_write_bytes, read_bytes
 
-__all__ = ["cache_dir", "cached"]
+__all__ = ["cache_dir", "cached", "folder_digest"]
 
 T = TypeVar("T")
 _MAX_ENTRY = 256 * 1024 * 1024
+_MAX_FOLDER = 64 * 1024 * 1024  # what a data folder may hold for its content to be a key
+_KEEP_FOLDERS = 8  # content keys of data folders kept at once
 
 
 def cache_dir() -> Optional[Path]:
@@ -37,11 +43,13 @@ def cache_dir() -> Optional[Path]:
     return Path(base) / "tfenv"
 
 
-def cached(name: str, load: Callable[[], T]) -> T:
+def cached(name: str, load: Callable[[], T], salt: str = "") -> T:
+    """``load()``'s value, from the cache when this code and data made it before; ``salt``
+    is the content key of a data folder other than the shipped one."""
     folder = cache_dir()
     if folder is None:
         return load()
-    path = folder / f"kb-{_key()}-{name}.pickle"
+    path = folder / f"kb-{_key()}-{f'{salt}-' if salt else ''}{name}.pickle"
     try:
         if _mine(path):  # a pickle runs code when loaded: only this user's own file
             return _unpickle(read_bytes(path, limit=_MAX_ENTRY))  # type: ignore[no-any-return]
@@ -52,7 +60,7 @@ def cached(name: str, load: Callable[[], T]) -> T:
         buf = BytesIO()
         _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
         atomic_write_bytes(path, buf.getvalue())
-        _prune(folder)
+        _prune(folder, salt)
     except (OSError, pickle.PicklingError, TypeError):
         pass
     return value
@@ -77,12 +85,50 @@ def _mine(path: Path) -> bool:
     return not hasattr(os, "getuid") or st.st_uid == os.getuid()
 
 
-def _prune(folder: Path) -> None:
-    """Remove entries of other keys (an older tfenv or older data): they never match again."""
+def _prune(folder: Path, salt: str) -> None:
+    """Remove entries of other keys (an older tfenv or older data): they never match again;
+    of the data folders' entries, those of the most recently written few are kept."""
     current = f"kb-{_key()}-"
+    salted: dict[str, list[Path]] = {}
     for stale in folder.glob("kb-*.pickle"):
         if not stale.name.startswith(current):
             stale.unlink(missing_ok=True)
+        elif _SALTED.match(stale.name[len(current) :]):
+            salted.setdefault(stale.name[len(current) :].split("-", 1)[0], []).append(stale)
+    if salt:
+        newest = sorted(salted, key=lambda s: max(_mtime(p) for p in salted[s]), reverse=True)
+        for old in newest[_KEEP_FOLDERS:]:
+            for stale in salted[old]:
+                stale.unlink(missing_ok=True)
+
+
+_SALTED = re.compile(r"[0-9a-f]{16}-")
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def folder_digest(root: Path) -> Optional[str]:
+    """A key of the content of every data file below ``root`` (None when one cannot be read
+    as a regular file, or the folder holds too much: then nothing of it is cached)."""
+    from tfenv.fsutil import read_bytes
+
+    crc, adler, total = 0, 1, 0
+    try:
+        for rel, _ in sorted(_walk(str(root))):
+            data = read_bytes(os.path.join(root, rel), limit=_MAX_FOLDER)
+            total += len(data)
+            if total > _MAX_FOLDER:
+                return None
+            head = f"{rel}|{len(data)}\n".encode()
+            crc, adler = zlib.crc32(data, zlib.crc32(head, crc)), zlib.adler32(data, adler)
+    except (OSError, ValueError):
+        return None
+    return f"{crc:08x}{adler:08x}"
 
 
 _KEY: list[str] = []

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.lock import LOCK_EXTRA_HINT, LockError
+from tfenv.errors import LockError
+from tfenv.lock import LOCK_EXTRA_HINT
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Plan

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.errors import TfenvError
-from tfenv.lock import LockError, LockOptions, TargetFiles, shared_runs
+from tfenv.errors import LockError, TfenvError
+from tfenv.lock import LockOptions, TargetFiles, shared_runs
 
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig, TargetSpec

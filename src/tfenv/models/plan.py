@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from tfenv.models.conflict import Conflict, Suggestion
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
@@ -144,12 +145,22 @@ class Resolution:
     target: Target
     request: Request
     plan: Optional[Plan]
-    conflicts: tuple[str, ...] = ()
-    suggestions: tuple[str, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    suggestions: tuple[Suggestion, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.plan is not None
+
+    @property
+    def conflict_sentences(self) -> tuple[str, ...]:
+        """The conflicts in words (:mod:`tfenv.models.messages`)."""
+        return tuple(c.sentence for c in self.conflicts)
+
+    @property
+    def suggestion_sentences(self) -> tuple[str, ...]:
+        """The ways out in words."""
+        return tuple(s.sentence for s in self.suggestions)
 
     def to_dict(self) -> dict[str, Any]:
         t = self.target
@@ -175,8 +186,8 @@ class Resolution:
                 "pre": self.request.pre,
             },
             "plan": self.plan.to_dict() if self.plan else None,
-            "conflicts": list(self.conflicts),
-            "suggestions": list(self.suggestions),
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "suggestions": [s.to_dict() for s in self.suggestions],
         }
 
 

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
     from tfenv.models.target import Request, Target
 
-__all__ = ["resolve", "solve_once"]
+__all__ = ["MAX_ROUNDS", "resolve", "solve_once"]
+
+MAX_ROUNDS = 2000  # resolvelib's rounds before the solver gives up (errors.SolverGaveUp)
 
 
 def solve_once(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
@@ -24,9 +26,9 @@ def solve_once(kb: KnowledgeBase, target: Target, request: Request) -> Resolutio
     from resolvelib import BaseReporter, Resolver
     from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
-    from tfenv.errors import UnsatisfiableError
+    from tfenv.errors import SolverGaveUp
     from tfenv.models.plan import Resolution
-    from tfenv.resolver.conflicts import conflict_sentences
+    from tfenv.resolver.conflicts import conflicts_of
     from tfenv.resolver.factory import Factory
     from tfenv.resolver.provider import Provider
     from tfenv.resolver.reasons import make_plan
@@ -36,14 +38,11 @@ def solve_once(kb: KnowledgeBase, target: Target, request: Request) -> Resolutio
     reporter: BaseReporter[Requirement, Candidate, str] = BaseReporter()
     resolver = Resolver(Provider(factory), reporter)
     try:
-        result = resolver.resolve(factory.root_requirements(), max_rounds=2000)
+        result = resolver.resolve(factory.root_requirements(), max_rounds=MAX_ROUNDS)
     except ResolutionImpossible as exc:
-        return Resolution(target, request, None, conflict_sentences(list(exc.causes), factory))
+        return Resolution(target, request, None, conflicts_of(list(exc.causes), factory))
     except ResolutionTooDeep:
-        raise UnsatisfiableError(
-            "The solver gave up after 2000 rounds without an answer for this machine.",
-            hint="Narrow the request (e.g. --tf 2.15 or --python 3.11) and try again.",
-        ) from None
+        raise SolverGaveUp(MAX_ROUNDS) from None
     return Resolution(target, request, make_plan(factory, result.mapping))
 
 

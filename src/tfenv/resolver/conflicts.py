@@ -1,9 +1,9 @@
-"""Turn resolvelib's causes into plain sentences. The only place that words conflicts.
+"""Turn resolvelib's causes into :class:`~tfenv.models.conflict.Conflict` values.
 
-A requirement carries its sentence and its rule (:mod:`tfenv.rules`); this module
-groups alike causes, names the newest release that failed and the range of the
-others, and adds the rule's fact of the target ("but this machine's driver is
-470.82.01 (given)").
+A requirement carries its text and its rule (:mod:`tfenv.rules`); this module groups
+alike causes, names the newest release that failed and the older ones, and adds the
+rule's fact of the target (this machine's driver is 470.82.01, given). The sentences are
+worded from these values in one place, :mod:`tfenv.models.messages`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import rules
+from tfenv.models.conflict import Conflict
 from tfenv.rules.model import TfCandidate, fact_candidates
 
 if TYPE_CHECKING:
@@ -21,13 +22,13 @@ if TYPE_CHECKING:
 
     from resolvelib.structs import RequirementInformation
 
-    from tfenv.models.target import Request, Target
+    from tfenv.models.target import Target
     from tfenv.resolver.factory import Factory
     from tfenv.rules.model import Candidate, Requirement
 
     Cause = RequirementInformation[Requirement, Candidate]
 
-__all__ = ["conflict_sentences"]
+__all__ = ["conflicts_of"]
 
 # the solver's own kinds (not rules): what the request and the routes require
 _OWN_TOPICS = {
@@ -38,7 +39,8 @@ _OWN_TOPICS = {
 _FIXED = ("platform", "gpu", "driver")
 
 
-def conflict_sentences(causes: Sequence[Cause], factory: Factory) -> tuple[str, ...]:
+def conflicts_of(causes: Sequence[Cause], factory: Factory) -> tuple[Conflict, ...]:
+    """What keeps every candidate out, one conflict per rule, in the rules' order."""
     target, request = factory.target, factory.request
     groups: dict[str, list[Cause]] = defaultdict(list)
     cpu_allowed = "cpu" in factory.accelerators()
@@ -53,12 +55,21 @@ def conflict_sentences(causes: Sequence[Cause], factory: Factory) -> tuple[str, 
         if cause.requirement.kind == "accelerator" and cpu_allowed:
             continue  # a CPU plan was allowed: the accelerator tried first is no reason
         groups[cause.requirement.kind or cause.requirement.identifier].append(cause)
-    out = [
-        _sentence(kind, groups[kind], target, request) for kind in sorted(groups, key=_kind_order)
-    ]
+    out = [_conflict(kind, groups[kind], factory) for kind in sorted(groups, key=_kind_order)]
     if "request" in groups and not request.pre and _only_prereleases_match(factory):
-        out.append(f"Only pre-releases match '{request.tf_text}': pass --pre to consider them.")
-    return tuple(dict.fromkeys(out))
+        out.append(Conflict("conflict.only-prereleases", "request", request=request.tf_text))
+    return tuple(_distinct(out))
+
+
+def _distinct(found: list[Conflict]) -> list[Conflict]:
+    """The first conflict of each sentence (two kinds may say the same)."""
+    seen: set[str] = set()
+    out = []
+    for c in found:
+        if c.sentence not in seen:
+            seen.add(c.sentence)
+            out.append(c)
+    return out
 
 
 def _only_prereleases_match(factory: Factory) -> bool:
@@ -98,30 +109,43 @@ def _topic(kind: str) -> str:
     return found.topic if found is not None else _OWN_TOPICS.get(kind, "Conflict")
 
 
-def _sentence(kind: str, causes: list[Cause], target: Target, request: Request) -> str:
+def _conflict(kind: str, causes: list[Cause], factory: Factory) -> Conflict:
     with_parent = [(c, c.parent) for c in causes if c.parent is not None]
     if not with_parent:
-        return _root_sentence(kind, causes, target, request)
+        return _request_conflict(kind, causes, factory)
     newest, parent = max(with_parent, key=lambda cp: _version(cp[1]))
-    text = f"{_topic(kind)}: {parent.label} needs {newest.requirement.text}"
     others = sorted({_version(p) for _, p in with_parent} - {_version(parent)})
-    if len(others) == 1:
-        text += f"; the older release {others[0]} fails the same way"
-    elif others:
-        text += f"; {len(others)} older releases ({others[0]} to {others[-1]}) fail the same way"
     found = rules.rule(kind)
-    fact = found.target_fact(target) if found is not None else None
-    return f"{text}, {fact}." if fact else f"{text}."
+    return Conflict(
+        "conflict.release",
+        kind,
+        topic=_topic(kind),
+        release=parent.label,
+        version=str(_version(parent)) if isinstance(parent, TfCandidate) else None,
+        older=tuple(str(v) for v in others),
+        requirements=(newest.requirement.text,),
+        fact=found.fact_of(factory.target) if found is not None else None,
+        fix=newest.requirement.fix,
+    )
 
 
-def _root_sentence(kind: str, causes: list[Cause], target: Target, request: Request) -> str:
+def _request_conflict(kind: str, causes: list[Cause], factory: Factory) -> Conflict:
+    target: Target = factory.target
     if kind == "request":
-        return (
-            f"No TensorFlow release matching '{request.tf_text}' is a candidate for "
-            f"{target.platform}."
+        return Conflict(
+            "conflict.no-release",
+            kind,
+            request=factory.request.tf_text,
+            platform=str(target.platform),
         )
-    texts = "; ".join(sorted({c.requirement.text for c in causes}))
-    return f"{_topic(kind)}: {texts}."
+    fixes = sorted({c.requirement.fix for c in causes if c.requirement.fix})
+    return Conflict(
+        "conflict.request",
+        kind,
+        topic=_topic(kind),
+        requirements=tuple(sorted({c.requirement.text for c in causes})),
+        fix="; ".join(fixes),
+    )
 
 
 def _version(c: Optional[Candidate]) -> Version:

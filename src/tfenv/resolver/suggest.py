@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 
+from tfenv.models.conflict import Suggestion
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["suggestions"]
 
 
-def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[str, ...]:
+def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Suggestion, ...]:
     """The ways out of ``request`` on ``target``, which has no plan (the caller solved it)."""
     from tfenv.resolver import solve_once
 
@@ -32,7 +33,7 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[st
             plans[t, r] = solve_once(kb, t, r).plan
         return plans[t, r]
 
-    out: list[str] = []
+    out: list[Suggestion] = []
     for rule in _RULES:
         text = rule(plan_of, target, request)
         if text:
@@ -45,92 +46,96 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[st
     if ngc:
         out.append(ngc)
     if not out:
-        out.append(
-            f"Run 'tfenv matrix' to see which TensorFlow releases support "
-            f"{target.platform.title}, and check the facts given for this machine."
-        )
+        out.append(Suggestion.of("way-out.matrix", platform=target.platform.title))
     return tuple(out)
 
 
 Solve = Callable[[Target, Request], "Optional[Plan]"]
 
 
-def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if not r.tf:
         return None
     plan = solve(t, replace(r, tf=SpecifierSet(), tf_text="latest"))
     if plan is None:
         return None
-    return (
-        f"TensorFlow {plan.tensorflow} fits this machine (the newest that does): "
-        f"{_tfenv(t, '--tf', plan.tensorflow)}."
+    return Suggestion.of(
+        "way-out.other-tf",
+        tensorflow=plan.tensorflow,
+        command=_tfenv(t, "--tf", plan.tensorflow),
     )
 
 
-def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if t.driver is None or not t.has_nvidia_gpu or r.no_gpu or r.manager == "container":
         return None  # a container image may admit only some drivers: see _image_driver
     plan = solve(replace(t, driver=None), r)
     if plan is None or plan.min_driver is None:
         return None
-    return (
-        f"Install an NVIDIA driver >= {plan.min_driver} "
-        f"(this machine has {t.driver}): "
-        f"then TensorFlow {plan.tensorflow} with CUDA {plan.cuda} fits."
+    return Suggestion.of(
+        "way-out.newer-driver",
+        min_driver=plan.min_driver,
+        driver=t.driver,
+        tensorflow=plan.tensorflow,
+        cuda=plan.cuda,
     )
 
 
-def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if t.os != "windows" or not t.has_nvidia_gpu:
         return None
     plan = solve(replace(t, os="wsl2"), r)
     if plan is None:
         return None
-    return (
-        f"Use WSL2: TensorFlow {plan.tensorflow} runs there on the GPU with the Linux wheels "
-        f"and the Windows driver (driver >= {plan.min_driver}): "
-        f"{_tfenv(t, '--os', 'wsl2')}."
+    return Suggestion.of(
+        "way-out.wsl2",
+        tensorflow=plan.tensorflow,
+        min_driver=plan.min_driver,
+        command=_tfenv(t, "--os", "wsl2"),
     )
 
 
-def _python(solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _python(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if t.python is None:
         return None
     plan = solve(replace(t, python=None), r)
     if plan is None or plan.python is None:
         return None
-    return (
-        f"Use Python {plan.python} instead of {t.python}: TensorFlow {plan.tensorflow} "
-        f"has wheels for it: {_tfenv(t, '--python', plan.python)}."
+    return Suggestion.of(
+        "way-out.python",
+        python=plan.python,
+        current=t.python,
+        tensorflow=plan.tensorflow,
+        command=_tfenv(t, "--python", plan.python),
     )
 
 
-def _cpu(solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _cpu(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if r.allow_cpu or r.no_gpu or not t.has_nvidia_gpu:
         return None
     plan = solve(t, replace(r, allow_cpu=True))
     if plan is None or plan.gpu:
         return None
-    return (
-        f"Accept a CPU-only plan with --allow-cpu: TensorFlow {plan.tensorflow} "
-        "installs but will not use the GPU."
-    )
+    return Suggestion.of("way-out.cpu", tensorflow=plan.tensorflow)
 
 
-def _manager(solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _manager(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     """Another --manager: auto after a narrower one; conda when only conda-forge's own build
     fits (it serves Pythons that TensorFlow's wheels do not, e.g. 3.10 for 2.7)."""
     other = "conda" if r.manager == "auto" else "auto"
     plan = solve(t, replace(r, manager=other))
     if plan is None:
         return None
-    return (
-        f"Use --manager {other}: route {plan.route} gives TensorFlow {plan.tensorflow} "
-        f"with Python {plan.python}."
+    return Suggestion.of(
+        "way-out.manager",
+        manager=other,
+        route=plan.route,
+        tensorflow=plan.tensorflow,
+        python=plan.python,
     )
 
 
-def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     """The lowest newer driver branch with which the container plan works: the image's
     NVIDIA_REQUIRE_CUDA admits some branches and not others, so each is tried."""
     from tfenv.models.driver import DriverVersion
@@ -144,16 +149,15 @@ def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Opt
         if plan is None:
             continue
         floor = DriverVersion(plan.min_driver) if plan.min_driver else None
-        within = f" (>= {floor})" if floor is not None and floor.branch == branch else ""
-        return (
-            f"Install an NVIDIA driver of branch {branch}{within} (this machine has {t.driver}; "
-            f"the lowest newer branch that TensorFlow {plan.tensorflow} and {plan.image} "
-            "accept: the image's NVIDIA_REQUIRE_CUDA lists only some branches)."
-        )
+        fields = {"branch": branch, "driver": t.driver, "tensorflow": plan.tensorflow}
+        fields["image"] = plan.image
+        if floor is not None and floor.branch == branch:
+            return Suggestion.of("way-out.image-driver+floor", floor=floor, **fields)
+        return Suggestion.of("way-out.image-driver", **fields)
     return None
 
 
-def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[str]:
+def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     """An NGC image whose own TensorFlow build has code for a GPU the wheels lack."""
     from tfenv.routes.container import container_view, ngc_gpu_way_outs
 
@@ -166,17 +170,18 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
         if plan is None or plan.image != rel.image:
             continue
         last = kb.containers.ngc_last_release == rel.release
-        return (
-            f"Use NVIDIA's NGC container {rel.image}"
-            f"{' (the last NGC TensorFlow release)' if last else ''}: its build of TensorFlow "
-            f"{rel.tensorflow} supports this GPU, which the official wheels have no code for "
-            f"(what it carries: {rel.status}; its GPU support: {how}): "
-            f"{_tfenv(t, '--tf', str(rel.tensorflow), '--manager', 'container')}."
+        return Suggestion.of(
+            "way-out.ngc-gpu+last" if last else "way-out.ngc-gpu",
+            image=rel.image,
+            tensorflow=rel.tensorflow,
+            status=rel.status,
+            how=how,
+            command=_tfenv(t, "--tf", str(rel.tensorflow), "--manager", "container"),
         )
     return None
 
 
-def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[str]:
+def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[Suggestion]:
     """No wheel on the index carries CUDA for Linux aarch64: a Jetson gets NVIDIA's JetPack
     builds, an Arm server NVIDIA's NGC images (which do not run on a Jetson)."""
     if t.platform.key != "linux_aarch64" or t.cc is None or r.no_gpu:
@@ -184,12 +189,15 @@ def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[str]:
     from tfenv.kb.jetson import is_jetson
 
     if is_jetson(kb, t.gpu_name, t.cc):
-        return kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)
+        return [
+            Suggestion.of("way-out.said", text=text)
+            for text in kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)
+        ]
     arm = _arm_container(kb, t.cc)
     return [arm] if arm else []
 
 
-def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[str]:
+def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[Suggestion]:
     """NGC publishes arm64 (SBSA) TensorFlow images for Arm servers: the newest recorded one
     whose CUDA knows the GPU (never one whose CUDA predates it)."""
     from tfenv.routes.container_images import ngc_gpu_support
@@ -201,24 +209,26 @@ def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[str]:
     if not fits:
         rel = found[0]
         first = kb.cuda.first_for(cc)
-        since = f" (the first CUDA for it is {first})" if first else ""
-        return (
-            f"No NGC TensorFlow image recorded here for Arm server (SBSA) serves compute "
-            f"capability {cc}: the one recorded, {rel.image}, has CUDA {rel.cuda or 'not known'}, "
-            f"which predates the GPU{since}; whether later NGC TensorFlow releases (the last is "
-            f"{kb.containers.ngc_last_release or 'not known'}) have Arm builds is not known here "
-            f"({rel.provenance.sources[0]})."
+        return Suggestion.of(
+            "way-out.arm-container-none",
+            cc=cc,
+            image=rel.image,
+            cuda=rel.cuda or "not known",
+            since=f" (the first CUDA for it is {first})" if first else "",
+            last=kb.containers.ngc_last_release or "not known",
+            source=rel.provenance.sources[0],
         )
     rel = fits[0]
-    floor = f", host driver >= {rel.min_driver}" if rel.min_driver else ""
-    return (
-        f"Use a container: NVIDIA's NGC TensorFlow images have Arm server (SBSA) builds, e.g. "
-        f"{rel.image} (CUDA {rel.cuda}{floor}; {rel.provenance.sources[0]}); "
-        "run it with the NVIDIA Container Toolkit (docker run --gpus all)."
+    return Suggestion.of(
+        "way-out.arm-container",
+        image=rel.image,
+        cuda=rel.cuda or "",
+        min_driver=rel.min_driver or "",
+        source=rel.provenance.sources[0],
     )
 
 
-_RULES: tuple[Callable[[Solve, Target, Request], Optional[str]], ...] = (
+_RULES: tuple[Callable[[Solve, Target, Request], Optional[Suggestion]], ...] = (
     _other_tf,
     _newer_driver,
     _wsl2,

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.models import messages
+from tfenv.models.conflict import Conflict
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import CUDA, CUDNN, GPU_PLATFORM
 from tfenv.rules.driver import DRIVER
@@ -86,10 +88,23 @@ class Failure:
     rule: Rule
     requirement: Requirement
 
-    def sentence(self, target: Target) -> str:
-        """ "needs an NVIDIA driver >= 525.60.13 (...), but this machine's driver is ..."."""
-        fact = self.rule.target_fact(target)
-        return f"needs {self.requirement.text}" + (f", {fact}" if fact else "")
+    def conflict(self, target: Target, release: str, version: Optional[str]) -> Conflict:
+        """The failure as a conflict of ``release`` (worded by :mod:`tfenv.models.messages`)."""
+        return Conflict(
+            "conflict.release",
+            self.rule.kind,
+            topic=self.rule.topic,
+            release=release,
+            version=version,
+            requirements=(self.requirement.text,),
+            fact=self.rule.fact_of(target),
+            fix=self.requirement.fix,
+        )
+
+    def sentence(self, target: Target, release: str) -> str:
+        """ "TensorFlow 2.15.1 needs an NVIDIA driver >= 525.60.13 (...), but this machine's
+        driver is 470.82.01 (given)"."""
+        return messages.failure_sentence(self.conflict(target, release, None))
 
 
 def failures(

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from packaging.version import Version
 
     from tfenv.kb import KnowledgeBase
+    from tfenv.models.conflict import TargetFact
     from tfenv.models.target import Request, Target
     from tfenv.rules.model import Candidate, Requirement
 
@@ -30,6 +31,9 @@ class Context:
     target: Target
     request: Optional[Request] = None
 
+
+# a fact's key in Target.detected -> the Target attribute that holds its value
+_ATTRIBUTE = {"gpu": "cc"}
 
 Needs = Callable[[Context, "Candidate"], "tuple[Requirement, ...]"]
 Fact = Callable[["Target"], Optional[str]]
@@ -57,13 +61,28 @@ class Rule:
             return build.provenance.sources[:1] if build else ()
         return ()
 
-    def target_fact(self, target: Target) -> Optional[str]:
-        """ "but this machine's driver is 470.82.01 (given)", or None."""
+    def fact_of(self, target: Target) -> Optional[TargetFact]:
+        """The target's fact a failure is about, and whether it was detected or given."""
         if self.fact is None:
             return None
         text = self.fact(target)
         if text is None:
             return None
-        if self.fact_key is not None:
-            text += " (detected)" if self.fact_key in target.detected else " (given)"
-        return f"but {text}"
+        from tfenv.models.conflict import TargetFact
+
+        if self.fact_key is None:
+            return TargetFact(None, text)
+        origin = "detected" if self.fact_key in target.detected else "given"
+        value = getattr(target, _ATTRIBUTE.get(self.fact_key, self.fact_key), None)
+        return TargetFact(self.fact_key, text, origin, None if value is None else str(value))
+
+    def target_fact(self, target: Target) -> Optional[str]:
+        """ "but this machine's driver is 470.82.01 (given)", or None."""
+        fact = self.fact_of(target)
+        if fact is None:
+            return None
+        if fact.origin is None:
+            return f"but {fact.text}"
+        from tfenv.models.messages import render
+
+        return "but " + render(f"fact.{fact.origin}", {"fact": fact.text})

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.models import messages
 from tfenv.upgrade import checks, warnings
 from tfenv.upgrade.model import Severity, TargetReport, UpgradeFinding
 from tfenv.upgrade.runtime import runtime_changes
@@ -131,9 +132,13 @@ def _solver_blockers(
     if any(f.severity == "blocker" for f in found):
         return []
     if new.plan is None:
-        summary = "It does not resolve here: " + " ".join(new.conflicts)
-        fix = new.suggestions[0] if new.suggestions else "Run 'tfenv resolve' for details."
-        return [UpgradeFinding("blocker", "resolve", summary.rstrip("."), fix)]
+        said = " ".join(new.conflict_sentences)
+        summary = messages.render("upgrade.does-not-resolve", {"conflicts": said})
+        fix = new.suggestions[0].sentence if new.suggestions else None
+        fix = fix or messages.render("upgrade.see-resolve")
+        return [
+            UpgradeFinding("blocker", "resolve", summary.rstrip("."), fix, conflicts=new.conflicts)
+        ]
     if cur.plan is not None and cur.plan.gpu and not new.plan.gpu:
         summary = f"TensorFlow {new.plan.tensorflow} would run on the CPU here, not the GPU"
         return [UpgradeFinding("blocker", "platform", summary, "Stay on the current release.")]

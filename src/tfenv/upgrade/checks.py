@@ -8,13 +8,14 @@ failed, whose recorded changes (``changes.yaml``) are the source of the finding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
 from tfenv import rules
 from tfenv.kb.releases import TfOption, tf_options
+from tfenv.models import messages
 from tfenv.rules.model import TfCandidate
 from tfenv.upgrade.changes import boundary, sources_of, window
 from tfenv.upgrade.model import Severity, UpgradeFinding
@@ -110,9 +111,11 @@ def _finding(f: Facts, failure: rules.Failure) -> UpgradeFinding:
     def holds(v: Version) -> bool:
         return all(x.rule.kind != rule.kind for x in f.failures(v))
 
-    summary = f"TensorFlow {f.end} {failure.sentence(f.target)}"
+    conflict = failure.conflict(f.target, f"TensorFlow {f.end}", str(f.end))
+    summary = messages.failure_sentence(conflict)
     severity = f.python_severity if rule.kind == "python" else "blocker"
-    return _walked(f, rule, holds, summary, failure.requirement.fix, severity)
+    found = _walked(f, rule, holds, summary, failure.requirement.fix, severity)
+    return replace(found, conflicts=(conflict,))
 
 
 def _walked(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
+from tfenv.models.conflict import Conflict, Suggestion
+
 __all__ = [
     "SEVERITIES",
     "PackageChange",
@@ -28,9 +30,10 @@ class UpgradeFinding:
     fix: str
     sources: tuple[str, ...] = ()
     ref: Optional[str] = None  # the knowledge-base record id, when there is one
+    conflicts: tuple[Conflict, ...] = ()  # the solver's, when it is what blocks
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "severity": self.severity,
             "kind": self.kind,
             "summary": self.summary,
@@ -38,6 +41,9 @@ class UpgradeFinding:
             "sources": list(self.sources),
             "ref": self.ref,
         }
+        if self.conflicts:
+            out["conflicts"] = [c.to_dict() for c in self.conflicts]
+        return out
 
 
 @dataclass(frozen=True)
@@ -72,8 +78,8 @@ class TargetReport:
     current: Optional[dict[str, Any]] = None  # Plan.to_dict() of the current version
     new: Optional[dict[str, Any]] = None  # Plan.to_dict() of the new version
     findings: tuple[UpgradeFinding, ...] = ()
-    conflicts: tuple[str, ...] = ()
-    suggestions: tuple[str, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    suggestions: tuple[Suggestion, ...] = ()
     packages: tuple[PackageChange, ...] = ()
     packages_basis: Optional[str] = None  # how the package diff was made; None: no diff
 
@@ -97,8 +103,8 @@ class TargetReport:
             "current_plan": self.current,
             "new_plan": self.new,
             "findings": [f.to_dict() for f in self.findings],
-            "conflicts": list(self.conflicts),
-            "suggestions": list(self.suggestions),
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "suggestions": [s.to_dict() for s in self.suggestions],
             "packages": {
                 "basis": self.packages_basis,
                 "changes": [p.to_dict() for p in self.packages],

@@ -1,0 +1,303 @@
+"""``tfenv install [DIR]``: plan (or take a lockfile), create the environment, install,
+write its activation scripts, and verify it here. See docs/install.md."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfenv.host.profile import HostProfile
+    from tfenv.install.source import Source
+    from tfenv.install.steps import Outcome
+    from tfenv.install.verify import Verdict
+    from tfenv.kb import KnowledgeBase
+
+__all__ = ["configure", "run"]
+
+_MARK = {"ok": "ok     ", "warning": "WARNING", "problem": "PROBLEM"}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from tfenv.commands.resolve import add_machine_flags
+    from tfenv.models.target import CUDA_LIBS, MANAGERS
+
+    parser.add_argument(
+        "dir",
+        nargs="?",
+        metavar="DIR",
+        help="the environment's folder (default .venv; a conda route: an environment name "
+        "or folder, default tf-VERSION)",
+    )
+    parser.add_argument(
+        "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
+    )
+    add_machine_flags(parser)
+    parser.add_argument("--manager", choices=MANAGERS, default="auto", help="as for resolve")
+    parser.add_argument("--allow-cpu", action="store_true", help="as for resolve")
+    parser.add_argument("--pre", action="store_true", help="consider pre-releases")
+    parser.add_argument("--cuda-libs", choices=CUDA_LIBS, default="build", help="as for resolve")
+    parser.add_argument(
+        "--lock", metavar="FILE", type=Path, help="install this hashed lockfile of 'tfenv lock'"
+    )
+    parser.add_argument(
+        "--target", metavar="NAME", help="install the lockfile of this target of the project"
+    )
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the project's configuration for --lock/--target (default: the lockfile's "
+        "folder, else the current one)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an environment tfenv install created in DIR (nothing else is deleted)",
+    )
+    parser.add_argument(
+        "--keep-failed", action="store_true", help="keep a failed environment for inspection"
+    )
+    parser.add_argument("--offline", action="store_true", help="install from uv's cache only")
+    parser.add_argument(
+        "--no-uv",
+        action="store_true",
+        help="create with python -m venv and install with pip (default: uv where installed)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the steps, change nothing")
+    parser.add_argument("--index-url", metavar="URL", type=_index_url, help="the package index")
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=300.0,
+        metavar="S",
+        help="limit for the Verify step's import (default 300 s)",
+    )
+    parser.add_argument("--json", action="store_true", help="print each step as JSON")
+
+
+def _seconds(text: str) -> float:
+    from tfenv.specs import parse_seconds
+
+    return parse_seconds("--timeout", text)
+
+
+def _index_url(text: str) -> str:
+    from tfenv.specs import parse_index_url
+
+    return parse_index_url("--index-url", text)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from tfenv.host import detect
+    from tfenv.install import flow, steps
+    from tfenv.install.runner import Runner
+    from tfenv.install.source import check_machine
+    from tfenv.kb import KnowledgeBase
+
+    _refuse_host(args)
+    kb = KnowledgeBase.from_environment()
+    here = detect(gpu_catalog=lambda: kb.gpus)
+    source = _source(args, kb, here)
+    if not args.dry_run:
+        check_machine(source.res, here)
+    options = steps.Options(
+        folder=args.dir,
+        force=args.force,
+        keep_failed=args.keep_failed,
+        offline=args.offline,
+        index_url=args.index_url,
+        use_uv=not args.no_uv,
+        timeout=args.timeout,
+        environ=dict(os.environ),
+    )
+    out = steps.prepare(source, options, source.res.target.os)
+    if args.dry_run:
+        from tfenv.install.claim import claim
+
+        claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals
+        _report(out, args.json, dry_run=True)
+        return 0
+    runner = Runner(_say, terminal=_on_terminal(), echo=True)
+    _say(f"Installing {source.describe()}")
+    flow.execute(out, options, here, kb, runner)
+    _report(out, args.json, dry_run=False)
+    return 0 if out.status == "ok" else 1
+
+
+def _refuse_host(args: argparse.Namespace) -> None:
+    from tfenv.errors import UsageError
+
+    if args.host is not None:
+        raise UsageError(
+            "tfenv install installs on this machine, so --host (another machine's profile) "
+            "does not apply.",
+            hint="Use 'tfenv resolve --host FILE' or 'tfenv lock' to plan for another machine.",
+        )
+    if args.lock is None and args.target is None and args.config is not None:
+        raise UsageError("--config goes with --lock or --target.")
+
+
+def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> Source:
+    from tfenv.install.source import from_lock, from_resolution
+
+    if args.lock is not None or args.target is not None:
+        _no_plan_flags(args)
+        from tfenv.config import load_config
+
+        if args.lock is not None and not args.lock.is_file():
+            from tfenv.errors import UsageError
+
+            raise UsageError(f"--lock {args.lock}: no such file.")
+
+        folder = args.config or (str(args.lock.parent) if args.lock is not None else ".")
+        return from_lock(kb, load_config(folder), args.target, args.lock)
+    from tfenv import api
+    from tfenv.commands.resolve import machine_args
+    from tfenv.resolver import resolve
+
+    request = api.build_request(
+        kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre, args.cuda_libs
+    )
+    target = api.build_target(kb, machine_args(args), detect=lambda: here)
+    return from_resolution(resolve(kb, target, request))
+
+
+def _no_plan_flags(args: argparse.Namespace) -> None:
+    from tfenv.commands.resolve import given_machine
+    from tfenv.errors import UsageError
+
+    given = [
+        flag
+        for flag, on in (
+            ("--tf", args.tf is not None),
+            ("--manager", args.manager != "auto"),
+            ("--allow-cpu", args.allow_cpu),
+            ("--pre", args.pre),
+            ("--cuda-libs", args.cuda_libs != "build"),
+            ("the machine flags", given_machine(args) is not None),
+        )
+        if on
+    ]
+    if given:
+        raise UsageError(
+            f"{', '.join(given)} plan(s) for a machine, and a lockfile's target is planned "
+            "by the project's configuration; give one or the other."
+        )
+
+
+def _on_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _say(text: str) -> None:
+    from tfenv.textsafe import visible
+
+    print(visible(text), file=sys.stderr, flush=True)
+
+
+def _report(out: Outcome, as_json: bool, dry_run: bool) -> None:
+    if as_json:
+        print(json.dumps(out.to_dict(), indent=2))
+    elif dry_run:
+        _print_dry_run(out)
+    elif out.status == "failed":
+        failed = next(s for s in out.steps if s.outcome == "failed")
+        _p(f"Install failed at step '{failed.name}': {failed.detail}")
+        _p(out.rolled_back)
+    else:
+        _print_done(out)
+
+
+def _p(text: str = "") -> None:
+    from tfenv.textsafe import visible
+
+    print(visible(text))
+
+
+def _print_dry_run(out: Outcome) -> None:
+    from tfenv.install.shell import command
+    from tfenv.install.steps import remaining_steps
+
+    _p(f"Plan: {out.source.plan.summary()}")
+    if out.missing:
+        _p(f"({out.missing} These are the commands to run once one is.)")
+    _p("Steps:")
+    for n, step in enumerate(out.steps, 1):
+        _p(f"  {n}. {step.title}")
+        for argv in step.argv:
+            _p(f"       {command(argv, out.layout.os_name)}")
+    _print_remaining(remaining_steps(out.source))
+
+
+def _print_remaining(lines: tuple[str, ...]) -> None:
+    if lines:
+        _p("Still to do by hand:")
+        for line in lines:
+            _p(f"  - {line}")
+
+
+def _print_done(out: Outcome) -> None:
+    from tfenv.install.shell import command
+
+    os_name = out.layout.os_name
+    _p(f"Environment: {out.layout.prefix} ({out.tool}): {out.source.plan.summary()}")
+    for step in out.steps:
+        took = "-" if step.seconds is None else f"{step.seconds:.1f} s"
+        _p(f"  {step.name:<11} {step.outcome:<8} {took:>9}  {step.detail}".rstrip())
+    if out.verdict is not None:
+        _print_verdict(out.verdict)
+    _print_remaining(out.remaining)
+    _p()
+    if out.status == "ok":
+        _p("Verify: ok")
+    elif out.remaining:
+        doctor = command(
+            ["tfenv", "doctor", "--prefix", str(out.layout.prefix), "--import"], os_name
+        )
+        _p(
+            f"Verify: not yet: do the steps above, then check again with '{doctor}' "
+            "after activating"
+        )
+    else:
+        _p("Verify: found a problem (see above)")
+    _p(f"Activate it with: {_activate_line(out)}")
+
+
+def _print_verdict(verdict: Verdict) -> None:
+    _p()
+    for f in verdict.findings:
+        if f.status == "ok" and not f.id.startswith("import"):
+            continue  # doctor's passing checks: the problems and the import say enough
+        _p(f"[{_MARK[f.status]}] {f.title}")
+        if f.detail:
+            _p(f"          {f.detail}")
+        if f.fix and f.status != "ok" and not (verdict.answers and "tfenv explain" in f.fix):
+            _p(f"          fix: {f.fix}")  # (explain's answers follow)
+    for note in verdict.notes:
+        _p(f"No GPU here: {note}")
+    if verdict.answers:
+        _p("tfenv explain says:")
+        for answer in verdict.answers:
+            _p(f"  - {answer}")
+
+
+def _activate_line(out: Outcome) -> str:
+    from tfenv.install.shell import command
+
+    layout = out.layout
+    if layout.conda:
+        return command(
+            [out.tool if out.tool != "conda" else "conda", "activate", str(layout.prefix)],
+            layout.os_name,
+        )
+    if layout.os_name == "windows":
+        return str(layout.scripts / "activate.bat")
+    return command([".", str(layout.scripts / "activate")], layout.os_name)

@@ -1,0 +1,138 @@
+"""The environment's folder: claimed before anything is made, given back whole on failure.
+
+- A folder that does not exist is created by the install and removed again if the install
+  fails or is interrupted (SIGINT, SIGTERM, SIGHUP unwind through :meth:`Claim.rollback`).
+- An existing folder is refused. With ``--force`` an environment tfenv created (it holds
+  :data:`MARKER`) is moved aside, replaced, and deleted only once the new one is complete
+  (put back if not); an empty folder is used; anything else is refused even with
+  ``--force``: tfenv never deletes what it did not create.
+- ``--keep-failed`` leaves a failed environment where it is, for inspection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Optional
+
+from tfenv.errors import UsageError
+from tfenv.fsutil import atomic_write, describe_oserror
+
+__all__ = ["MARKER", "Claim", "claim"]
+
+MARKER = ".tfenv-install.json"
+
+
+class Claim:
+    """What :func:`claim` found and did: ``state`` is ``new``, ``empty`` or ``replace``."""
+
+    def __init__(self, folder: Path, state: str, keep_failed: bool) -> None:
+        self.folder = folder
+        self.state = state
+        self.keep_failed = keep_failed
+        self.old: Optional[Path] = None  # the replaced environment, until commit
+
+    def take(self) -> None:
+        """Move a replaced environment aside (the first change on disk)."""
+        if self.state != "replace":
+            return
+        old = self.folder.with_name(f".{self.folder.name}.tfenv-old-{os.getpid()}")
+        try:
+            self.folder.rename(old)
+        except OSError as exc:
+            raise UsageError(
+                f"Cannot move the old environment {self.folder} aside: {describe_oserror(exc)}."
+            ) from None
+        self.old = old
+
+    def mark(self, about: dict[str, object]) -> None:
+        """Record in the new environment that tfenv created it (what --force checks)."""
+        text = json.dumps({"created-by": "tfenv install", **about}, indent=2, sort_keys=True)
+        atomic_write(self.folder / MARKER, text + "\n")
+
+    def commit(self) -> None:
+        """The new environment is complete: delete the one it replaced."""
+        if self.old is not None:
+            shutil.rmtree(self.old, ignore_errors=True)
+            self.old = None
+
+    def rollback(self) -> str:
+        """Remove what the install made (unless ``keep_failed``) and put back what it
+        replaced; returns a sentence saying what was done."""
+        if self.keep_failed:
+            kept = f"The failed environment is kept in {self.folder} (--keep-failed)"
+            if self.old is not None:
+                kept += f"; the one it replaced is in {self.old}"
+            return kept + "."
+        if self.state == "empty":
+            _empty(self.folder)
+        else:
+            shutil.rmtree(self.folder, ignore_errors=True)
+        said = f"Nothing is left in {self.folder}."
+        if self.state != "empty" and self.folder.exists():
+            said = f"Could not remove all of {self.folder}; remove it by hand."
+        if self.old is not None:
+            try:
+                self.old.rename(self.folder)
+                said = f"The previous environment in {self.folder} is back in place."
+            except OSError as exc:
+                said = (
+                    f"The previous environment could not be put back ({describe_oserror(exc)}); "
+                    f"it is in {self.old}."
+                )
+            self.old = None
+        return said
+
+
+def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
+    """Check that the install may use ``folder`` (nothing changes on disk yet)."""
+    try:
+        is_link = folder.is_symlink()
+        exists = folder.exists()
+        is_dir = folder.is_dir()
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{folder}: {describe_oserror(exc)}.") from None
+    if not exists and not is_link:
+        return Claim(folder, "new", keep_failed)
+    if is_link or not is_dir:
+        raise UsageError(
+            f"{folder} exists and is not a folder; tfenv install does not replace it.",
+            hint="Choose another folder for the environment.",
+        )
+    try:
+        entries = os.listdir(folder)
+    except OSError as exc:
+        raise UsageError(f"{folder}: {describe_oserror(exc)}.") from None
+    ours = (folder / MARKER).is_file()
+    if not force:
+        what = "an environment tfenv created" if ours else "a folder"
+        raise UsageError(
+            f"{folder} already exists ({what}); tfenv install does not touch an existing folder.",
+            hint="Give --force to replace an environment tfenv created, or choose another folder.",
+        )
+    if not entries:
+        return Claim(folder, "empty", keep_failed)
+    if ours:
+        return Claim(folder, "replace", keep_failed)
+    raise UsageError(
+        f"{folder} exists and tfenv did not create it (no {MARKER} in it); --force replaces "
+        "only environments tfenv created.",
+        hint="Remove it yourself, or choose another folder.",
+    )
+
+
+def _empty(folder: Path) -> None:
+    """Remove what is in ``folder`` (a folder that was empty before the install)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)

@@ -1,0 +1,80 @@
+"""conda routes: which of micromamba, mamba and conda is here, and the commands to run.
+
+Only the construction of commands is tested here (no conda-family executable is
+installable on the test machine from PyPI or Debian); a machine without any of them gets
+the exact commands to run instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Optional
+
+__all__ = [
+    "TOOLS",
+    "create_command",
+    "find_tool",
+    "is_name",
+    "lock_create_command",
+    "prefix_command",
+]
+
+TOOLS = ("micromamba", "mamba", "conda")
+_ENV_VARS = ("MAMBA_EXE", "CONDA_EXE")  # set by their shell hooks, even when not on PATH
+
+
+def find_tool(environ: Mapping[str, str]) -> Optional[str]:
+    """The first of micromamba, mamba, conda on PATH (or named by MAMBA_EXE/CONDA_EXE)."""
+    path = environ.get("PATH", "")
+    for name in TOOLS:
+        found = shutil.which(name, path=path)
+        if found:
+            return found
+    for var in _ENV_VARS:
+        exe = environ.get(var, "")
+        if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
+            return exe
+    return None
+
+
+def is_name(text: str) -> bool:
+    """Whether DIR names a conda environment (``tf-2.10.1``) rather than a folder."""
+    return bool(text) and not any(c in text for c in "/\\") and text not in (".", "..")
+
+
+def _where(env: str) -> list[str]:
+    return ["-n", env] if is_name(env) else ["-p", str(Path(env))]
+
+
+def create_command(
+    tool: str,
+    env: str,
+    specs: Sequence[str],
+    channels: Sequence[str],
+    offline: bool = False,
+) -> list[str]:
+    """``TOOL create -y -n NAME|-p DIR --override-channels -c CH ... SPEC ...``: the same
+    words for conda, mamba and micromamba."""
+    argv = [tool, "create", "-y", *_where(env), "--override-channels"]
+    for channel in channels:
+        argv += ["-c", channel]
+    if offline:
+        argv.append("--offline")
+    return argv + list(specs)
+
+
+def lock_create_command(tool: str, env: str, lockfile: Path, offline: bool = False) -> list[str]:
+    """Create the environment from a conda-lock file: micromamba reads it itself
+    (``create -f``); conda and mamba need conda-lock (``conda-lock install``)."""
+    if Path(tool).name.startswith("micromamba"):
+        argv = [tool, "create", "-y", *_where(env), "-f", str(lockfile)]
+        return argv + (["--offline"] if offline else [])
+    return ["conda-lock", "install", "--conda", tool, *_where(env), str(lockfile)]
+
+
+def prefix_command(tool: str, env: str) -> list[str]:
+    """Asks the new environment's Python where the environment is."""
+    return [tool, "run", *_where(env), "python", "-c", "import sys; print(sys.prefix)"]

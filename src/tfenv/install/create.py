@@ -1,0 +1,65 @@
+"""The environment: where its files go, and the command that creates it.
+
+uv first (``uv venv -p X.Y``: it finds the interpreter, pyenv's and the py launcher's
+included), else ``python -m venv`` with an interpreter :mod:`.interpreters` finds; conda
+routes use conda, mamba or micromamba (:mod:`.conda`). ``uv`` is the binary of the ``uv``
+package (tfenv's ``lock`` extra) or one on PATH.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+__all__ = ["Layout", "child_env", "find_uv", "uv_venv_command", "venv_command"]
+
+# variables of the caller's environment that would point the children elsewhere
+_DROP = ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "PYTHONSTARTUP", "PIP_REQUIRE_VIRTUALENV")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An environment's folder on a machine (``os_name``: the target's OS)."""
+
+    prefix: Path
+    os_name: str
+    conda: bool = False
+
+    @property
+    def scripts(self) -> Path:
+        """Where its programs are: ``bin`` (``Scripts`` in a Windows venv, the prefix
+        itself for a Windows conda environment)."""
+        if self.os_name != "windows":
+            return self.prefix / "bin"
+        return self.prefix if self.conda else self.prefix / "Scripts"
+
+    @property
+    def python(self) -> Path:
+        return self.scripts / ("python.exe" if self.os_name == "windows" else "python")
+
+
+def find_uv(environ: Mapping[str, str]) -> Optional[str]:
+    """uv: the binary of the ``uv`` package when it is installed, else ``uv`` on PATH."""
+    try:
+        import uv
+
+        return str(uv.find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        return shutil.which("uv", path=environ.get("PATH", ""))
+
+
+def uv_venv_command(uv: str, python: str, prefix: Path, offline: bool) -> list[str]:
+    return [uv, "venv", "--python", python, *(["--offline"] if offline else []), str(prefix)]
+
+
+def venv_command(interpreter: list[str], prefix: Path) -> list[str]:
+    return [*interpreter, "-m", "venv", str(prefix)]
+
+
+def child_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The install commands' environment: the caller's, less what would point them at
+    another environment."""
+    return {k: v for k, v in environ.items() if k not in _DROP}

@@ -1,0 +1,133 @@
+"""What ``tfenv install`` installs: a plan for this machine, or a target's lockfile.
+
+A plan comes from the solver exactly as ``tfenv resolve`` makes it (the command builds the
+request and the target). A lockfile comes with the project's configuration: its target's
+plan (planned with the team, as ``tfenv lock`` did) gives the Python, the route and the
+variables, the lockfile gives the packages, each checked against its hash. A lockfile
+edited by hand since ``tfenv lock`` wrote it, one without hashes, or one for another
+kind of machine is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+from tfenv.errors import UsageError
+from tfenv.install import InstallError
+
+if TYPE_CHECKING:
+    from tfenv.config import ProjectConfig
+    from tfenv.host.profile import HostProfile
+    from tfenv.kb import KnowledgeBase
+    from tfenv.models.plan import Plan, Resolution
+
+__all__ = ["Source", "check_machine", "from_lock", "from_resolution", "lock_target_name"]
+
+_LOCK_NAME = re.compile(r"^(?:requirements|conda-lock|pylock)\.([A-Za-z0-9][A-Za-z0-9_-]*)\.")
+
+
+@dataclass(frozen=True)
+class Source:
+    res: Resolution
+    lock: Optional[Path] = None  # the hashed lockfile to install, if any
+    target: Optional[str] = None  # its target in the project's configuration
+
+    @property
+    def plan(self) -> Plan:
+        assert self.res.plan is not None
+        return self.res.plan
+
+    def describe(self) -> str:
+        if self.lock is None:
+            return f"the plan for this machine: {self.plan.summary()}"
+        return f"{self.lock} (target '{self.target}'): {self.plan.summary()}"
+
+
+def from_resolution(res: Resolution) -> Source:
+    """The plan to install; :class:`InstallError` with the conflicts when nothing fits."""
+    if res.plan is None:
+        raise InstallError(
+            "Nothing fits this machine, so there is nothing to install.",
+            hint="'tfenv resolve' with the same flags shows why and the ways out.",
+            details=(*res.conflicts, *(f"way out: {s}" for s in res.suggestions)),
+        )
+    if res.plan.image is not None:
+        raise UsageError(
+            "The container route plans a Docker image; tfenv install makes environments on "
+            "this machine.",
+            hint="Use 'tfenv resolve --manager container --emit DIR' and build the image.",
+        )
+    return Source(res)
+
+
+def lock_target_name(path: Path) -> Optional[str]:
+    """The target a lockfile's name says (``requirements.gpu.txt`` -> ``gpu``)."""
+    m = _LOCK_NAME.match(path.name)
+    return m.group(1) if m else None
+
+
+def from_lock(
+    kb: KnowledgeBase,
+    config: ProjectConfig,
+    target: Optional[str],
+    lock: Optional[Path],
+) -> Source:
+    """``--target NAME`` (its lockfile in the configuration's lock folder) and/or
+    ``--lock FILE`` (its target from its name)."""
+    from tfenv.lock import expected_files, plan_team
+
+    name = target or (lock_target_name(lock) if lock is not None else None)
+    if name is None:
+        raise UsageError(
+            f"--lock {lock}: its name does not say its target (tfenv lock writes "
+            "requirements.TARGET.txt); give --target NAME too."
+        )
+    config.target(name)  # an unknown name is a usage error naming the known ones
+    team = plan_team(kb, config)
+    res = team.by_target[name]
+    source = from_resolution(res)
+    files = expected_files(name, source.plan.route)
+    path = lock if lock is not None else config.lock_folder / files[0]
+    _check_lock(path, files[0])
+    return Source(res, path, name)
+
+
+def _check_lock(path: Path, expected: str) -> None:
+    from tfenv.fsutil import InputFileError, read_text
+    from tfenv.lock.header import read_stamp
+
+    try:
+        text = read_text(path, limit=64 * 1024 * 1024)
+    except InputFileError as exc:
+        raise UsageError(f"The lockfile {path} cannot be read ({exc}).") from None
+    except OSError as exc:
+        from tfenv.fsutil import describe_oserror
+
+        raise UsageError(f"The lockfile {path} cannot be read: {describe_oserror(exc)}.") from None
+    if expected.startswith("requirements.") and "--hash" not in text:
+        raise UsageError(
+            f"{path} has no --hash lines; tfenv install installs lockfiles with every file "
+            "checked against its hash.",
+            hint="Write it with 'tfenv lock'.",
+        )
+    stamp = read_stamp(path)
+    if stamp is not None and stamp.edited:
+        raise UsageError(
+            f"{path} was edited since tfenv lock wrote it (its content digest differs).",
+            hint="Regenerate it with 'tfenv lock' ('tfenv lock --check' says what changed).",
+        )
+
+
+def check_machine(res: Resolution, here: HostProfile) -> None:
+    """A plan (or a lock) for another kind of machine is not installed here."""
+    t = res.target
+    if (t.os, t.arch) != (here.os, here.arch):
+        raise UsageError(
+            f"This plan is for {t.os} {t.arch}, and this machine is {here.os} {here.arch}; "
+            "tfenv install installs on this machine.",
+            hint="Drop --os/--arch (or pick the lock of a target like this machine); "
+            "--dry-run shows the steps for another machine.",
+        )

@@ -1,0 +1,220 @@
+"""The one place that words structured answers: conflicts, ways out, team blockers.
+
+Every sentence is a whole-sentence template with named placeholders, keyed by a message id
+(:data:`TEMPLATES`). :func:`template` is the only lookup: a translation replaces it (a
+gettext catalog keyed by the same ids) and nothing else. The values put into the
+placeholders (a rule's heading, a requirement's text, a release's label) come worded from
+the rules and the knowledge base.
+
+Nothing here imports any other part of tfenv but :mod:`tfenv.models`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfenv.models.conflict import Conflict, Suggestion
+
+__all__ = [
+    "TEMPLATES",
+    "conflict_sentence",
+    "failure_sentence",
+    "render",
+    "sentences",
+    "suggestion_sentence",
+    "template",
+]
+
+TEMPLATES: Mapping[str, str] = {
+    # conflicts: a rule a TensorFlow release fails (the newest, then how many older ones)
+    "conflict.release": "{topic}: {release} needs {requirement}.",
+    "conflict.release+fact": "{topic}: {release} needs {requirement}, but {fact}.",
+    "conflict.release+older-one": (
+        "{topic}: {release} needs {requirement}; the older release {older} fails the same way."
+    ),
+    "conflict.release+older-one+fact": (
+        "{topic}: {release} needs {requirement}; the older release {older} fails the same "
+        "way, but {fact}."
+    ),
+    "conflict.release+older-many": (
+        "{topic}: {release} needs {requirement}; {count} older releases ({first} to {last}) "
+        "fail the same way."
+    ),
+    "conflict.release+older-many+fact": (
+        "{topic}: {release} needs {requirement}; {count} older releases ({first} to {last}) "
+        "fail the same way, but {fact}."
+    ),
+    # conflicts the request itself places (no release carries them)
+    "conflict.request": "{topic}: {requirements}.",
+    "conflict.no-release": (
+        "No TensorFlow release matching '{request}' is a candidate for {platform}."
+    ),
+    "conflict.only-prereleases": (
+        "Only pre-releases match '{request}': pass --pre to consider them."
+    ),
+    # a rule one release fails (check-upgrade's findings), without the rule's heading
+    "failure.needs": "{release} needs {requirement}",
+    "failure.needs+fact": "{release} needs {requirement}, but {fact}",
+    # where a fact of the target comes from
+    "fact.detected": "{fact} (detected)",
+    "fact.given": "{fact} (given)",
+    # ways out (resolver/suggest.py)
+    "way-out.other-tf": (
+        "TensorFlow {tensorflow} fits this machine (the newest that does): {command}."
+    ),
+    "way-out.newer-driver": (
+        "Install an NVIDIA driver >= {min_driver} (this machine has {driver}): "
+        "then TensorFlow {tensorflow} with CUDA {cuda} fits."
+    ),
+    "way-out.wsl2": (
+        "Use WSL2: TensorFlow {tensorflow} runs there on the GPU with the Linux wheels and "
+        "the Windows driver (driver >= {min_driver}): {command}."
+    ),
+    "way-out.python": (
+        "Use Python {python} instead of {current}: TensorFlow {tensorflow} has wheels for it: "
+        "{command}."
+    ),
+    "way-out.cpu": (
+        "Accept a CPU-only plan with --allow-cpu: TensorFlow {tensorflow} installs but will "
+        "not use the GPU."
+    ),
+    "way-out.manager": (
+        "Use --manager {manager}: route {route} gives TensorFlow {tensorflow} with Python {python}."
+    ),
+    "way-out.image-driver": (
+        "Install an NVIDIA driver of branch {branch} (this machine has {driver}; the lowest "
+        "newer branch that TensorFlow {tensorflow} and {image} accept: the image's "
+        "NVIDIA_REQUIRE_CUDA lists only some branches)."
+    ),
+    "way-out.image-driver+floor": (
+        "Install an NVIDIA driver of branch {branch} (>= {floor}) (this machine has {driver}; "
+        "the lowest newer branch that TensorFlow {tensorflow} and {image} accept: the image's "
+        "NVIDIA_REQUIRE_CUDA lists only some branches)."
+    ),
+    "way-out.ngc-gpu": (
+        "Use NVIDIA's NGC container {image}: its build of TensorFlow {tensorflow} supports "
+        "this GPU, which the official wheels have no code for (what it carries: {status}; "
+        "its GPU support: {how}): {command}."
+    ),
+    "way-out.ngc-gpu+last": (
+        "Use NVIDIA's NGC container {image} (the last NGC TensorFlow release): its build of "
+        "TensorFlow {tensorflow} supports this GPU, which the official wheels have no code "
+        "for (what it carries: {status}; its GPU support: {how}): {command}."
+    ),
+    "way-out.arm-container": (
+        "Use a container: NVIDIA's NGC TensorFlow images have Arm server (SBSA) builds, e.g. "
+        "{image} ({cuda}{floor}; {source}); run it with the NVIDIA Container Toolkit "
+        "(docker run --gpus all)."
+    ),
+    "way-out.arm-container-none": (
+        "No NGC TensorFlow image recorded here for Arm server (SBSA) serves compute capability "
+        "{cc}: the one recorded, {image}, has CUDA {cuda}, which predates the GPU{since}; "
+        "whether later NGC TensorFlow releases (the last is {last}) have Arm builds is not "
+        "known here ({source})."
+    ),
+    "way-out.arm-container.cuda": "CUDA {cuda}",
+    "way-out.arm-container.no-cuda": "CUDA not recorded",
+    "way-out.arm-container.floor": ", host driver >= {min_driver}",
+    "way-out.matrix": (
+        "Run 'tfenv matrix' to see which TensorFlow releases support {platform}, and check "
+        "the facts given for this machine."
+    ),
+    "way-out.said": "{text}",  # worded where the fact is kept (a Jetson's ways out: kb/jetson.py)
+    # a team without a common version (team.py)
+    "team.no-stack": "has no TensorFlow stack at all",
+    "team.blocked-at": "cannot run TensorFlow {tensorflow}, the newest that the others allow",
+    "team.blocker": "target '{target}' {reason}.",
+    "team.blocker+conflicts": "target '{target}' {reason}: {conflicts}",
+    "team.blocker+ways-out": "target '{target}' {reason}. Ways out: {ways_out}",
+    "team.blocker+conflicts+ways-out": (
+        "target '{target}' {reason}: {conflicts} Ways out: {ways_out}"
+    ),
+    "team.none": "No TensorFlow version runs on every target; {blockers}",
+    "team.none+newest": (
+        "No TensorFlow version runs on every target (newest per target: {newest}); {blockers}"
+    ),
+    # check-upgrade: a move the solver rejects that no check named (upgrade/assess.py)
+    "upgrade.does-not-resolve": "It does not resolve here: {conflicts}",
+    "upgrade.see-resolve": "Run 'tfenv resolve' for details.",
+}
+
+
+def template(message_id: str) -> str:
+    """The template of ``message_id``: the one lookup a translation replaces."""
+    return TEMPLATES[message_id]
+
+
+def render(message_id: str, fields: Mapping[str, object] | None = None) -> str:
+    """The sentence of ``message_id`` with ``fields`` in its placeholders."""
+    return template(message_id).format_map(dict(fields or {}))
+
+
+def conflict_sentence(c: Conflict) -> str:
+    """One conflict, in words."""
+    if c.message != "conflict.release":
+        return render(
+            c.message,
+            {
+                "topic": c.topic,
+                "requirements": "; ".join(c.requirements),
+                "request": c.request,
+                "platform": c.platform,
+            },
+        )
+    fields: dict[str, object] = {
+        "topic": c.topic,
+        "release": c.release,
+        "requirement": c.requirements[0] if c.requirements else "",
+    }
+    variant = "conflict.release"
+    if len(c.older) == 1:
+        variant += "+older-one"
+        fields["older"] = c.older[0]
+    elif c.older:
+        variant += "+older-many"
+        fields.update(count=len(c.older), first=c.older[0], last=c.older[-1])
+    if c.fact is not None:
+        variant += "+fact"
+        fields["fact"] = _fact(c)
+    return render(variant, fields)
+
+
+def failure_sentence(c: Conflict) -> str:
+    """One rule one release fails, without the rule's heading or older releases (no full
+    stop: check-upgrade's summaries)."""
+    fields: dict[str, object] = {
+        "release": c.release,
+        "requirement": c.requirements[0] if c.requirements else "",
+    }
+    if c.fact is None:
+        return render("failure.needs", fields)
+    fields["fact"] = _fact(c)
+    return render("failure.needs+fact", fields)
+
+
+def _fact(c: Conflict) -> str:
+    assert c.fact is not None
+    origin = c.fact.origin
+    return render(f"fact.{origin}", {"fact": c.fact.text}) if origin else c.fact.text
+
+
+def suggestion_sentence(s: Suggestion) -> str:
+    """One way out, in words."""
+    fields = dict(s.fields)
+    if s.message == "way-out.arm-container":
+        cuda = fields.get("cuda")
+        fields["cuda"] = (
+            render("way-out.arm-container.cuda", fields)
+            if cuda
+            else render("way-out.arm-container.no-cuda")
+        )
+        floor = fields.get("min_driver")
+        fields["floor"] = render("way-out.arm-container.floor", fields) if floor else ""
+    return render(s.message, fields)
+
+
+def sentences(texts: Sequence[str]) -> str:
+    """Sentences run together in one paragraph, each ending with one full stop."""
+    return " ".join(t.rstrip(".") + "." for t in texts)

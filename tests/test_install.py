@@ -1,0 +1,434 @@
+"""tfenv install against a real 127.0.0.1 index of small fake wheels, with real uv and venv:
+the whole flow, a failure in the middle, interruption by SIGINT/SIGTERM, --force,
+--keep-failed, --offline, lockfiles, the Verify step's problem answered by explain, and the
+commands of the routes this machine cannot run (conda, native Windows) in --dry-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.install_index import PY, install_index_fixture, install_wheels_fixture  # noqa: F401
+from tests.lock_index import LockIndex
+from tfenv.cli import main
+from tfenv.install.claim import MARKER
+
+PLAN = ["--no-gpu", "--python", PY, "--tf", "2.15.1"]
+TEXT: Any = {"capture_output": True, "text": True, "check": True}
+SIX = "/files/six-1.16.0-py2.py3-none-any.whl"
+
+
+@pytest.fixture(autouse=True)
+def _uv_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh uv cache per test; pip reads no configuration (the machine's own index)."""
+    cache = tmp_path / "uv-cache"
+    monkeypatch.setenv("UV_CACHE_DIR", str(cache))
+    monkeypatch.setenv("UV_HTTP_RETRIES", "0")
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    return cache
+
+
+def _install(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
+    code = main(["install", *argv])
+    out, err = capsys.readouterr()
+    if "--json" in argv and out.strip():
+        return code, json.loads(out), err
+    return code, out, err
+
+
+def _steps(doc: object) -> dict[str, str]:
+    assert isinstance(doc, dict)
+    return {s["step"]: s["outcome"] for s in doc["steps"]}
+
+
+def test_install_plan_ok(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / "env"
+    code, doc, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--json")
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    assert doc["status"] == "ok"
+    assert _steps(doc) == {
+        "create": "ok",
+        "packages": "ok",
+        "activation": "ok",
+        "verify": "ok",
+    }
+    assert all(isinstance(s["seconds"], float) for s in doc["steps"])
+    verify = doc["verify"]
+    assert isinstance(verify, dict)
+    titles = [f["title"] for f in verify["findings"]]
+    assert "import tensorflow works: 2.15.1" in titles
+    marker = json.loads((env / MARKER).read_text())
+    assert marker["tensorflow"] == "2.15.1"
+    assert (env / "bin" / "python").exists()
+    assert "[2/4] Install tensorflow==2.15.1" in err  # progress, on stderr
+
+
+def test_install_text_report(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / "env"
+    code, out, _ = _install(capsys, str(env), *PLAN, "--index-url", install_index.url)
+    assert code == 0
+    assert isinstance(out, str)
+    assert "Verify: ok" in out
+    assert f"Activate it with: . {env}/bin/activate" in out
+
+
+def test_failure_mid_install_leaves_nothing(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_index.wrong_hash.add("six-1.16.0-py2.py3-none-any.whl")
+    env = tmp_path / "env"
+    code, doc, _ = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--json")
+    assert code == 1
+    assert isinstance(doc, dict)
+    assert doc["status"] == "failed"
+    assert _steps(doc)["create"] == "ok"
+    assert _steps(doc)["packages"] == "failed"
+    assert "hash" in json.dumps(doc["steps"]).lower()
+    assert not env.exists()
+    assert "Nothing is left" in str(doc["rolled_back"])
+
+
+def test_keep_failed(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_index.wrong_hash.add("six-1.16.0-py2.py3-none-any.whl")
+    env = tmp_path / "env"
+    code, out, _ = _install(
+        capsys, str(env), *PLAN, "--index-url", install_index.url, "--keep-failed"
+    )
+    assert code == 1
+    assert "kept" in str(out)
+    assert (env / MARKER).is_file()
+
+
+def test_existing_folder_and_force(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / "env"
+    url = ["--index-url", install_index.url]
+    assert _install(capsys, str(env), *PLAN, *url)[0] == 0
+    first = (env / MARKER).stat().st_ino
+    code, _, err = _install(capsys, str(env), *PLAN, *url)
+    assert code == 2
+    assert "already exists" in err
+    assert "--force" in err
+    # a failed --force puts the old environment back
+    install_index.wrong_hash.add("six-1.16.0-py2.py3-none-any.whl")
+    assert _install(capsys, str(env), *PLAN, *url, "--force")[0] == 1
+    assert (env / MARKER).stat().st_ino == first
+    assert (env / "bin" / "python").exists()
+    install_index.wrong_hash.clear()
+    assert _install(capsys, str(env), *PLAN, *url, "--force")[0] == 0
+    assert (env / MARKER).stat().st_ino != first
+    assert not list(tmp_path.glob(".env.tfenv-old-*"))
+
+
+def test_force_never_deletes_a_foreign_folder(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / "project"
+    env.mkdir()
+    (env / "notes.txt").write_text("mine")
+    code, _, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--force")
+    assert code == 2
+    assert "did not create it" in err
+    assert (env / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in env.iterdir()) == ["notes.txt"]
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    assert _install(capsys, str(not_a_dir), *PLAN, "--force")[0] == 2
+    assert not_a_dir.read_text() == "x"
+
+
+def test_empty_folder_with_force_is_emptied_again_on_failure(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / "empty"
+    env.mkdir()
+    install_index.wrong_hash.add("six-1.16.0-py2.py3-none-any.whl")
+    code = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--force")[0]
+    assert code == 1
+    assert env.is_dir()
+    assert not list(env.iterdir())
+
+
+def test_offline_from_uv_cache(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = install_index.url
+    assert _install(capsys, str(tmp_path / "a"), *PLAN, "--index-url", url)[0] == 0
+    for path in list(install_index.projects()):  # the index is gone: every request fails
+        install_index.faults[f"/simple/{path}/"] = ["500"] * 50
+    served = len(install_index.requests)
+    code, _, err = _install(capsys, str(tmp_path / "b"), *PLAN, "--index-url", url, "--offline")
+    assert code == 0, err
+    assert len(install_index.requests) == served  # nothing was asked of the index
+    code, _, _ = _install(capsys, str(tmp_path / "c"), *PLAN, "--index-url", url)
+    assert code == 1  # online, the dead index fails the install: the offline run used the cache
+
+
+def test_venv_and_pip_without_uv(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / "env"
+    code, doc, err = _install(
+        capsys, str(env), *PLAN, "--index-url", install_index.url, "--no-uv", "--json"
+    )
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    assert doc["tool"] == "venv"
+    commands = [c for s in doc["steps"] for c in s["commands"]]
+    assert "-m venv" in commands[0]
+    assert "-m pip install" in commands[1]
+    assert (env / "bin" / "pip").exists()
+
+
+def test_verify_problem_is_explained(
+    tmp_path: Path,
+    install_index: LockIndex,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAKE_TF_FAIL", "1")
+    env = tmp_path / "env"
+    code, out, _ = _install(capsys, str(env), *PLAN, "--index-url", install_index.url)
+    assert code == 1
+    assert isinstance(out, str)
+    assert "[PROBLEM] Importing TensorFlow failed" in out
+    assert "tfenv explain says:" in out
+    assert "NumPy" in out.split("tfenv explain says:")[1]
+    assert (env / "bin" / "python").exists()  # installed completely: kept for the fix
+
+
+@pytest.mark.parametrize(
+    ("step", "sig"),
+    [
+        ("create", signal.SIGINT),  # python -m venv, installing pip (--no-uv)
+        ("packages", signal.SIGINT),  # uv, waiting for a wheel
+        ("packages", signal.SIGTERM),
+        ("verify", signal.SIGTERM),  # the import check, in the new environment
+    ],
+)
+def test_interrupted_install_leaves_nothing(
+    tmp_path: Path,
+    install_index: LockIndex,
+    step: str,
+    sig: signal.Signals,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    install_index.hang_s = 60
+    install_index.faults[SIX] = ["hang"] if step == "packages" else []
+    monkeypatch.setenv("FAKE_TF_SLEEP", "60" if step == "verify" else "0")
+    env = tmp_path / "env"
+    argv = [sys.executable, "-m", "tfenv", "install", str(env), *PLAN]
+    argv += ["--index-url", install_index.url, *(["--no-uv"] if step == "create" else [])]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or ()), daemon=True)
+    reader.start()
+    number = {"create": 1, "packages": 2, "verify": 4}[step]
+    deadline = time.monotonic() + 60
+    while not any(ln.startswith(f"[{number}/4]") for ln in lines) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if step == "packages":
+        while SIX not in install_index.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+    time.sleep(0.5 if step != "create" else 2.0)  # well inside the step
+    assert proc.poll() is None, "".join(lines)
+    assert env.exists()  # half made
+    proc.send_signal(sig)
+    proc.wait(timeout=30)
+    reader.join(timeout=10)
+    err = "".join(lines)
+    assert proc.returncode == 128 + sig, err
+    assert "tfenv install stopped: Nothing is left" in err
+    assert not env.exists()
+
+
+def test_dry_run_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    env = tmp_path / "env"
+    code, out, _ = _install(capsys, str(env), *PLAN, "--dry-run")
+    assert code == 0
+    assert isinstance(out, str)
+    told = re.search(r"uv venv --python (\S+) (\S+)\n", out)
+    assert told is not None
+    assert told.group(2) == str(env)
+    python = subprocess.run([told.group(1), "-c", "import sys; print(sys.version)"], **TEXT)
+    assert python.stdout.startswith(PY)  # told the interpreter found here
+    assert "pip install --python" in out
+    assert "tensorflow==2.15.1" in out
+    assert not env.exists()
+
+
+def test_host_refused(
+    tmp_path: Path, gpu_host_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _install(capsys, str(tmp_path / "e"), "--host", str(gpu_host_file))
+    assert code == 2
+    assert "installs on this machine" in err
+
+
+def test_another_machine_only_in_dry_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ["--os", "windows", "--gpu", "RTX 3060", "--driver", "536.0", "--python", "3.10"]
+    code, _, err = _install(capsys, str(tmp_path / "e"), *flags, "--tf", "2.10", "--manager", "pip")
+    assert code == 2
+    assert "--dry-run" in err
+    code, out, _ = _install(
+        capsys, str(tmp_path / "e"), *flags, "--tf", "2.10", "--manager", "pip", "--dry-run"
+    )
+    assert code == 0
+    assert isinstance(out, str)
+    assert "route system" in out
+    assert "Scripts" in out
+    assert "python.exe" in out
+    assert "Still to do by hand:" in out
+    assert "cuda_11.2.2_461.33_win10.exe" in out
+
+
+def test_conda_route_without_conda(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))  # no conda-family tool
+    for var in ("CONDA_EXE", "MAMBA_EXE"):
+        monkeypatch.delenv(var, raising=False)
+    flags = ["--gpu", "RTX 3060", "--driver", "535.104.05", "--python", "3.10", "--tf", "2.10"]
+    code, out, _ = _install(capsys, *flags, "--manager", "conda", "--dry-run")
+    assert code == 0
+    assert isinstance(out, str)
+    want = (
+        "conda create -y -n tf-2.10.1 --override-channels -c conda-forge 'python=3.10' "
+        "'cudatoolkit=11.2.2' 'cudnn=8.1.0.77'"
+    )
+    assert want in out
+    code, _, err = _install(capsys, *flags, "--manager", "conda")
+    assert code == 1
+    assert "No conda, mamba or micromamba" in err
+    assert want in err
+
+
+def _locked_project(tmp_path: Path, url: str, capsys: pytest.CaptureFixture[str]) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tfenv.toml").write_text(
+        f'tensorflow = "2.15.1"\npython = "{PY}"\n'
+        '[targets.here]\nos = "linux"\narch = "x86_64"\nno-gpu = true\nglibc = "2.31"\n'
+    )
+    assert main(["lock", "--config", str(project), "--index-url", url]) == 0
+    capsys.readouterr()
+    return project
+
+
+def test_install_from_lockfile(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = install_index.url
+    project = _locked_project(tmp_path, url, capsys)
+    lock = project / "requirements.here.txt"
+    env = tmp_path / "env"
+    code, doc, err = _install(
+        capsys, str(env), "--target", "here", "--config", str(project), "--index-url", url, "--json"
+    )
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    assert doc["source"] == {"lock": str(lock), "target": "here"}
+    packages = next(s for s in doc["steps"] if s["step"] == "packages")
+    assert f"--require-hashes -r {lock}" in packages["commands"][0]
+    assert _steps(doc)["verify"] == "ok"
+    # --lock FILE alone: its target from its name, the configuration from its folder
+    code, _, err = _install(capsys, str(tmp_path / "env2"), "--lock", str(lock), "--index-url", url)
+    assert code == 0, err
+
+
+def test_lockfile_refusals(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _locked_project(tmp_path, install_index.url, capsys)
+    lock = project / "requirements.here.txt"
+    env = str(tmp_path / "env")
+    code, _, err = _install(capsys, env, "--lock", str(lock), "--tf", "2.15")
+    assert code == 2
+    assert "give one or the other" in err
+    code, _, err = _install(capsys, env, "--target", "nope", "--config", str(project))
+    assert code == 2
+    assert "No target named 'nope'" in err
+    text = lock.read_text()
+    lock.write_text(text.replace("six==1.16.0", "six==1.17.0"))
+    code, _, err = _install(capsys, env, "--lock", str(lock))
+    assert code == 2
+    assert "was edited" in err
+    bare = project / "requirements.bare.txt"
+    bare.write_text("tensorflow==2.15.1\n")
+    code, _, err = _install(capsys, env, "--lock", str(bare), "--target", "here")
+    assert code == 2
+    assert "no --hash lines" in err
+    assert not Path(env).exists()
+
+
+def test_lockfile_of_another_kind_of_machine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tfenv.toml").write_text(
+        f'tensorflow = "2.15.1"\npython = "{PY}"\n[targets.win]\nos = "windows"\nno-gpu = true\n'
+    )
+    (project / "requirements.win.txt").write_text("six==1.16.0 --hash=sha256:" + "0" * 64 + "\n")
+    env = str(tmp_path / "env")
+    code, _, err = _install(capsys, env, "--target", "win", "--config", str(project))
+    assert code == 2
+    assert "This plan is for windows x86_64" in err
+    code, out, _ = _install(capsys, env, "--target", "win", "--config", str(project), "--dry-run")
+    assert code == 0
+    assert "--require-hashes -r" in out
+    assert "Scripts" in out
+    assert not Path(env).exists()
+
+
+def test_system_route_reports_what_is_left(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """TensorFlow 2.10 with CUDA on Linux without its wheels: the Python side is installed;
+    doctor, checking for the GPU the plan is for, finds no CUDA 11.2 libraries; the steps
+    left to do by hand follow. The environment is complete, so it is kept."""
+    from tfenv.install.interpreters import find_python
+
+    if find_python("3.10", "linux", os.environ) is None:
+        pytest.skip("no Python 3.10 here")
+    env = tmp_path / "env"
+    machine = ["--gpu", "RTX 3060", "--driver", "535.104.05", "--python", "3.10"]
+    argv = [str(env), *machine, "--tf", "2.10", "--manager", "pip"]
+    code, out, err = _install(capsys, *argv, "--index-url", install_index.url)
+    assert code == 1, err
+    assert "route system" in out
+    assert "[PROBLEM] libcudart.so.11.0 not found" in out
+    assert "Still to do by hand:" in out
+    left = out.split("Still to do by hand:")[1]
+    assert "  - CUDA Toolkit 11.2.2: download cuda_11.2.2_" in left
+    assert "  - cuDNN 8.1 for CUDA 11" in left
+    assert "Install TensorFlow with the commands" not in left  # done by tfenv install
+    assert "its activation script sets CUDA_HOME, LD_LIBRARY_PATH, PATH and XLA_FLAGS" in left
+    assert (env / "bin" / "activate-tfenv.sh").is_file()
+    assert (
+        f"Verify: not yet: do the steps above, then check again with 'tfenv doctor --prefix {env}"
+        in out
+    )
