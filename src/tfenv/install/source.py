@@ -52,7 +52,10 @@ def from_resolution(res: Resolution) -> Source:
         raise InstallError(
             "Nothing fits this machine, so there is nothing to install.",
             hint="'tfenv resolve' with the same flags shows why and the ways out.",
-            details=(*res.conflicts, *(f"way out: {s}" for s in res.suggestions)),
+            details=(
+                *res.conflict_sentences,
+                *(f"way out: {s}" for s in res.suggestion_sentences),
+            ),
         )
     if res.plan.image is not None:
         raise UsageError(
