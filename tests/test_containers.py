@@ -21,7 +21,7 @@ from tfenv.emit import plan_files, write_plan_files
 from tfenv.emit.dockerfile import LOCK_IN_IMAGE
 from tfenv.kb import KnowledgeBase
 from tfenv.models.plan import Plan, Resolution
-from tfenv.routes.container_images import mismatch
+from tfenv.rules.container_images import mismatch
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "devcontainer.schema.json").read_text())
 LINUX = {"os": "linux", "cc": "8.6", "driver": "550.54.15", "manager": "container"}

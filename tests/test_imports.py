@@ -77,7 +77,7 @@ HEAVY = (
     "packaging.requirements",
     "packaging.markers",
     "difflib",
-    "tfenv.routes.container_images",
+    "tfenv.rules.container_images",
     "tfenv.kb.gpu_families",  # the GPU table's generation rules: loading only
     "tfenv.chart",  # the charts (--chart) and their XML writer
     "xml.etree.ElementTree",

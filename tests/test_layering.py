@@ -1,65 +1,34 @@
-"""The import layers hold: every ``import tfenv...`` in the source, function-level ones
-included, goes downwards.
-
-    cli -> commands -> api/team/lock/upgrade/doctor/emit/host -> resolver -> routes/rules
-        -> kb -> models
-
-``models`` imports nothing of tfenv but itself; the solver never reaches the host, lock
-or upgrade code; rules and routes never reach the solver; nothing imports the CLI.
+"""The import layers hold: an allow-list read from the ``layers`` block of
+docs/architecture.md. Every ``import tfenv...`` in the source, function-level ones
+included, goes from a unit (a top-level module or package of tfenv) to a unit on a lower
+line of that block; units on the same line never import each other, so there is no cycle
+between packages. A unit the block does not place fails too.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "tfenv"
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "tfenv"
+DOC = ROOT / "docs" / "architecture.md"
+ROOT_UNIT = "__init__"  # tfenv itself: the facade that re-exports the API
+VERSION_UNIT = "__version__"  # ``from tfenv import __version__``: a constant
 
-# package -> packages it must never import (prefixes of module names)
-FORBIDDEN = {
-    "tfenv.models": ("tfenv.",),
-    "tfenv.kb": ("tfenv.resolver", "tfenv.routes", "tfenv.rules", "tfenv.host", "tfenv.lock"),
-    "tfenv.rules": ("tfenv.resolver", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit"),
-    "tfenv.routes": ("tfenv.resolver", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit"),
-    "tfenv.resolver": ("tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.emit", "tfenv.doctor"),
-    "tfenv.emit": ("tfenv.lock", "tfenv.upgrade", "tfenv.doctor", "tfenv.host"),
-    "tfenv.chart": ("tfenv.commands", "tfenv.host", "tfenv.lock", "tfenv.upgrade", "tfenv.doctor"),
-    # file formats: below emit, lock and upgrade, which all use them; above nothing but the edges
-    "tfenv.formats": (
-        "tfenv.resolver",
-        "tfenv.routes",
-        "tfenv.rules",
-        "tfenv.host",
-        "tfenv.lock",
-        "tfenv.upgrade",
-        "tfenv.emit",
-        "tfenv.doctor",
-        "tfenv.explain",
-        "tfenv.api",
-        "tfenv.team",
-        "tfenv.commands",
-        "tfenv.kb",
-    ),
-    # refresh (the index and README readers, httpx) sits beside the commands, off every
-    # runtime path: only commands/refresh reaches it
-    "tfenv.refresh": (
-        "tfenv.resolver",
-        "tfenv.routes",
-        "tfenv.rules",
-        "tfenv.host",
-        "tfenv.lock",
-        "tfenv.upgrade",
-        "tfenv.emit",
-        "tfenv.doctor",
-        "tfenv.explain",
-        "tfenv.api",
-    ),
-    "tfenv.install": ("tfenv.commands",),  # above doctor, lock and emit, which it uses
-}
-REFRESH_USERS = ("tfenv.commands.refresh", "tfenv.refresh")
-ALLOWED_INSIDE = {"tfenv.models": ("tfenv.models",)}
+
+def read_layers(text: str) -> tuple[tuple[str, ...], ...]:
+    """The ``layers`` block: one line per layer, top first, units separated by spaces."""
+    found = re.search(r"^```layers\n(.*?)^```", text, re.M | re.S)
+    assert found, "docs/architecture.md has no ```layers block"
+    return tuple(tuple(line.split()) for line in found.group(1).splitlines() if line.split())
+
+
+LAYERS = read_layers(DOC.read_text("utf-8"))
+RANK = {unit: i for i, layer in enumerate(LAYERS) for unit in layer}
 
 
 def _module_name(path: Path) -> str:
@@ -70,6 +39,16 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def unit_of(module: str) -> str:
+    """``tfenv.lock.pip`` -> ``lock``; ``tfenv`` and its attributes -> the root unit."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return ROOT_UNIT
+    if parts[1] == "__version__":
+        return VERSION_UNIT
+    return parts[1]
+
+
 def _imports(path: Path) -> list[str]:
     tree = ast.parse(path.read_text("utf-8"))
     found = []
@@ -77,9 +56,24 @@ def _imports(path: Path) -> list[str]:
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append(node.module)
-            found += [f"{node.module}.{a.name}" for a in node.names]
+            if node.module == "tfenv":  # from tfenv import routes: the module imported
+                found += [f"tfenv.{a.name}" for a in node.names]
+            else:
+                found.append(node.module)
     return [n for n in found if n == "tfenv" or n.startswith("tfenv.")]
+
+
+def against_the_layers(name: str, imported: list[str], rank: dict[str, int] = RANK) -> list[str]:
+    """The imports of module ``name`` that do not go to a lower layer."""
+    here = unit_of(name)
+    bad = []
+    for imp in imported:
+        there = unit_of(imp)
+        if there == here:
+            continue
+        if there not in rank or here not in rank or rank[there] <= rank[here]:
+            bad.append(imp)
+    return sorted(set(bad))
 
 
 MODULES = sorted(SRC.rglob("*.py"))
@@ -90,37 +84,45 @@ def test_the_walk_sees_the_package() -> None:
     assert {"tfenv.models.platform", "tfenv.rules", "tfenv.routes", "tfenv.resolver"} <= names
 
 
-def _against_the_layers(name: str, imported: list[str]) -> list[str]:
-    """The imports of module ``name`` that go upwards."""
-    bad = []
-    for imp in imported:
-        if imp.startswith("tfenv.cli") and name != "tfenv.__main__":
-            bad.append(imp)
-        if (imp == "tfenv.refresh" or imp.startswith("tfenv.refresh.")) and not any(
-            name == u or name.startswith(u + ".") for u in REFRESH_USERS
-        ):
-            bad.append(imp)
-        for package, forbidden in FORBIDDEN.items():
-            if name != package and not name.startswith(package + "."):
-                continue
-            allowed = ALLOWED_INSIDE.get(package, ())
-            if any(imp.startswith(f) for f in forbidden) and not any(
-                imp == a or imp.startswith(a + ".") for a in allowed
-            ):
-                bad.append(imp)
-    return sorted(set(bad))
+def test_every_unit_is_placed_once() -> None:
+    units = {unit_of(_module_name(p)) for p in MODULES} | {VERSION_UNIT}
+    placed = [u for layer in LAYERS for u in layer]
+    assert len(placed) == len(set(placed)), "a unit is on two lines of the layers block"
+    assert units == set(placed)
 
 
 @pytest.mark.parametrize("path", MODULES, ids=[_module_name(p) for p in MODULES])
 def test_imports_go_downwards(path: Path) -> None:
     name = _module_name(path)
-    bad = _against_the_layers(name, _imports(path))
-    assert not bad, f"{name} imports {bad} against the layering"
+    bad = against_the_layers(name, _imports(path))
+    assert not bad, f"{name} imports {bad} against the layers in docs/architecture.md"
+
+
+REFRESH_USERS = ("tfenv.commands.refresh", "tfenv.refresh")
+
+
+def test_only_the_refresh_command_reaches_refresh() -> None:
+    """refresh (the index and README readers, httpx) is off every runtime path."""
+    users = {
+        _module_name(p)
+        for p in MODULES
+        if any(i == "tfenv.refresh" or i.startswith("tfenv.refresh.") for i in _imports(p))
+    }
+    assert users
+    assert all(any(u == r or u.startswith(r + ".") for r in REFRESH_USERS) for u in users)
+
+
+def test_the_chain_of_the_solver() -> None:
+    """The order the architecture is built on: the solver over rules and routes over the
+    knowledge base over the models; the CLI on top."""
+    order = ["cli", "commands", "resolver", "routes", "rules", "kb", "models"]
+    assert [RANK[u] for u in order] == sorted(RANK[u] for u in order)
+    assert len({RANK[u] for u in order}) == len(order)
 
 
 def test_the_check_would_fail(tmp_path: Path) -> None:
-    """Not vacuous: the same walk and check see an upward import, a function-level one
-    included, and let a downward one pass."""
+    """Not vacuous: an upward import (function-level too), an import inside the same
+    layer and the review's examples fail; a downward one passes."""
     path = tmp_path / "rule.py"
     path.write_text(
         "from tfenv.kb import KnowledgeBase\n"
@@ -130,11 +132,15 @@ def test_the_check_would_fail(tmp_path: Path) -> None:
         "utf-8",
     )
     found = _imports(path)
-    assert _against_the_layers("tfenv.rules.example", found) == [
-        "tfenv.cli",
-        "tfenv.resolver",
-        "tfenv.resolver.resolve",
-    ]
-    assert _against_the_layers("tfenv.commands.example", found) == ["tfenv.cli"]
-    assert _against_the_layers("tfenv.models.platform", ["tfenv.models.driver"]) == []
-    assert _against_the_layers("tfenv.models.platform", ["tfenv.kb"]) == ["tfenv.kb"]
+    assert against_the_layers("tfenv.rules.example", found) == ["tfenv.cli", "tfenv.resolver"]
+    assert against_the_layers("tfenv.commands.example", found) == ["tfenv.cli"]
+    assert against_the_layers("tfenv.models.platform", ["tfenv.models.driver"]) == []
+    assert against_the_layers("tfenv.models.platform", ["tfenv.kb"]) == ["tfenv.kb"]
+    assert against_the_layers("tfenv.kb.changes", ["tfenv.api", "tfenv.upgrade"]) != []
+    assert against_the_layers("tfenv.host.parse", ["tfenv.lock.pip"]) == ["tfenv.lock.pip"]
+    assert against_the_layers("tfenv.rules.image_driver", ["tfenv.routes.container"]) != []
+    same = {"a": 0, "b": 0, "c": 1}
+    assert against_the_layers("tfenv.a", ["tfenv.b"], same) == ["tfenv.b"]
+    assert against_the_layers("tfenv.a", ["tfenv.c"], same) == []
+    assert against_the_layers("tfenv.a", ["tfenv.new"], same) == ["tfenv.new"]
+    assert read_layers("x\n```layers\na b\n\nc\n```\n") == (("a", "b"), ("c",))

@@ -1,6 +1,8 @@
-"""Orchestration: from what the user gave to a :class:`Resolution`.
+"""tfenv's Python API, and the orchestration the CLI shares with it: from what the user
+gave to a :class:`~tfenv.models.plan.Resolution` (docs/api.md).
 
-No printing, no argv, no file writes: the CLI does those.
+No printing, no argv, no file writes: the CLI does those. :func:`resolve` and
+:func:`detect` are re-exported from ``tfenv`` (lazily: ``import tfenv`` stays cheap).
 """
 
 from __future__ import annotations
@@ -16,10 +18,65 @@ from tfenv.models.platform import UnsupportedPlatform
 from tfenv.models.target import MachineArgs, Request, Target
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tfenv.host import HostProfile
     from tfenv.kb import KnowledgeBase
+    from tfenv.models.plan import Resolution
 
-__all__ = ["build_request", "build_target"]
+__all__ = ["build_request", "build_target", "detect", "resolve"]
+
+
+def resolve(
+    tf: Optional[str] = None,
+    *,
+    os: Optional[str] = None,
+    arch: Optional[str] = None,
+    gpu: Optional[str] = None,
+    cc: Optional[str] = None,
+    driver: Optional[str] = None,
+    glibc: Optional[str] = None,
+    python: Optional[str] = None,
+    host: Optional[Path] = None,
+    gpu_index: Optional[int] = None,
+    no_gpu: bool = False,
+    manager: str = "auto",
+    allow_cpu: bool = False,
+    pre: bool = False,
+    cuda_libs: str = "build",
+    machine: Optional[MachineArgs] = None,
+    kb: Optional[KnowledgeBase] = None,
+) -> Resolution:
+    """The stack for TensorFlow ``tf`` (a version or specifier, ``None``: the newest) on a
+    machine: what ``tfenv resolve`` answers. The machine is this one (detected) unless
+    ``os``/``arch`` (or ``host``, a file from ``tfenv detect --json``) describe another;
+    the other facts override what detection or the host file says. ``machine`` gives all
+    the facts at once (then the fact keywords must be left out). Bad input raises
+    :class:`~tfenv.errors.UsageError`; a machine nothing fits is an answer
+    (``res.ok`` is False, ``res.conflicts`` says why), not an error."""
+    from tfenv.kb import KnowledgeBase
+    from tfenv.resolver import resolve as solve
+
+    facts = MachineArgs(
+        host_file=host, os=os, arch=arch, gpu=gpu, cc=cc, no_gpu=no_gpu, driver=driver,
+        glibc=glibc, python=python, gpu_index=gpu_index,
+    )  # fmt: skip
+    if machine is not None:
+        if facts != MachineArgs(no_gpu=no_gpu):
+            raise TypeError("resolve(): give machine= or the machine's facts, not both")
+        facts = machine
+    if facts.no_gpu and facts.cc is not None:
+        raise UsageError("--cc describes a GPU; it does not go with --no-gpu.")
+    kb = kb if kb is not None else KnowledgeBase.from_environment()
+    request = build_request(kb, tf, manager, allow_cpu, facts.no_gpu, pre, cuda_libs)
+    return solve(kb, build_target(kb, facts), request)
+
+
+def detect(timeout: Optional[float] = None) -> HostProfile:
+    """This machine as ``tfenv detect`` reads it (OS, glibc, Python, GPUs, driver, CUDA)."""
+    from tfenv import host
+
+    return host.detect() if timeout is None else host.detect(timeout=timeout)
 
 
 def build_request(

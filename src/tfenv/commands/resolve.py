@@ -132,18 +132,21 @@ def machine_args(args: argparse.Namespace) -> MachineArgs:
 def run(args: argparse.Namespace) -> int:
     from tfenv import api, report
     from tfenv.kb import KnowledgeBase
-    from tfenv.resolver import resolve
 
     if args.chart is not None:
         from tfenv.chart.files import check_path
 
         check_path("--chart", args.chart)
     kb = KnowledgeBase.from_environment()
-    request = api.build_request(
-        kb, args.tf, args.manager, args.allow_cpu, args.no_gpu, args.pre, args.cuda_libs
+    res = api.resolve(
+        args.tf,
+        machine=machine_args(args),
+        manager=args.manager,
+        allow_cpu=args.allow_cpu,
+        pre=args.pre,
+        cuda_libs=args.cuda_libs,
+        kb=kb,
     )
-    target = api.build_target(kb, machine_args(args))
-    res = resolve(kb, target, request)
     if args.emit is not None and res.plan is not None:
         from tfenv.emit import write_plan_files
 

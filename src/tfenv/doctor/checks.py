@@ -184,7 +184,7 @@ def _tf_finding(
     where = platform or f"{host.os}/{host.arch}, a machine TensorFlow publishes no wheels for"
     fix = (
         "use WSL2 and " + command(["pip", "install", "tensorflow[and-cuda]"], "posix")
-        if host.os == "windows"
+        if system(host.os).is_windows
         else "pip install tensorflow (not a -cpu package)"
     )
     return Finding(

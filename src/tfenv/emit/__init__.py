@@ -44,7 +44,7 @@ def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
         "install-guide": ("INSTALL.md", lambda: render_install_md(res)),
     }
     files: dict[str, str] = {}
-    for kind in _kinds(route(plan.route).emits, res.target.os):
+    for kind in _kinds(route(plan.route).emits, res.target.system.is_windows):
         name, render = renderers[kind]
         text = render()
         if text:
@@ -52,10 +52,10 @@ def plan_files(res: Resolution, lock: Optional[str] = None) -> dict[str, str]:
     return files
 
 
-def _kinds(emits: tuple[str, ...], os: str) -> tuple[str, ...]:
+def _kinds(emits: tuple[str, ...], windows: bool) -> tuple[str, ...]:
     """What to write for a target: on native Windows, the activation scripts for cmd.exe
     and PowerShell instead of the POSIX one."""
-    if os != "windows":
+    if not windows:
         return emits
     out: list[str] = []
     for kind in emits:

@@ -43,7 +43,7 @@ def render_wheel_activation(res: Resolution) -> Optional[str]:
 
 def _applies(res: Resolution) -> bool:
     plan = res.plan
-    return plan is not None and plan.accelerator == "cuda" and res.target.os != "windows"
+    return plan is not None and plan.accelerator == "cuda" and not res.target.system.is_windows
 
 
 def _head(res: Resolution) -> str:

@@ -28,7 +28,7 @@ def batch_comment(text: str) -> str:
 
 def _applies(res: Resolution) -> bool:
     plan = res.plan
-    return plan is not None and bool(plan.env) and res.target.os == "windows"
+    return plan is not None and bool(plan.env) and res.target.system.is_windows
 
 
 def render_bat(res: Resolution) -> Optional[str]:

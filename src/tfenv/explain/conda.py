@@ -114,13 +114,21 @@ def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
         from tfenv.models.target import Request
 
         res = ctx.solve(m, Request(manager="conda"))
-        if res.plan is not None and res.plan.route == "conda":
+        if res.plan is not None and _conda_only(res.plan.route):
             fix += (
                 f" (`tfenv resolve --manager conda` for this machine: {', '.join(res.plan.conda)})"
             )
     if cv.versions and want not in cv.versions:
         facts.append(f"cuda-version has {span(list(cv.versions))}; there is no {want}.")
     return Answer(tuple(facts), fix + ".")
+
+
+def _conda_only(name: str) -> bool:
+    """Whether route ``name`` installs everything with conda (no pip inside it)."""
+    from tfenv import routes
+
+    found = routes.route(name)
+    return found.locker == "conda" and not found.pip_in_conda
 
 
 def _conda_tf(ctx: Context, want: Version) -> Optional[tuple[Version, CondaTfVariant]]:

@@ -19,7 +19,7 @@ _REQUIRE = re.compile(r"--require=(?P<clause>[^\]\n]{1,4000}?) --pid=")
 
 
 def _host(ctx: Context) -> Optional[HostFacts]:
-    from tfenv.routes.container_images import host_facts
+    from tfenv.rules.container_images import host_facts
 
     m = ctx.machine
     if m is None or m.driver is None:
@@ -127,7 +127,7 @@ def _runtime(groups: Mapping[str, str], ctx: Context) -> Answer:
     """Docker has no GPU runtime, or the runtime cannot reach the host's driver."""
     needs = ctx.kb.containers.host
     m = ctx.machine
-    os = "wsl2" if m is not None and m.os in ("wsl2", "windows") else "linux"
+    os = "wsl2" if m is not None and (m.system.is_wsl2 or m.system.is_windows) else "linux"
     facts = [f"A GPU container needs on the host: {'; '.join(needs.for_os(os))}."]
     if "libnvidia-ml" in ctx.text:
         facts.append(

@@ -175,7 +175,7 @@ def _changes(target: Optional[Target], hints: Hints) -> tuple[dict[str, object],
     other_os = target is None or (
         "os" in detected
         and target.platform.key != hints.platform
-        and not (target.os == "wsl2" and (hints.platform or "").startswith("linux"))
+        and not (target.system.is_wsl2 and (hints.platform or "").startswith("linux"))
     )
     if hints.platform is not None and other_os:
         changes["os"], changes["arch"] = PLATFORM_MACHINE[hints.platform]

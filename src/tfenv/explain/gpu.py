@@ -81,7 +81,7 @@ def _gpu_fix(ctx: Context, cc: Version) -> Optional[str]:
     from tfenv.models.target import Request
 
     m = ctx.machine
-    if m is None or (m.platform.key != "linux_x86_64" and m.os != "wsl2"):
+    if m is None or (m.platform.key != "linux_x86_64" and not m.system.is_wsl2):
         return None
     target = replace(m, cc=cc, gpu_name=m.gpu_name if m.cc == cc else None)
     res = ctx.solve(target, Request())

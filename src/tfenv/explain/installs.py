@@ -198,7 +198,7 @@ def _tensorflow_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
         "the install on purpose."
     ]
     m = ctx.machine
-    if m is not None and m.os == "windows":
+    if m is not None and m.system.is_windows:
         fix = windows_gpu_fix(ctx)
         if fix is not None:
             return Answer(tuple(facts), "Replace tensorflow-gpu by tensorflow. " + fix)

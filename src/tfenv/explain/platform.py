@@ -150,7 +150,7 @@ def _pairs(kb: KnowledgeBase) -> str:
 def _windows_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
     """Native Windows: DLL load failures, and the end of GPU support after 2.10."""
     m = ctx.machine
-    if m is not None and m.os != "windows":
+    if m is not None and not m.system.is_windows:
         return Answer(
             (
                 f"This machine is {m.system.title}: run `tfenv doctor --import` there; it names "

@@ -251,7 +251,7 @@ def remaining_steps(source: Source) -> tuple[str, ...]:
     ``steps`` up to installing TensorFlow, which tfenv has done; its Verify step is the
     check install runs), then activating the environment."""
     plan = source.plan
-    if plan.route != "system":
+    if not plan.steps:  # only a route that leaves manual steps (the system route) has them
         return ()
     steps = []
     for step in plan.steps:

@@ -160,7 +160,9 @@ def solve_specs(plan: Plan, spec: CondaLockSpec) -> tuple[str, ...]:
             "which has no conda packages to lock."
         )
     specs = list(plan.conda)
-    if plan.route == "conda+pip" and not any(conda_spec_name(s) == "pip" for s in specs):
+    if routes.route(plan.route).pip_in_conda and not any(
+        conda_spec_name(s) == "pip" for s in specs
+    ):
         specs.append("pip")
     specs.extend(s for s in spec.extra_specs if s not in specs)
     return tuple(specs)
@@ -197,7 +199,7 @@ def lock_conda(
     python = next((p.version for p in packages if p.name == "python"), None)
     content_hash = _content_hash(subdir, channels, specs, plan.pip, vpkgs)
     env_name = conda_env_name(plan.tensorflow)  # the plan's name: emit's file says the same
-    pip_specs = tuple(plan.pip) if plan.route == "conda+pip" else ()
+    pip_specs = tuple(plan.pip) if routes.route(plan.route).pip_in_conda else ()
     env_text = environment_yml.render_environment(
         name=env_name,
         channels=channels,

@@ -64,7 +64,7 @@ def target_virtual_packages(
     out: list[VirtualPackageSpec] = []
     arch = target.platform.archspec
     out.append(VirtualPackageSpec("__archspec", "1", arch, source="target architecture"))
-    if target.platform.os == "linux":
+    if target.platform.is_linux:
         out.append(VirtualPackageSpec("__unix", "0", source="target OS"))
         out.append(
             VirtualPackageSpec(
@@ -83,9 +83,9 @@ def target_virtual_packages(
                 f"The target's glibc is not known; the solve assumed __glibc {DEFAULT_GLIBC}, "
                 "conda-forge's baseline (give the target's glibc to lock for it exactly)."
             )
-    elif target.platform.os == "windows":
+    elif target.platform.is_windows:
         out.append(VirtualPackageSpec("__win", "0", source="target OS"))
-    elif target.platform.os == "macos":
+    elif target.platform.is_macos:
         out.append(VirtualPackageSpec("__unix", "0", source="target OS"))
         out.append(
             VirtualPackageSpec("__osx", DEFAULT_OSX, source="assumed macOS version", assumed=True)
@@ -103,7 +103,7 @@ def target_virtual_packages(
 def _virtual_cuda(
     target: Target, kb: Optional[KnowledgeBase]
 ) -> tuple[Optional[VirtualPackageSpec], Optional[str]]:
-    if target.platform.os == "macos":
+    if target.platform.is_macos:
         return None, None
     if not target.has_nvidia_gpu:
         return (

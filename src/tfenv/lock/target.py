@@ -153,6 +153,7 @@ def _pip_files(
 def _conda_files(
     kb: KnowledgeBase, ctx: LockContext, spec: TargetSpec, res: Resolution, inputs: Inputs
 ) -> list[tuple[str, str]]:
+    from tfenv import routes
     from tfenv.formats.cuda_pins import cuda_pins
     from tfenv.lock.conda import CondaLockSpec, lock_conda
     from tfenv.lock.header import header_lines, stamp_content
@@ -162,7 +163,7 @@ def _conda_files(
     assert plan is not None
     cspec = CondaLockSpec(channels=ctx.config.channels, cache_dir=None, offline=ctx.options.offline)
     result = lock_conda(res.target, plan, cspec, kb=kb, label=spec.name)
-    pip_reqs = (plan.pip if plan.route == "conda+pip" else ()) + ctx.config.dependencies
+    pip_reqs = (plan.pip if routes.route(plan.route).pip_in_conda else ()) + ctx.config.dependencies
     if pip_reqs:
         result = result.with_pip(_conda_pip_packages(ctx, res, result, pip_reqs))
     pinned = cuda_pins(((p.name, p.version) for p in result.packages), conda=True)

@@ -74,6 +74,14 @@ class Platform:
     def is_linux(self) -> bool:
         return self.os == "linux"
 
+    @property
+    def is_windows(self) -> bool:
+        return self.os == "windows"
+
+    @property
+    def is_macos(self) -> bool:
+        return self.os == "macos"
+
     def uv_platform(self, glibc: tuple[int, int]) -> str:
         """uv's ``--python-platform``: ``x86_64-manylinux_2_28`` on Linux (for ``glibc``)."""
         if self.uv_triple is not None:
@@ -166,6 +174,25 @@ class System:
 
     def __str__(self) -> str:
         return self.name
+
+    # predicates, so that no code outside models compares a system's name
+    @property
+    def is_linux(self) -> bool:
+        """Linux itself (not WSL2)."""
+        return self.name == "linux"
+
+    @property
+    def is_wsl2(self) -> bool:
+        return self.name == "wsl2"
+
+    @property
+    def is_windows(self) -> bool:
+        """Native Windows (not WSL2)."""
+        return self.name == "windows"
+
+    @property
+    def is_macos(self) -> bool:
+        return self.name == "macos"
 
 
 SYSTEMS: tuple[System, ...] = (

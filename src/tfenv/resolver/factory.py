@@ -15,7 +15,6 @@ from packaging.version import Version
 
 from tfenv import routes, rules
 from tfenv.kb.releases import TfOption, tf_options
-from tfenv.routes.container import container_view
 from tfenv.rules.model import (
     Candidate,
     Requirement,
@@ -50,9 +49,9 @@ class Factory:
         self.kb = kb
         # a container brings its own Linux, Python and glibc: only the host's GPU and
         # driver still count, and on Windows the container runs in WSL2
-        self.target = container_view(target) if request.manager == "container" else target
+        self.target = routes.view(request.manager, target)
         self.request = request
-        self.context = rules.Context(kb, self.target, request)
+        self.context = rules.Context(kb, self.target, request, routes.in_image(request.manager))
         self.where = routes.Where(kb, self.target, request.cuda_libs)
         self.candidates = lru_cache(maxsize=None)(self._candidates)
         self.dependencies = lru_cache(maxsize=None)(self._dependencies)

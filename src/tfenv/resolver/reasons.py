@@ -218,7 +218,7 @@ def _cuda_reasons(
     ]
     if floor is not None:
         have = f"; this machine has {f.target.driver}" if f.target.driver else ""
-        wsl = " (WSL2 uses the Windows driver)" if f.target.os == "wsl2" else ""
+        wsl = " (WSL2 uses the Windows driver)" if f.target.system.is_wsl2 else ""
         out.append(f"Driver >= {floor}: {rule}{wsl}{have}.")
     return out
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 
+from tfenv import routes
 from tfenv.models.conflict import Suggestion
 from tfenv.models.target import Request, Target
 
@@ -67,7 +68,7 @@ def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
 
 
 def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
-    if t.driver is None or not t.has_nvidia_gpu or r.no_gpu or r.manager == "container":
+    if t.driver is None or not t.has_nvidia_gpu or r.no_gpu or routes.in_image(r.manager):
         return None  # a container image may admit only some drivers: see _image_driver
     plan = solve(replace(t, driver=None), r)
     if plan is None or plan.min_driver is None:
@@ -82,7 +83,7 @@ def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
 
 
 def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
-    if t.os != "windows" or not t.has_nvidia_gpu:
+    if not t.system.is_windows or not t.has_nvidia_gpu:
         return None
     plan = solve(replace(t, os="wsl2"), r)
     if plan is None:
@@ -140,7 +141,7 @@ def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Opt
     NVIDIA_REQUIRE_CUDA admits some branches and not others, so each is tried."""
     from tfenv.models.driver import DriverVersion
 
-    if r.manager != "container" or t.driver is None or not t.has_nvidia_gpu or r.no_gpu:
+    if not routes.in_image(r.manager) or t.driver is None or not t.has_nvidia_gpu or r.no_gpu:
         return None
     if solve(replace(t, driver=None), r) is None:
         return None  # the driver is not what stands in the way
@@ -200,7 +201,7 @@ def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[Suggestion]:
 def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[Suggestion]:
     """NGC publishes arm64 (SBSA) TensorFlow images for Arm servers: the newest recorded one
     whose CUDA knows the GPU (never one whose CUDA predates it)."""
-    from tfenv.routes.container_images import ngc_gpu_support
+    from tfenv.rules.container_images import ngc_gpu_support
 
     found: tuple[NgcRelease, ...] = kb.containers.ngc_for_arch("aarch64")
     if not found:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from tfenv.models.target import Target
 
 __all__ = [
+    "MANAGERS",
     "ROUTES",
     "Choice",
     "Delivery",
@@ -45,9 +46,11 @@ __all__ = [
     "Route",
     "Where",
     "for_manager",
+    "in_image",
     "options",
     "recommended",
     "route",
+    "view",
     "waived",
 ]
 
@@ -62,6 +65,8 @@ ROUTES: tuple[Route, ...] = (
     ContainerRoute(),
 )
 _BY_NAME = {r.name: r for r in ROUTES}
+#: The --manager values, derived from the routes ("auto" first, then in registry order).
+MANAGERS: tuple[str, ...] = tuple(dict.fromkeys(m for r in ROUTES for m in r.managers))
 
 
 def route(name: str) -> Route:
@@ -74,18 +79,37 @@ def for_manager(manager: str) -> tuple[Route, ...]:
     return tuple(r for r in ROUTES if manager in r.managers)
 
 
+def _exclusive(manager: str) -> tuple[Route, ...]:
+    return tuple(r for r in for_manager(manager) if r.on_request_only)
+
+
+def in_image(manager: str) -> bool:
+    """Whether ``manager`` asks for routes that run in a container image."""
+    return any(r.in_image for r in _exclusive(manager))
+
+
+def view(manager: str, target: Target) -> Target:
+    """The machine as the routes ``manager`` asks for see it (a container: its own Linux,
+    Python and glibc; the host's GPU and driver)."""
+    for r in _exclusive(manager):
+        return r.view(target)
+    return target
+
+
 def recommended(kb: KnowledgeBase, version: Version, target: Target) -> tuple[str, ...]:
     """Routes the TensorFlow docs recommend for this release and target, best first."""
-    key = "wsl2" if target.os == "wsl2" else target.platform.key
+    key = "wsl2" if target.system.is_wsl2 else target.platform.key
     return tuple(r.route for r in kb.platforms.routes_for(version, key))
 
 
 def options(where: Where, option: TfOption, accel: str, manager: str) -> tuple[Route, ...]:
     """Routes that can install ``option`` built for ``accel`` on the target, best first:
     those the TensorFlow docs recommend in their order, then the rest in registry order."""
-    exclusive = [r for r in for_manager(manager) if r.on_request_only]
+    exclusive = _exclusive(manager)
     pool = (
-        exclusive if exclusive and accel == "cuda" else [r for r in ROUTES if not r.on_request_only]
+        list(exclusive)
+        if exclusive and accel == "cuda"
+        else [r for r in ROUTES if not r.on_request_only]
     )
     possible = [
         r for r in pool if accel in r.accelerators and r.problem(where, option, accel) is None

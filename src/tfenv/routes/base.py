@@ -101,7 +101,14 @@ class Route(ABC):
     managers: ClassVar[tuple[str, ...]]  # the --manager values that select it
     on_request_only: ClassVar[bool] = False  # used only when its manager is asked for
     locker: ClassVar[Locker] = "pip"  # how `tfenv lock` locks it
-    emits: ClassVar[tuple[str, ...]] = ("requirements.txt",)  # what --emit writes
+    emits: ClassVar[tuple[str, ...]] = ()  # the emit kinds --emit writes (tfenv.emit)
+    pip_in_conda: ClassVar[bool] = False  # its pip packages install inside a conda env
+    in_image: ClassVar[bool] = False  # it runs in a container image (see :meth:`view`)
+
+    def view(self, target: Target) -> Target:
+        """The machine as this route's environment sees it (a container: its own Linux,
+        Python and glibc; the host's GPU and driver)."""
+        return target
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         """Why this route cannot install ``option`` here (None: it can)."""
@@ -138,6 +145,6 @@ def shell_of(where: Where) -> Shell:
 
 def library_env(target: Target, *dirs: str) -> tuple[tuple[str, str], ...]:
     """``LD_LIBRARY_PATH`` with ``dirs`` first (nothing on native Windows)."""
-    if target.os == "windows":
+    if target.system.is_windows:
         return ()
     return (("LD_LIBRARY_PATH", ":".join([*dirs, "$LD_LIBRARY_PATH"])),)

@@ -36,6 +36,7 @@ class CondaPipRoute(Route):
     managers = ("auto", "conda")
     locker = "conda"
     emits = ("environment", "activation")
+    pip_in_conda = True
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         cb = option.build.for_machine(where.target.os) if option.build else None
@@ -61,7 +62,7 @@ class CondaPipRoute(Route):
             wheel = _cudnn_wheel(kb, cuda, cudnn) if from_conda is None else None
             if wheel is not None:
                 pip.insert(0, wheel)
-                env = _pip_cudnn_env(target.os)
+                env = _pip_cudnn_env(target.system.is_windows)
             else:
                 conda.append(f"cudnn={from_conda or cudnn}")
         shell = shell_of(where)
@@ -87,8 +88,8 @@ def _cudnn_wheel(kb: KnowledgeBase, cuda: Version, cudnn: Version) -> Optional[s
     return None if found is None else f"{name}=={found}"
 
 
-def _pip_cudnn_env(os: str) -> tuple[tuple[str, str], ...]:
-    if os == "windows":
+def _pip_cudnn_env(windows: bool) -> tuple[tuple[str, str], ...]:
+    if windows:
         return ()
     where = '$(python -c "import os, nvidia.cudnn; print(os.path.dirname(nvidia.cudnn.__file__))")'
     return (

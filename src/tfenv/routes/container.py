@@ -1,7 +1,7 @@
 """``container``: TensorFlow in an image that carries CUDA and cuDNN (only on request).
 
 The host needs only the NVIDIA driver and the NVIDIA Container Toolkit. Which image a
-release gets is decided in :mod:`tfenv.routes.container_images`: the official
+release gets is decided in :mod:`tfenv.rules.container_images`: the official
 ``tensorflow/tensorflow:<v>-gpu`` image where its CUDA/cuDNN match the release, else
 NVIDIA's CUDA base image with Python and ``tensorflow[and-cuda]`` installed by the
 Dockerfile, and NVIDIA's NGC image where it is the host's way out. Whether the host can
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 
-# The image choice (tfenv.routes.container_images) is imported where it is used: this
+# The image choice (tfenv.rules.container_images) is imported where it is used: this
 # route is asked only with --manager container, and every resolve imports this module.
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -30,18 +30,16 @@ if TYPE_CHECKING:
     from tfenv.kb.releases import TfOption
     from tfenv.models.require_cuda import Verdict
     from tfenv.models.target import Target
-    from tfenv.routes.container_images import ContainerImage
+    from tfenv.rules.container_images import ContainerImage
 
 __all__ = [
     "SMOKE_TEST",
     "ContainerRoute",
-    "container_image",
     "container_ngc",
     "container_view",
     "docker_run",
     "newer_cuda_image",
     "ngc_gpu_way_outs",
-    "require_text",
 ]
 
 # exits non-zero unless TensorFlow sees a GPU (the container route's health check)
@@ -60,22 +58,26 @@ def docker_run(image: str, command: str = "") -> str:
 def container_view(target: Target) -> Target:
     """The target as a container sees it: Linux (WSL2 on Windows), the host's GPU and driver;
     the image brings its own Python and glibc."""
-    os_name = "wsl2" if target.os == "windows" else target.os
+    os_name = "wsl2" if target.system.is_windows else target.os
     return replace(target, os=os_name, python=None, glibc=None)
 
 
-def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
-    """The image for ``opt`` on this host (see :mod:`tfenv.routes.container_images`)."""
-    from tfenv.routes.container_images import choose
+def _image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
+    from tfenv.rules.container_images import container_image
 
-    key = ("container-image", opt.package, str(opt.version), target)
-    return kb.memo(key, lambda: choose(kb, opt, target))
+    return container_image(kb, opt, target)
+
+
+def _require_text(image: ContainerImage) -> str:
+    from tfenv.rules.container_images import require_text
+
+    return require_text(image)
 
 
 def container_ngc(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
     """NVIDIA's NGC image of ``opt`` where it is this host's way out (GPU code the
     official wheels lack, or CUDA forward compatibility on a data-center GPU)."""
-    from tfenv.routes.container_images import ngc_image
+    from tfenv.rules.container_images import ngc_image
 
     if target.platform.key != "linux_x86_64":
         return None
@@ -88,7 +90,7 @@ def ngc_gpu_way_outs(
     """NGC releases (and how their GPU support is known) that run TensorFlow on this GPU
     where the official wheels cannot, when some release in ``wanted`` lacks code for it too."""
     from tfenv.kb.releases import tf_options
-    from tfenv.routes.container_images import ngc_gpu_support, wheels_run_on
+    from tfenv.rules.container_images import ngc_gpu_support, wheels_run_on
 
     if target.cc is None or target.platform.key != "linux_x86_64":
         return ()
@@ -105,11 +107,6 @@ def ngc_gpu_way_outs(
     return tuple(out)
 
 
-def require_text(image: ContainerImage) -> str:
-    """ "tensorflow/tensorflow:2.17.0-gpu's NVIDIA_REQUIRE_CUDA (inferred)"."""
-    return f"{image.image}'s NVIDIA_REQUIRE_CUDA ({image.require_status})"
-
-
 class ContainerRoute(Route):
     name = "container"
     why = (
@@ -120,9 +117,13 @@ class ContainerRoute(Route):
     managers = ("container",)
     on_request_only = True
     emits = ("dockerfile", "devcontainer")
+    in_image = True
+
+    def view(self, target: Target) -> Target:
+        return container_view(target)
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
-        if container_image(where.kb, option, where.target) is None:
+        if _image(where.kb, option, where.target) is None:
             return f"no container image of TensorFlow {option.version} runs on this host"
         return None
 
@@ -130,14 +131,14 @@ class ContainerRoute(Route):
         """What an NGC image makes moot: the driver the wheels' PTX needs to JIT (its own
         build is not the wheel), and either the wheels' GPU code (its build has code for the
         GPU) or the driver floor (its forward-compatibility package)."""
-        image = container_image(where.kb, option, where.target)
+        image = _image(where.kb, option, where.target)
         if image is None or image.family != "ngc":
             return frozenset()
         return frozenset({"jit-driver", "gpu-code" if image.way_out == "gpu-code" else "driver"})
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         kb, target, opt = where.kb, where.target, choice.option
-        image = container_image(kb, opt, target)
+        image = _image(kb, opt, target)
         if image is None:  # problem() said so before the solver picked this route
             return Delivery(None, choice.cuda, choice.cudnn, Packages())
         python = image.python if image.family != "cuda-base" else choice.python
@@ -165,9 +166,9 @@ class ContainerRoute(Route):
     def host_needs(self, where: Where, floor: Optional[Version]) -> tuple[str, ...]:
         """What the host must have: its driver, the container toolkit (per OS)."""
         target = where.target
-        needs = list(where.kb.containers.host.for_os("linux" if target.os == "linux" else "wsl2"))
+        needs = list(where.kb.containers.host.for_os("linux" if target.system.is_linux else "wsl2"))
         if floor is not None:
-            which = "Windows " if target.os != "linux" else ""
+            which = "Windows " if not target.system.is_linux else ""
             needs.insert(0, f"{which}NVIDIA driver >= {floor}")
         return tuple(needs)
 
@@ -283,7 +284,7 @@ def _warnings(kb: KnowledgeBase, target: Target, image: ContainerImage) -> tuple
             f"The driver {image.image} requires is not known from NVIDIA's release notes "
             f"({image.status}): check them before relying on an older driver."
         )
-    if target.os == "wsl2":
+    if target.system.is_wsl2:
         out.append(
             "On Windows the container runs through WSL2: use Docker Desktop with the WSL2 "
             "backend (or Docker Engine with the NVIDIA Container Toolkit inside the WSL2 "
@@ -296,7 +297,7 @@ def _clause(
     kb: KnowledgeBase, image: ContainerImage, target: Target
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(reasons, warnings) about whether nvidia-container-cli starts the image here."""
-    from tfenv.routes.container_images import verdict
+    from tfenv.rules.container_images import verdict
 
     if image.require is None:
         return (
@@ -313,7 +314,7 @@ def _admits(kb: KnowledgeBase, image: ContainerImage, target: Target, found: Ver
     cuda = kb.cuda.max_cuda_for_driver(target.driver) if target.driver else None
     reports = f", which reports CUDA {cuda}" if cuda else ""
     term = f"`{found.term}`" if found.term else "an empty clause"
-    text = f"nvidia-container-cli starts it: {require_text(image)} admits driver {target.driver}"
+    text = f"nvidia-container-cli starts it: {_require_text(image)} admits driver {target.driver}"
     text += f"{reports}, through {term}"
     if found.term is not None and found.term.branch is not None:
         floor = image.require.cuda_floor if image.require else None
@@ -327,7 +328,7 @@ def _admits(kb: KnowledgeBase, image: ContainerImage, target: Target, found: Ver
 
 def _undecided(image: ContainerImage, target: Target, found: Verdict) -> str:
     head = f"Whether nvidia-container-cli starts {image.image} is not known"
-    clause = f"{require_text(image)}: {found.clause.describe()}"
+    clause = f"{_require_text(image)}: {found.clause.describe()}"
     if target.driver is None:
         return f"{head}: the driver is not known; {clause}."
     if found.admits is False:
@@ -346,9 +347,9 @@ def _undecided(image: ContainerImage, target: Target, found: Verdict) -> str:
 def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
     """For a plan whose CUDA predates the GPU: the newest NGC image whose CUDA targets it, with
     its TensorFlow and CUDA and what is (not) known of its GPU code, as an alternative."""
-    from tfenv.routes.container_images import ngc_gpu_support
+    from tfenv.rules.container_images import ngc_gpu_support
 
-    if target.cc is None or (target.platform.key != "linux_x86_64" and target.os != "wsl2"):
+    if target.cc is None or (target.platform.key != "linux_x86_64" and not target.system.is_wsl2):
         return None
     for rel in kb.containers.ngc:
         ok, how = ngc_gpu_support(kb, rel, target.cc)

@@ -22,7 +22,7 @@ class SystemRoute(Route):
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         pip = (f"{choice.option.package}=={choice.option.version}", *choice.runtime)
-        if where.target.os == "windows":
+        if where.target.system.is_windows:
             env = windows_env(where.kb, choice.cuda)
             steps = windows_steps(where.kb, choice.option.version, choice.cuda, choice.cudnn)
         else:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.models.platform import system
 from tfenv.shells import command
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def linux_steps(
     found = manual.runfile(cuda)
     folder = f"/usr/local/cuda-{cuda.major}.{cuda.minor}"
     package = manual.toolkit_package(cuda)
-    wsl = os == "wsl2"
+    wsl = system(os).is_wsl2
     driver = (
         "NVIDIA driver: on WSL2 the Windows driver serves Linux too: install nothing driver-"
         "related inside WSL2 (no runfile driver, no cuda-drivers package)."

@@ -30,6 +30,7 @@ class Context:
     kb: KnowledgeBase
     target: Target
     request: Optional[Request] = None
+    in_image: bool = False  # the request asks for a route that runs in a container image
 
 
 # a fact's key in Target.detected -> the Target attribute that holds its value

@@ -37,7 +37,7 @@ def _gpu_platform(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     build = c.option.build
     where = ", ".join(sorted(build.gpu_platforms)) if build else "none known"
     text = f"a platform with a CUDA build of TensorFlow {c.option.version} (CUDA builds: {where})"
-    fix = "Use WSL2 with the Linux wheels" if ctx.target.os == "windows" else ""
+    fix = "Use WSL2 with the Linux wheels" if ctx.target.system.is_windows else ""
     return (unmet(text, "gpu-platform", fix),)
 
 

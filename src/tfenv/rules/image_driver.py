@@ -4,7 +4,7 @@ Only for ``--manager container``: the NVIDIA Container Toolkit refuses to start 
 whose clause the host does not satisfy (``unsatisfied condition: cuda>=12.3, please
 update your driver ...``), even where CUDA's own minor-version compatibility would run
 TensorFlow on that driver. The image is the one the container route chooses for the
-release (:func:`tfenv.routes.container.container_image`); a clause that is not recorded,
+release (:func:`tfenv.rules.container_images.container_image`); a clause that is not recorded,
 or whose outcome depends on a fact that is not known (the driver, the GPU's brand),
 places no requirement here and is reported in the plan instead.
 """
@@ -25,13 +25,12 @@ __all__ = ["IMAGE_DRIVER"]
 
 
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
-    if ctx.request is None or ctx.request.manager != "container":
+    if not ctx.in_image:
         return ()
     if not isinstance(c, TfCandidate) or c.accel != "cuda":
         return ()
-    # the route that picks the image sits beside the rules: imported when first needed
-    from tfenv.routes.container import container_image, require_text
-    from tfenv.routes.container_images import verdict
+    # the image choice is asked only for a container request: imported when first needed
+    from tfenv.rules.container_images import container_image, require_text, verdict
 
     image = container_image(ctx.kb, c.option, ctx.target)
     if image is None or image.require is None:

@@ -38,12 +38,14 @@ if TYPE_CHECKING:
 __all__ = [
     "ContainerImage",
     "choose",
+    "container_image",
     "gpu_brands",
     "host_facts",
     "is_datacenter",
     "mismatch",
     "ngc_gpu_support",
     "ngc_image",
+    "require_text",
     "verdict",
     "wheels_run_on",
 ]
@@ -68,6 +70,17 @@ class ContainerImage:
     why: tuple[str, ...] = ()  # why this image (and not the official one)
     pip: tuple[str, ...] = ()  # what the Dockerfile installs with pip (cuda-base)
     way_out: Optional[str] = None  # NGC: "gpu-code" or "forward-compat"
+
+
+def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
+    """The image for ``opt`` on this host (see the module docstring)."""
+    key = ("container-image", opt.package, str(opt.version), target)
+    return kb.memo(key, lambda: choose(kb, opt, target))
+
+
+def require_text(image: ContainerImage) -> str:
+    """ "tensorflow/tensorflow:2.17.0-gpu's NVIDIA_REQUIRE_CUDA (inferred)"."""
+    return f"{image.image}'s NVIDIA_REQUIRE_CUDA ({image.require_status})"
 
 
 def choose(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:

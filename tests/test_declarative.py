@@ -1,0 +1,101 @@
+"""Routes and systems are asked, not named: no code outside ``routes/`` compares a route's
+name (or a --manager value), none outside ``models/`` compares a system's name, and the
+closed lists a lower layer validates input with are the ones the registries make."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tfenv import routes, rules
+from tfenv.kb.changes import CHANGE_KINDS
+from tfenv.kb.known_issues import REMEDIES
+from tfenv.kb.platforms import ROUTE_KINDS
+from tfenv.models.platform import SYSTEMS
+from tfenv.models.target import MANAGERS
+from tfenv.routes.base import Route
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "tfenv"
+_NAMES = "|".join(re.escape(r.name) for r in routes.ROUTES)
+_ROUTE_NAME = re.compile(
+    rf"""(\.route|\.name|\bname|\.manager|\bmanager)\s*(==|!=)\s*["']({_NAMES})["']"""
+    rf"""|["']({_NAMES})["']\s*(==|!=)\s*\S*(route|manager)"""
+)
+_SYSTEM_NAMES = "|".join(s.name for s in SYSTEMS)
+# a target's or a platform's system compared as a string (`target.os == "wsl2"`), or a
+# WSL2/macOS literal compared anywhere (the driver-table keys "linux"/"windows" of kb/
+# are data keys, not systems)
+_OS_NAME = re.compile(
+    r"""\.os\s*(==|!=|in|not in)\s*[("']"""
+    r"""|\bos\s*(==|!=)\s*["'](wsl2|macos)["']"""
+)
+
+
+def _sources(outside: str) -> list[Path]:
+    return [p for p in sorted(SRC.rglob("*.py")) if outside not in p.relative_to(SRC).parts]
+
+
+def _hits(pattern: re.Pattern[str], outside: str) -> list[str]:
+    out = []
+    for path in _sources(outside):
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line.split("#", 1)[0]):
+                out.append(f"{path.relative_to(SRC)}:{no}: {line.strip()}")
+    return out
+
+
+def test_no_route_name_compared_outside_routes() -> None:
+    assert _hits(_ROUTE_NAME, "routes") == []
+
+
+def test_no_system_name_compared_outside_models() -> None:
+    assert _hits(_OS_NAME, "models") == []
+
+
+def test_the_guards_can_fail() -> None:
+    assert _ROUTE_NAME.search('if plan.route == "conda+pip":')
+    assert _ROUTE_NAME.search('if request.manager != "container":')
+    assert _OS_NAME.search('if target.os == "wsl2":')
+    assert _OS_NAME.search('if m.os in ("wsl2", "windows"):')
+    assert not _OS_NAME.search("if target.system.is_wsl2:")
+
+
+def test_managers_are_the_routes() -> None:
+    assert MANAGERS == routes.MANAGERS
+
+
+def test_platform_route_kinds_are_the_routes_the_docs_recommend() -> None:
+    assert {r.name for r in routes.ROUTES if not r.on_request_only} == ROUTE_KINDS
+
+
+def test_change_kinds_cover_the_rules() -> None:
+    assert {r.change_kind for r in rules.RULES if r.change_kind} <= CHANGE_KINDS
+
+
+def test_remedies_are_what_routes_apply() -> None:
+    # each remedy a known issue may name is applied by some route's delivery (routes/pip.py)
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (SRC / "routes").glob("*.py"))
+    assert all(f'"{remedy}"' in text for remedy in REMEDIES)
+
+
+_EMIT_KINDS = frozenset(
+    re.findall(r'^\s+"([a-z-]+)": \(', (SRC / "emit" / "__init__.py").read_text("utf-8"), re.M)
+)
+
+
+@pytest.mark.parametrize("route", routes.ROUTES, ids=lambda r: r.name)
+def test_a_route_declares_emit_kinds(route: Route) -> None:
+    assert route.emits, route
+    assert set(route.emits) <= _EMIT_KINDS, route
+
+
+def test_the_default_emits_nothing() -> None:
+    assert Route.emits == ()
+    assert "requirements" in _EMIT_KINDS
+
+
+def test_only_image_routes_change_the_view() -> None:
+    assert routes.MANAGERS[0] == "auto"
+    assert [m for m in routes.MANAGERS if routes.in_image(m)] == ["container"]
