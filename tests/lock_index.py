@@ -71,6 +71,19 @@ WHEELS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
         ('tensorflow-macos==2.15.1; platform_system == "Darwin" and platform_machine == "arm64"',),
     ),
     ("tensorflow", "2.16.1", "cp311-cp311-manylinux_2_17_x86_64", ("absl-py>=1.0.0",)),
+    # CPU plans install the CPU-only distribution where its wheel is smaller (routes/cpu.py)
+    (
+        "tensorflow-cpu",
+        "2.15.1",
+        "cp311-cp311-manylinux_2_17_x86_64",
+        ("absl-py>=1.0.0", "numpy<2.0.0,>=1.23.5"),
+    ),
+    ("tensorflow-cpu", "2.16.1", "cp311-cp311-manylinux_2_17_x86_64", ("absl-py>=1.0.0",)),
+    # 2.10.1 declares an open numpy>=1.20 but needs numpy<2 (data/tensorflow/runtime.yaml):
+    # the index offers a NumPy 2 that a lock without the constraint would take
+    ("tensorflow-cpu", "2.10.1", "cp310-cp310-manylinux_2_17_x86_64", ("numpy>=1.20",)),
+    ("numpy", "1.26.4", "cp310-cp310-manylinux_2_17_x86_64", ()),
+    ("numpy", "2.2.6", "cp310-cp310-manylinux_2_17_x86_64", ()),
     ("tensorflow-intel", "2.15.1", "cp311-cp311-win_amd64", ("absl-py>=1.0.0", "numpy>=1.23.5")),
     ("tensorflow-macos", "2.15.1", "cp311-cp311-macosx_12_0_arm64", ("absl-py>=1.0.0",)),
     ("tensorflow-metal", "1.1.0", "py3-none-macosx_12_0_arm64", ("six>=1.15.0",)),
@@ -127,7 +140,9 @@ def make_wheel(
     record: list[str] = []
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        mod = import_name or name.replace("-", "_")
+        # the CPU-only distribution ships the same import package as tensorflow
+        cpu = "tensorflow" if name == "tensorflow-cpu" else None
+        mod = import_name or cpu or name.replace("-", "_")
         init = module if module is not None else f"__version__ = {version!r}\n".encode()
         _entry(zf, f"{mod}/__init__.py", init, record)
         metadata = metadata_for(name, version, requires, requires_python)

@@ -26,6 +26,7 @@ OUT = Path(__file__).parent / "data" / "index"
 SUBSET = {
     "tensorflow": ["2.11.0", "2.14.0", "2.15.0", "2.15.0.post1", "2.21.0"],
     "tensorflow-gpu": ["2.10.0", "2.12.0"],
+    "tensorflow-cpu": ["2.15.0"],
     "tensorflow-intel": ["2.15.0"],
     "tensorflow-cpu-aws": ["2.15.0"],
     "tensorflow-macos": ["2.15.0"],

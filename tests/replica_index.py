@@ -19,7 +19,9 @@ Not recorded, so simplified (the live test checks the real index):
   (none);
 * every other dependency named in the recorded Requires-Dist (numpy, keras, protobuf,
   ...): universal ``py3-none-any`` wheels without dependencies, one version for each
-  distinct specifier found in the data (:func:`pick_version`).
+  distinct specifier found in the data (:func:`pick_version`), the runtime constraints
+  the plans add (``tensorflow/runtime.yaml``, each with the release's declared specifier)
+  included.
 """
 
 from __future__ import annotations
@@ -214,8 +216,26 @@ def other_requirements(facts: IndexFacts) -> dict[str, set[SpecifierSet]]:
     return out
 
 
+def runtime_requirements() -> dict[str, set[SpecifierSet]]:
+    """What the plans add (``tensorflow/runtime.yaml``): each constraint with the release's
+    own declared specifier (``numpy<2`` with ``numpy>=1.20``), so that the replica has a
+    version that satisfies both, as the real index does."""
+    from tfenv.kb.runtime import load as load_runtime
+
+    out: dict[str, set[SpecifierSet]] = {}
+    for c in load_runtime().constraints:
+        spec = SpecifierSet(c.requirement)
+        if c.declared:
+            spec &= Requirement(c.declared).specifier
+        out.setdefault(canonicalize_name(c.package), set()).add(spec)
+    return out
+
+
 def _other_dists(facts: IndexFacts) -> Iterator[ReplicaDist]:
-    for name, specs in sorted(other_requirements(facts).items()):
+    wanted = other_requirements(facts)
+    for name, specs in runtime_requirements().items():
+        wanted.setdefault(name, set()).update(specs)
+    for name, specs in sorted(wanted.items()):
         pool = [v for s in specs for v in _mentioned(s)]
         for version in sorted({pick_version(s, pool) for s in specs}):
             yield ReplicaDist(name, str(version), "py3-none-any")

@@ -136,7 +136,7 @@ def _check_environment(text: str, plan: dict[str, Any]) -> None:
 def _check_requirements(text: str, plan: dict[str, Any]) -> None:
     reqs = requirement_lines(text)
     assert [str(r) for r in reqs] == [str(Requirement(p)) for p in plan["packages"]["pip"]]
-    tf = [r for r in reqs if r.name in ("tensorflow", "tensorflow-gpu")]
+    tf = [r for r in reqs if r.name == plan["package"]]
     assert len(tf) == 1
     assert str(tf[0].specifier) == f"=={plan['tensorflow']}"
 
@@ -168,7 +168,11 @@ def test_data_files_carry_the_header(
         assert text.startswith("# " + HEADER), text
         assert regenerate_command(text).endswith(" --emit DIR")
         head = [line for line in text.splitlines() if line.startswith("#")]
-        assert any(f"TensorFlow {plan['tensorflow']}, route {plan['route']}" in h for h in head)
+        summary = f"TensorFlow {plan['tensorflow']}"
+        if plan["package"] != "tensorflow":
+            summary += f" ({plan['package']})"
+        assert any(f"{summary}, route {plan['route']}" in h for h in head)
+        assert any(h == f"# Verify, once installed: {plan['verify']}" for h in head)
         if plan["cuda"]:
             assert any(f"CUDA {plan['cuda']}" in h for h in head)
         assert not any("None" in h for h in head), f"'None' in the header: {head}"

@@ -75,7 +75,8 @@ def test_install_plan_ok(
     marker = json.loads((env / MARKER).read_text())
     assert marker["tensorflow"] == "2.15.1"
     assert (env / "bin" / "python").exists()
-    assert "[2/4] Install tensorflow==2.15.1" in err  # progress, on stderr
+    # progress, on stderr; a Linux CPU plan installs the CPU-only distribution
+    assert "[2/4] Install tensorflow-cpu==2.15.1" in err
 
 
 def test_install_text_report(
@@ -274,7 +275,7 @@ def test_dry_run_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[s
     python = subprocess.run([told.group(1), "-c", "import sys; print(sys.version)"], **TEXT)
     assert python.stdout.startswith(PY)  # told the interpreter found here
     assert "pip install --python" in out
-    assert "tensorflow==2.15.1" in out
+    assert "tensorflow-cpu==2.15.1" in out  # the CPU plan's distribution
     assert not env.exists()
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -71,8 +72,31 @@ def test_every_ok_plan_installs_from_the_replica(
     assert failures(results) == ""
     for r in results:  # uv resolved the plan's own distributions, not something else
         for spec in r.install.pip:
+            if "==" not in spec:  # a runtime constraint: what uv took satisfies it
+                _assert_satisfied(Requirement(spec), r.output, r.install.name)
+                continue
             pin = spec.replace("[and-cuda]", "")
             assert pin in r.output, (r.install.name, pin, r.output)
+
+
+def test_the_cases_plans_carry_runtime_constraints(
+    installs: list[InstallSet], kb: KnowledgeBase
+) -> None:
+    """The compile above includes the runtime constraints: some cases' plans carry each
+    package the data constrains (the cases cover 2.0, 2.3 and 2.10 on their Pythons)."""
+    lines = {c.line for c in kb.runtime.constraints}
+    carried = {spec for i in installs for spec in i.pip if spec in lines}
+    assert {Requirement(s).name for s in carried} == {c.package for c in kb.runtime.constraints}
+
+
+def _assert_satisfied(req: Requirement, output: str, name: str) -> None:
+    found = [
+        line.split("==", 1)[1].split()[0]
+        for line in output.splitlines()
+        if line.lower().startswith(f"{req.name}==")
+    ]
+    assert found, (name, str(req), output)
+    assert req.specifier.contains(found[0], prereleases=True), (name, str(req), found)
 
 
 def test_install_sets_are_distinct_and_name_their_cases(installs: list[InstallSet]) -> None:

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.specifiers import SpecifierSet
 
+from tests.lock_cases import pins_of
 from tests.lock_index import (  # the fixtures: wheels, index
     LOCK_CONFIG,
     LockIndex,
@@ -107,6 +109,41 @@ def test_deterministic(project: Path, index: LockIndex, tmp_path: Path, kb: Know
     _lock(project, _options(index, tmp_path), kb)
     first = _snapshot(project)
     _lock(project, _options(index, tmp_path / "cold"), kb)  # a cold cache: same bytes
+    assert _snapshot(project) == first
+
+
+_TF_210 = """tensorflow = "2.10.1"
+python = "3.10"
+
+[targets.cpu]
+os = "linux"
+no-gpu = true
+glibc = "2.31"
+"""
+
+
+def test_team_lock_on_2_10_pins_a_numpy_1(
+    index: LockIndex, tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    """2.10.1 declares numpy>=1.20 but cannot run with NumPy 2 (the knowledge base's runtime
+    constraint): the lock hands the constraint to uv, which takes NumPy 1.26.4 although
+    the index offers 2.2.6; both lockfiles pin it, and a second lock writes the same bytes."""
+    from packaging.version import Version
+
+    needs = kb.runtime.constraints_for(Version("2.10.1"), "3.10")
+    numpy = [c for c in needs if c.package == "numpy"]
+    assert numpy  # the data says so
+    assert not SpecifierSet(numpy[0].requirement).contains("2.2.6")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tfenv.toml").write_text(_TF_210, "utf-8")
+    _lock(project, _options(index, tmp_path), kb)
+    for name in ("requirements.cpu.txt", "pylock.cpu.toml"):
+        pins = pins_of(project / name)
+        assert pins["numpy"] == "1.26.4", (name, pins)
+        assert pins["tensorflow-cpu"] == "2.10.1", (name, pins)
+    first = _snapshot(project)
+    _lock(project, _options(index, tmp_path / "cold"), kb)
     assert _snapshot(project) == first
 
 

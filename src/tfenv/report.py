@@ -47,6 +47,8 @@ def _plan_lines(p: Plan, os: str) -> list[str]:
         out += ["", "Steps:"] + [f"  {i}. {s}" for i, s in enumerate(p.steps, 1)]
     out += ["", "Install:"] + [f"  {c}" for c in p.commands]
     out += _environment(p, os)
+    if p.verify:
+        out += ["", "Verify:", f"  {p.verify}"]
     out += ["", "Why:"] + [f"  - {r}" for r in p.reasons]
     if p.warnings:
         out += ["", "Warnings:"] + [f"  ! {w}" for w in p.warnings]

@@ -55,8 +55,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--import",
         dest="do_import",
         action="store_true",
-        help="also import TensorFlow in an isolated subprocess and run a matmul on the GPU "
-        "(implies --load-libraries)",
+        help="also import TensorFlow in an isolated subprocess and run the plans' Verify "
+        "check there (the GPU list, a computation) and a matmul on the GPU; a failing "
+        "import's log is printed (implies --load-libraries)",
     )
     parser.add_argument(
         "--timeout",
@@ -168,6 +169,9 @@ def _target_machine(
     return profile_of(kb, target, env.python)
 
 
+_LOG_LINES = 60  # the most of the import's log text mode prints (JSON carries 20,000 chars)
+
+
 def _print(findings: list[Finding], log: str, as_json: bool) -> None:
     if as_json:
         doc: dict[str, object] = {
@@ -189,5 +193,11 @@ def _print(findings: list[Finding], log: str, as_json: bool) -> None:
     n_problems = sum(f.status == "problem" for f in findings)
     n_warnings = sum(f.status == "warning" for f in findings)
     print(f"\n{n_problems} problem(s), {n_warnings} warning(s).")
-    if log and n_problems:
-        print("TensorFlow's log from --import can be explained with: tfenv explain -")
+    failed = any(f.id == "import" and f.status == "problem" for f in findings)
+    if log.strip() and failed:
+        lines = log.rstrip().splitlines()
+        shown = lines[-_LOG_LINES:]
+        more = f", its last {len(shown)} of {len(lines)} lines" if len(shown) < len(lines) else ""
+        print(f"\nThe failing import's log{more} (tfenv explain - reads it):")
+        for line in shown:
+            print(f"  | {visible(line)}")

@@ -13,6 +13,7 @@ from tfenv.doctor import libs
 from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
+from tfenv.doctor.runtime import check_runtime
 from tfenv.doctor.windows_dlls import check_windows_dlls
 from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
@@ -129,6 +130,7 @@ def diagnose(inp: Inputs) -> list[Finding]:
         and tf.package not in CPU_DISTRIBUTIONS
     )
     findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
+    findings += check_runtime(inp.kb, inp.env, tf.version)
     findings.append(_gpu_summary(inp.host))
     if gpu_build and build is not None and inp.host.has_gpu:
         findings += _gpu_checks(inp, tf, build, platform)

@@ -1,4 +1,5 @@
-"""``tfenv doctor --import``: import TensorFlow in the target interpreter, with a time limit."""
+"""``tfenv doctor --import``: import TensorFlow in the target interpreter, with a time limit,
+and run the checks of a plan's Verify step there (the GPU list, a computation)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,14 @@ except ModuleNotFoundError as exc:
     raise
 out["version"] = tf.__version__
 out["built_with_cuda"] = bool(tf.test.is_built_with_cuda())
+# the checks of a plan's Verify step (tfenv.models.plan.VERIFY_GPU and VERIFY_CPU)
 gpus = tf.config.list_physical_devices("GPU")
 out["gpus"] = [g.name for g in gpus]
+try:
+    with tf.device("/CPU:0"):
+        out["computed"] = float(tf.reduce_sum(tf.random.normal([1000, 1000])))
+except Exception as exc:
+    out["compute_error"] = f"{type(exc).__name__}: {exc}"[:2000]
 out["details"] = [tf.config.experimental.get_device_details(g) for g in gpus]
 out["build_info"] = {k: str(v) for k, v in dict(tf.sysconfig.get_build_info()).items()}
 if gpus:
@@ -82,7 +89,7 @@ def run_import_check(
             "problem",
             f"Importing TensorFlow failed (exit {proc.returncode})",
             last,
-            "run `tfenv explain` on the log below",
+            "the import's log is printed below: `tfenv explain` reads it",
         )
         return ImportResult((f,), None, proc.stderr)
     return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)
@@ -113,6 +120,16 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
         ]
     version = data.get("version")
     out = [Finding("import", "ok", f"import tensorflow works: {version}")]
+    if data.get("compute_error"):
+        out.append(
+            Finding(
+                "import-compute",
+                "problem",
+                "A computation on the CPU failed (the Verify check of a CPU plan)",
+                str(data["compute_error"]),
+                "run `tfenv explain` on the message",
+            )
+        )
     info = data.get("build_info")
     info = info if isinstance(info, dict) else {}
     detail = ", ".join(f"{k}={info[k]}" for k in ("cuda_version", "cudnn_version") if k in info)

@@ -22,6 +22,9 @@ def render_requirements(res: Resolution) -> str:
 def _why(spec: str, res: Resolution) -> str:
     plan = res.plan
     assert plan is not None
+    pin = next((c for c in plan.constraints if c.line == spec), None)
+    if pin is not None:
+        return pin.reason
     if spec.startswith("tensorflow-metal"):
         pairing = next((r for r in plan.reasons if r.startswith("tensorflow-metal ")), None)
         if pairing is None:
@@ -32,6 +35,8 @@ def _why(spec: str, res: Resolution) -> str:
             f"TensorFlow {plan.tensorflow} with its CUDA {plan.cuda} / cuDNN {plan.cudnn} "
             "libraries as pip wheels"
         )
+    if plan.accelerator == "cpu" and plan.package != "tensorflow":
+        return f"TensorFlow {plan.tensorflow}: {plan.package}, its CPU-only distribution"
     if plan.cuda:
         return f"TensorFlow {plan.tensorflow}; built for CUDA {plan.cuda} / cuDNN {plan.cudnn}"
     return f"TensorFlow {plan.tensorflow} ({plan.accelerator})"

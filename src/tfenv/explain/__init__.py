@@ -208,8 +208,17 @@ _REGISTRY: dict[str, AnswerFn] = {}
 def answer_for(name: str) -> AnswerFn:
     """The function that answers entries with ``answer: name``."""
     if not _REGISTRY:
-        from tfenv.explain import conda, container, driver, gpu, installs, libraries, platform
+        from tfenv.explain import (
+            conda,
+            container,
+            driver,
+            gpu,
+            installs,
+            libraries,
+            platform,
+            runtime,
+        )
 
-        for module in (libraries, gpu, driver, installs, conda, container, platform):
+        for module in (libraries, gpu, driver, installs, conda, container, platform, runtime):
             _REGISTRY.update(module.ANSWERS)
     return _REGISTRY[name]

@@ -1,15 +1,16 @@
 """The Verify step, in the new environment as its ``activate`` leaves it, then ``doctor``.
 
-The check is doctor's import check (:func:`tfenv.doctor.imports.run_import_check`):
-import TensorFlow, ``tf.config.list_physical_devices('GPU')``, and a matmul on ``/GPU:0``
-when there is a GPU, run by the environment's interpreter with the variables its
-``activate`` sets (the activation is really run, so the scripts are checked too). Then
-doctor's checks of the environment against this machine (CUDA libraries found where
-TensorFlow looks, the driver, the pins); on a machine without a GPU, a GPU plan is checked
-for the GPU machine it is for, as ``doctor --gpu NAME --driver X`` does, so a CUDA or cuDNN
-that is not there (the system route's) is found. Anything wrong is answered by ``explain`` from
-the import's log; on a machine without an NVIDIA GPU a CUDA build that sees no GPU is
-the right answer, and the report says why there is none (detection's note).
+The check is doctor's import check (:func:`tfenv.doctor.imports.run_import_check`): import
+TensorFlow, ``tf.config.list_physical_devices('GPU')``, a computation on the CPU (the checks of
+the plan's Verify step) and a matmul on ``/GPU:0`` when there is a GPU, run by the
+environment's interpreter with the variables its ``activate`` sets (the activation is really
+run, so the scripts are checked too). Then doctor's checks of the environment against this
+machine (CUDA libraries found where TensorFlow looks, the driver, the pins); on a machine
+without a GPU, a GPU plan is checked for the GPU machine it is for, as ``doctor --gpu NAME
+--driver X`` does, so a CUDA or cuDNN that is not there (the system route's) is found. Anything
+wrong is answered by ``explain`` from the import's log; on a machine without an NVIDIA GPU a
+CUDA build that sees no GPU is the right answer, and the report says why there is none
+(detection's note).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ __all__ = ["CHECK", "Verdict", "activated_environ", "verify"]
 
 #: what the Verify step runs, in words (one place, so that a plan's own check can replace it)
 CHECK = (
-    "import tensorflow, tf.config.list_physical_devices('GPU'), and a matmul on /GPU:0 "
-    "when there is a GPU"
+    "import tensorflow, tf.config.list_physical_devices('GPU'), a computation on the CPU "
+    "(the plan's Verify checks), and a matmul on /GPU:0 when there is a GPU"
 )
 
 

@@ -72,6 +72,8 @@ ANSWERS = (
     "ptxas-arch",
     "ptxas-missing",
     "ptxas-old",
+    "runtime-numpy",
+    "runtime-protobuf",
     "smi-header",
     "soname",
     "tensorflow-gpu",

@@ -50,6 +50,7 @@ __all__ = [
 INDEX_PACKAGES = (
     "tensorflow",
     "tensorflow-gpu",
+    "tensorflow-cpu",
     "tensorflow-intel",
     "tensorflow-cpu-aws",
     "tensorflow-macos",
@@ -65,8 +66,9 @@ TF_DISTRIBUTIONS = (
     "tensorflow-cpu-aws",
     "tensorflow-macos",
 )
-#: the oldest TensorFlow tfenv covers: refresh records no older release of tensorflow and
-#: tensorflow-gpu, the solver offers none, check-upgrade walks none and --tf names none
+#: the oldest TensorFlow tfenv covers: refresh records no older release of tensorflow,
+#: tensorflow-gpu and tensorflow-cpu, the solver offers none, check-upgrade walks none and
+#: --tf names none
 OLDEST_TF = Version("2.0.0")
 #: those of them that are never a CUDA build
 CPU_DISTRIBUTIONS = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow-cpu-aws"})

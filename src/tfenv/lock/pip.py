@@ -113,9 +113,11 @@ def plan_requirements(
     plan: Plan, dependencies: Sequence[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(requirements, constraints): the plan's pins plus the project's dependencies;
-    the TensorFlow distribution is also a constraint, so no dependency can move it."""
+    the TensorFlow distribution and what the release needs of its dependencies to run
+    (the plan's runtime constraints: ``numpy<2``) are also constraints, so no dependency
+    can move them."""
     reqs = tuple(plan.pip) + tuple(dependencies)
-    return reqs, (f"{plan.package}=={plan.tensorflow}",)
+    return reqs, (f"{plan.package}=={plan.tensorflow}", *(c.line for c in plan.constraints))
 
 
 def uv_env(spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None) -> dict[str, str]:

@@ -187,6 +187,8 @@ def _conda_pip_packages(
 
     conda_names = {p.name for p in result.packages}
     cons = tuple(f"{p.name}=={p.version}" for p in result.packages if p.name != "python")
+    if res.plan is not None:  # what the release needs to run binds the project's packages too
+        cons += tuple(c.line for c in res.plan.constraints)
     py = result.python_minor or _python_of(res)
     lock = ctx.runs.get(_pip_spec(ctx, res, reqs, cons, py)).lock
     out = []

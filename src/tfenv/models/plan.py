@@ -12,8 +12,60 @@ if TYPE_CHECKING:
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
+__all__ = [
+    "VERIFY_CPU",
+    "VERIFY_GPU",
+    "Plan",
+    "Resolution",
+    "RuntimePin",
+    "excluded",
+    "verify_command",
+]
 
-__all__ = ["Plan", "Resolution"]
+# The one command that shows an install works, as TensorFlow's install guide gives them
+# (tensorflow/docs site/en/install/pip.md, "Verify the installation"): the GPU list for a
+# CUDA or Metal plan (the Metal plug-in registers the Apple GPU as a GPU device), a
+# computation for a CPU plan.
+VERIFY_GPU = "import tensorflow as tf; print(tf.config.list_physical_devices('GPU'))"
+VERIFY_CPU = "import tensorflow as tf; print(tf.reduce_sum(tf.random.normal([1000, 1000])))"
+
+
+def excluded(package: str, requirement: str) -> str:
+    """What a requirement leaves out, in words: ``numpy 2 or newer`` for ``<2``."""
+    specs = requirement.split(",")
+    if len(specs) == 1 and specs[0].startswith("<") and not specs[0].startswith("<="):
+        return f"{package} {specs[0][1:]} or newer"
+    return f"{package} outside {requirement}"
+
+
+def verify_command(accelerator: str) -> str:
+    """``python -c "..."``: the Verify step of a plan for ``accelerator`` (cuda, metal, cpu)."""
+    return f'python -c "{VERIFY_CPU if accelerator == "cpu" else VERIFY_GPU}"'
+
+
+@dataclass(frozen=True)
+class RuntimePin:
+    """A constraint the plan installs because the release needs it to import and run
+    today (a record of ``data/tensorflow/runtime.yaml``): ``numpy`` ``<2``, and why."""
+
+    id: str  # the constraint's id in the knowledge base
+    package: str
+    requirement: str  # a PEP 440 specifier: "<2"
+    reason: str  # the sentence: what the release declares, the error seen, the sources
+
+    @property
+    def line(self) -> str:
+        """The requirement line: ``numpy<2``."""
+        return f"{self.package}{self.requirement}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "id": self.id,
+            "package": self.package,
+            "requirement": self.requirement,
+            "line": self.line,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -38,6 +90,8 @@ class Plan:
     image: Optional[str] = None  # container route: "tensorflow/tensorflow:2.15.0-gpu"
     host: tuple[str, ...] = ()  # container route: what the host still needs
     remedies: tuple[str, ...] = ()  # known-issue remedies the plan applies ("pin-cuda-wheels")
+    verify: str = ""  # the one command that shows the install works (the plan's last step)
+    constraints: tuple[RuntimePin, ...] = ()  # in pip too: what the release needs to run
 
     @property
     def gpu(self) -> bool:
@@ -81,6 +135,8 @@ class Plan:
             "warnings": list(self.warnings),
             "reasons": list(self.reasons),
             "remedies": list(self.remedies),
+            "constraints": [c.to_dict() for c in self.constraints],
+            "verify": self.verify,
         }
 
 

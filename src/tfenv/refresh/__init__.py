@@ -52,7 +52,7 @@ __all__ = [
 
 GENERATED_BY = "tfenv refresh"
 PACKAGES = INDEX_PACKAGES
-_MIN_VERSION = {"tensorflow": OLDEST_TF, "tensorflow-gpu": OLDEST_TF}
+_MIN_VERSION = {"tensorflow": OLDEST_TF, "tensorflow-gpu": OLDEST_TF, "tensorflow-cpu": OLDEST_TF}
 INDEX_DIR = "index"
 
 Progress = Callable[[str], None]

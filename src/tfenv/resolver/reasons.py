@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import routes
-from tfenv.models.plan import Plan
+from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
 from tfenv.routes.container import ContainerRoute, newer_cuda_image
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
@@ -21,11 +21,13 @@ from tfenv.rules.model import TfCandidate, VersionCandidate
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
+    from tfenv.kb.runtime import RuntimeConstraint
     from tfenv.resolver.factory import Factory
     from tfenv.rules.model import Candidate
 
-__all__ = ["make_plan"]
+__all__ = ["make_plan", "runtime_pins", "runtime_reason"]
 
 
 def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
@@ -33,16 +35,22 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     assert isinstance(tf, TfCandidate)
     opt, accel = tf.option, tf.accel
     route = routes.route(mapping["route"].key)
+    python = _version(mapping, "python")
+    runtime = runtime_pins(f.kb, opt, python)
     chosen = routes.Choice(
         opt,
         accel,
-        _version(mapping, "python"),
+        python,
         _version(mapping, "cuda"),
         _version(mapping, "cudnn"),
+        tuple(p.line for p in runtime),
     )
     got = route.deliver(f.where, chosen)
     cuda, cudnn = got.cuda, got.cudnn
+    installed = (*got.packages.pip, *got.packages.conda)
+    applied = tuple(p for p in runtime if p.line in installed)
     reasons, warnings = [_tf_reason(f, opt), *got.reasons], []
+    reasons += [p.reason for p in applied]
     if got.python_reason:
         reasons.append(_python_reason(f, opt, got.python))
     code: Optional[GpuCode] = None
@@ -89,7 +97,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     pk = got.packages
     return Plan(
         tensorflow=str(opt.version),
-        package=opt.package,
+        package=got.package or opt.package,
         python=str(got.python) if got.python else None,
         accelerator=accel,
         route=route.name,
@@ -108,6 +116,35 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         image=got.image,
         host=host,
         remedies=tuple(sorted(got.remedies)),
+        verify=got.verify or verify_command(accel),
+        constraints=applied,
+    )
+
+
+def runtime_pins(
+    kb: KnowledgeBase, opt: TfOption, python: Optional[Version]
+) -> tuple[RuntimePin, ...]:
+    """What ``opt`` needs of its dependencies to import and run on ``python`` today
+    (``kb.runtime``), each with its reason; with no Python chosen, those every Python the
+    release serves needs."""
+    if python is not None:
+        found = kb.runtime.constraints_for(opt.version, str(python))
+    else:
+        each = [kb.runtime.constraints_for(opt.version, str(p)) for p in opt.pythons]
+        found = tuple(c for c in each[0] if all(c in other for other in each[1:])) if each else ()
+    return tuple(
+        RuntimePin(c.id, c.package, c.requirement, runtime_reason(opt.version, c)) for c in found
+    )
+
+
+def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
+    """ "numpy<2: TensorFlow 2.10.1 declares numpy>=1.20 but cannot import or run with numpy
+    2 or newer: <error> (measured: ...; sources: ...)"."""
+    declared = c.declared or f"no bound on {c.package}"
+    return (
+        f"{c.line}: TensorFlow {version} declares {declared} but cannot import or run with "
+        f"{excluded(c.package, c.requirement)}: {c.error.rstrip('.')} (measured: {c.evidence}; "
+        f"{'; '.join(c.sources)}; retrieved {c.retrieved})."
     )
 
 

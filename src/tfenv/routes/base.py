@@ -55,6 +55,9 @@ class Choice:
     python: Optional[Version]
     cuda: Optional[Version]
     cudnn: Optional[Version]
+    # what the release needs of its dependencies to import and run today, as requirement
+    # lines ("numpy<2"; kb.runtime): every route that installs TensorFlow with pip adds them
+    runtime: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class Delivery:
     says_build: bool = True  # whether the plan repeats the build's CUDA/cuDNN reasons
     python_reason: bool = True  # whether the plan explains the Python choice
     remedies: frozenset[str] = frozenset()  # known-issue remedies this delivery applies
+    verify: Optional[str] = None  # the Verify step where the route's differs (a container)
+    package: Optional[str] = None  # the distribution installed, where not the option's
 
 
 class Route(ABC):

@@ -127,6 +127,9 @@ class CondaRoute(Route):
             f"tensorflow={opt.version}={variant.build_glob}",
             f"cuda-version={variant.cuda.major}.{variant.cuda.minor}",
         ]
+        # what the release needs of its dependencies to run: the same TensorFlow sources,
+        # so the same bounds, as match specs ("numpy<2" is one for conda and rattler too)
+        specs += choice.runtime
         warnings = list(_warnings(build, variant))
         cap = _cudnn_cap(kb, variant, target.cc)
         if cap is not None:

@@ -55,7 +55,7 @@ class CondaPipRoute(Route):
         toolkit = conda_match(kb.conda.cudatoolkit.conda_forge, cuda) if cuda else None
         py = f"python={choice.python}" if choice.python else "python"
         conda = [py, f"cudatoolkit={toolkit or cuda}"]
-        pip = [f"{choice.option.package}=={choice.option.version}"]
+        pip = [f"{choice.option.package}=={choice.option.version}", *choice.runtime]
         env = library_env(target, "$CONDA_PREFIX/lib")
         if cudnn is not None and cuda is not None:
             from_conda = conda_match(kb.conda.cudnn.conda_forge, cudnn)

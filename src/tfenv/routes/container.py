@@ -144,16 +144,23 @@ class ContainerRoute(Route):
         python = image.python if image.family != "cuda-base" else choice.python
         cuda, cudnn = (image.cuda, image.cudnn) if image.cuda else (choice.cuda, choice.cudnn)
         clause_reasons, clause_warnings = _clause(kb, image, target)
+        pip, pin_reasons, remedies = _pinned(where, choice, image, python)
         return Delivery(
             python,
             cuda,
             cudnn,
-            _packages(image, python),
-            reasons=(*_reasons(kb, opt, image, python), *clause_reasons),
-            warnings=(*_warnings(kb, target, image), *clause_warnings, *_pip_issues(opt, image)),
+            _packages(image, python, pip),
+            reasons=(*_reasons(kb, opt, image, python), *pin_reasons, *clause_reasons),
+            warnings=(
+                *_warnings(kb, target, image),
+                *clause_warnings,
+                *_pip_issues(opt, image, remedies),
+            ),
             image=image.image,
             says_build=image.family != "ngc",
             python_reason=False,
+            remedies=remedies,
+            verify=_verify(image),
         )
 
     def host_needs(self, where: Where, floor: Optional[Version]) -> tuple[str, ...]:
@@ -166,19 +173,23 @@ class ContainerRoute(Route):
         return tuple(needs)
 
 
-def _packages(image: ContainerImage, python: Optional[Version]) -> Packages:
+def _verify(image: ContainerImage) -> str:
+    """The plan's Verify step: the image (or the one the Dockerfile builds) sees the GPU."""
+    smoke = f'python -c "{SMOKE_TEST}"'
+    return docker_run(image.image if image.family != "cuda-base" else "tfenv-app", smoke)
+
+
+def _packages(image: ContainerImage, python: Optional[Version], pip: tuple[str, ...]) -> Packages:
     from tfenv.routes.base import pip_install
 
-    smoke = f'python -c "{SMOKE_TEST}"'
     if image.family != "cuda-base":
-        return Packages(commands=(f"docker pull {image.image}", docker_run(image.image, smoke)))
+        return Packages(commands=(f"docker pull {image.image}",))
     return Packages(
-        pip=image.pip,
+        pip=pip,
         commands=(
             f"docker pull {image.image}",
             f"docker build -t tfenv-app .  # the Dockerfile --emit writes: Python {python}, "
-            f"then {pip_install(*image.pip)} (or the hashed lock)",
-            docker_run("tfenv-app", smoke),
+            f"then {pip_install(*pip)} (or the hashed lock)",
         ),
     )
 
@@ -220,9 +231,32 @@ def _ngc_notes(kb: KnowledgeBase, image: ContainerImage) -> list[str]:
     ]
 
 
-def _pip_issues(opt: TfOption, image: ContainerImage) -> tuple[str, ...]:
+def _pinned(
+    where: Where, choice: Choice, image: ContainerImage, python: Optional[Version]
+) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
+    """(pip specs, reasons, remedies) of a CUDA base image: where the and-cuda extra gives
+    ranges, the CUDA wheels the plan names are pinned on the install line, as the pip
+    route pins them (see :mod:`tfenv.routes.pip`)."""
+    from tfenv.routes.pip import pin_reasons, wheels_for
+
+    if image.family != "cuda-base":
+        return image.pip, (), frozenset()  # the image's own TensorFlow and packages
+    extra = f"tensorflow[and-cuda]=={choice.option.version}"
+    unpinned = (*image.pip, *choice.runtime)
+    if image.pip != (extra,):
+        return unpinned, (), frozenset()
+    found = wheels_for(where, choice.option, python)
+    if found is None or found.problem or not found.ranged or found.dropped:
+        return unpinned, (), frozenset()
+    pins = tuple(str(p) for p in found.pins)
+    reasons = pin_reasons(choice.option, replace(choice, python=python), found)
+    return (extra, *pins, *choice.runtime), reasons, frozenset({"pin-cuda-wheels"})
+
+
+def _pip_issues(opt: TfOption, image: ContainerImage, remedies: frozenset[str]) -> tuple[str, ...]:
     """On a CUDA base image TensorFlow is installed with pip: the pip route's traps apply,
-    except the and-cuda extra's when the image installs its pins without the extra."""
+    except the and-cuda extra's when the image installs its pins without the extra, and
+    those a remedy the plan applies takes care of."""
     if image.family != "cuda-base":
         return ()
     without_extra = not any("[and-cuda]" in p for p in image.pip)
@@ -232,6 +266,7 @@ def _pip_issues(opt: TfOption, image: ContainerImage) -> tuple[str, ...]:
         if i.concerns("pip")
         and not i.concerns("container")
         and not (without_extra and i.id.startswith("and-cuda"))
+        and (i.remedy is None or i.remedy not in remedies)
     )
 
 

@@ -1,10 +1,23 @@
-"""``cpu``: TensorFlow from pip, running on the CPU."""
+"""``cpu``: TensorFlow from pip, running on the CPU.
+
+Where a release has a CPU-only distribution (``tensorflow-cpu``) with a real wheel for the
+platform and Python that is smaller than the ``tensorflow`` wheel (whose Linux wheel
+carries the CUDA kernels), the plan installs that one and says why, with the two sizes
+the index data records.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Optional
+
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
-__all__ = ["CpuRoute"]
+if TYPE_CHECKING:
+    from tfenv.kb.releases import TfOption
+
+__all__ = ["CPU_PACKAGE", "CpuRoute", "cpu_distribution"]
+
+CPU_PACKAGE = "tensorflow-cpu"
 
 
 class CpuRoute(Route):
@@ -15,9 +28,59 @@ class CpuRoute(Route):
     emits = ("requirements",)
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
-        pin = f"{choice.option.package}=={choice.option.version}"
-        packages = Packages(pip=(pin,), commands=(pip_install(pin, shell=shell_of(where)),))
-        return Delivery(choice.python, None, None, packages, warnings=_unused_gpu(where))
+        opt = choice.option
+        found = cpu_distribution(where, opt, str(choice.python) if choice.python else None)
+        package = opt.package if found is None else found[0]
+        pip = (f"{package}=={opt.version}", *choice.runtime)
+        packages = Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),))
+        return Delivery(
+            choice.python,
+            None,
+            None,
+            packages,
+            reasons=() if found is None else (found[1],),
+            warnings=_unused_gpu(where),
+            package=package,
+        )
+
+
+def cpu_distribution(
+    where: Where, opt: TfOption, python: Optional[str]
+) -> Optional[tuple[str, str]]:
+    """(distribution, reason) where the CPU-only distribution of ``opt`` serves the target's
+    platform and ``python`` with a real (not stub) wheel smaller than tensorflow's; None
+    where tensorflow itself is the CPU plan's package."""
+    if opt.package != "tensorflow" or opt.wheels is None:
+        return None
+    index, platform = where.kb.index, where.target.platform.key
+    release = index.release(CPU_PACKAGE, opt.version)
+    ws = release.wheelset(platform) if release is not None else None
+    if release is None or release.yanked or ws is None or ws.is_stub:
+        return None
+    if python is not None and not ws.serves(python):
+        return None
+    glibc = where.target.glibc
+    if glibc is not None and ws.glibc is not None and glibc < ws.glibc:
+        return None  # its wheels need a newer glibc than tensorflow's serve
+    ours, theirs = ws.size, opt.wheels.size
+    if ours and theirs and ours >= theirs:
+        return None  # no smaller: tensorflow's wheel carries no GPU code here
+    sizes = ""
+    if ours and theirs:
+        sizes = (
+            f": its largest {platform} wheel is {_mb(ours)}, tensorflow's {_mb(theirs)}, "
+            f"which carries the CUDA build ({_mb(theirs - ours)} more to download and install)"
+        )
+    src = release.provenance
+    return CPU_PACKAGE, (
+        f"{CPU_PACKAGE} {opt.version}: TensorFlow {opt.version}'s CPU-only distribution, "
+        f"the same TensorFlow without GPU support{sizes} (index data: "
+        f"{src.sources[0]}, retrieved {src.retrieved})."
+    )
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_000_000:.0f} MB"
 
 
 def _unused_gpu(where: Where) -> tuple[str, ...]:

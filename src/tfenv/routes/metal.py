@@ -33,7 +33,7 @@ class MetalRoute(Route):
         pin = f"{opt.package}=={opt.version}"
         plugin = metal_plugin(where.kb, opt.version)
         if plugin is None:  # problem() said so before the solver picked this route
-            return Delivery(choice.python, None, None, Packages(pip=(pin,)))
+            return Delivery(choice.python, None, None, Packages(pip=(pin, *choice.runtime)))
         metal = f"tensorflow-metal=={plugin.version}"
         pair = plugin.pair
         basis = "Apple's table" if pair.status == "established" else "inferred"
@@ -48,7 +48,6 @@ class MetalRoute(Route):
                 f"{pair.tensorflow_text} is inferred: {pair.basis}. If `import tensorflow` "
                 "fails in libmetal_plugin.dylib, 'tfenv explain' reads the message.",
             )
-        packages = Packages(
-            pip=(pin, metal), commands=(pip_install(pin, metal, shell=shell_of(where)),)
-        )
+        pip = (pin, metal, *choice.runtime)
+        packages = Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),))
         return Delivery(choice.python, None, None, packages, reasons, warnings)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from tfenv.kb.releases import TfOption
 
-__all__ = ["PipRoute", "wheels_for"]
+__all__ = ["PipRoute", "pin_reasons", "wheels_for"]
 
 
 def wheels_for(where: Where, option: TfOption, python: Optional[Version]) -> Optional[CudaWheels]:
@@ -60,14 +60,16 @@ class PipRoute(Route):
         extra = f"tensorflow[and-cuda]=={opt.version}"
         found = wheels_for(where, opt, choice.python)
         if found is None or not found.explicit:
+            pip = (extra, *choice.runtime)
             return Delivery(
                 choice.python,
                 choice.cuda,
                 choice.cudnn,
-                Packages(pip=(extra,), commands=(pip_install(extra, shell=shell_of(where)),)),
+                Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),)),
             )
         pins = tuple(str(p) for p in found.pins)
         pip = (f"{opt.package}=={opt.version}", *pins) if found.dropped else (extra, *pins)
+        pip += choice.runtime
         cuda, cudnn = choice.cuda, choice.cudnn
         if found.policy == "newest":  # the plan names what it installs, not the build
             cuda = _series(where, found, "cuda-runtime") or cuda
@@ -77,7 +79,7 @@ class PipRoute(Route):
             cuda,
             cudnn,
             Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),)),
-            reasons=_reasons(opt, choice, found),
+            reasons=pin_reasons(opt, choice, found),
             remedies=frozenset({"pin-cuda-wheels"}),
         )
 
@@ -95,7 +97,9 @@ def _series(where: Where, found: CudaWheels, component: str) -> Optional[Version
     return None if pin is None else Version(f"{pin.version.major}.{pin.version.minor}")
 
 
-def _reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, ...]:
+def pin_reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, ...]:
+    """Why the plan names the CUDA wheels it does (the container route's CUDA base
+    images install them the same way)."""
     out = []
     if found.dropped:
         missing = found.missing or found.dropped

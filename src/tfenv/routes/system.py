@@ -21,7 +21,7 @@ class SystemRoute(Route):
     emits = ("requirements", "activation", "install-guide")
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
-        pin = f"{choice.option.package}=={choice.option.version}"
+        pip = (f"{choice.option.package}=={choice.option.version}", *choice.runtime)
         if where.target.system.is_windows:
             env = windows_env(where.kb, choice.cuda)
             steps = windows_steps(where.kb, choice.option.version, choice.cuda, choice.cudnn)
@@ -29,9 +29,9 @@ class SystemRoute(Route):
             env = _env(choice.cuda)
             steps = linux_steps(where.kb, where.target.os, choice.cuda, choice.cudnn)
         packages = Packages(
-            pip=(pin,),
+            pip=pip,
             env=env,
-            commands=(pip_install(pin, shell=shell_of(where)),),
+            commands=(pip_install(*pip, shell=shell_of(where)),),
             steps=steps,
         )
         return Delivery(choice.python, choice.cuda, choice.cudnn, packages)

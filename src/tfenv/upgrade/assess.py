@@ -17,6 +17,7 @@ from packaging.version import Version
 from tfenv.models import messages
 from tfenv.upgrade import checks, warnings
 from tfenv.upgrade.model import Severity, TargetReport, UpgradeFinding
+from tfenv.upgrade.runtime import runtime_changes
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -67,6 +68,7 @@ def assess(kb: KnowledgeBase, inp: TargetInput, current: CurrentState, move: Mov
     found = checks.blockers(facts)
     found += _solver_blockers(new, cur, found)
     found += warnings.warnings(facts, current, new.plan)
+    found += runtime_changes(facts, cur.plan, new.plan)
     return _report(kb, inp, current, cur, new, facts, _dedupe(found))
 
 

@@ -1,0 +1,65 @@
+"""The installed environment against what its TensorFlow needs of its dependencies to run
+(``tensorflow/runtime.yaml``): a NumPy 2 under TensorFlow 2.10, a protobuf 4 under 2.3."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from tfenv.doctor.findings import Finding
+from tfenv.models.plan import excluded
+
+if TYPE_CHECKING:
+    from tfenv.doctor.env import TargetEnv
+    from tfenv.kb import KnowledgeBase
+
+__all__ = ["check_runtime", "fix_command"]
+
+
+def check_runtime(kb: KnowledgeBase, env: TargetEnv, tf: Version) -> list[Finding]:
+    """One finding per constraint the installed TensorFlow ``tf`` needs on this Python: a
+    problem, with the pip command that fixes it, where the installed package violates it."""
+    if env.python is None:
+        return []
+    out = []
+    for c in kb.runtime.constraints_for(tf, env.python):
+        dist = env.dist(c.package)
+        version = _version(dist.version) if dist is not None else None
+        if version is None:
+            continue  # not installed (or unreadable): the import check says what is missing
+        ident = f"runtime-{c.package}"
+        if SpecifierSet(c.requirement).contains(version, prereleases=True):
+            out.append(
+                Finding(ident, "ok", f"{c.package} {version} satisfies {c.line} (TensorFlow {tf})")
+            )
+            continue
+        out.append(
+            Finding(
+                ident,
+                "problem",
+                f"{c.package} {version} is installed, but TensorFlow {tf} cannot import or run "
+                f"with {excluded(c.package, c.requirement)}",
+                f"TensorFlow {tf} declares {c.declared or 'no bound on ' + c.package}; without "
+                f"{c.line} it fails with: {c.error} (measured: {c.evidence}; "
+                f"{'; '.join(c.sources)})",
+                fix_command(env, c.line),
+            )
+        )
+    return out
+
+
+def fix_command(env: TargetEnv, line: str) -> str:
+    """``/path/to/python -m pip install 'numpy<2'`` for this environment."""
+    from tfenv.textsafe import shell_word
+
+    python = shell_word(env.interpreter) if env.interpreter else "python"
+    return f"{python} -m pip install {shell_word(line)}"
+
+
+def _version(text: str) -> Optional[Version]:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
