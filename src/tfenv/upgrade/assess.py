@@ -178,7 +178,7 @@ def _way_out(new: Resolution, start: Version) -> str:
     if moves:
         return moves[0].sentence
     if new.suggestions:
-        return f"Stay on TensorFlow {start}."
+        return messages.render("upgrade.stay", {"tensorflow": start})
     return messages.render("upgrade.see-resolve")
 
 
