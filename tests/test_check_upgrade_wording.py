@@ -265,7 +265,8 @@ def test_last_driver_branches_are_recorded_with_sources(kb: KnowledgeBase) -> No
 
 
 def test_driver_below_the_toolkit_is_in_text_and_strict(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ("--from", "2.20", "--to", "2.21", *A100, "--driver", "535.104.05")
+    # 2.17 (CUDA 12.3) -> 2.18 (CUDA 12.5): the toolkit's own minimum rises past the driver
+    argv = ("--from", "2.17", "--to", "2.18", *A100, "--driver", "545.29.06")
     _, data = as_json(capsys, *argv)
     assert any("own minimum" in w for w in data["targets"][0]["new_plan"]["warnings"])
     driver = by_ref(data)["driver"]
@@ -276,6 +277,26 @@ def test_driver_below_the_toolkit_is_in_text_and_strict(capsys: pytest.CaptureFi
     assert run(capsys, *argv, "--strict")[0] == 1
     _, data = as_json(capsys, "--from", "2.20", "--to", "2.21", *A100, "--driver", "560.35.03")
     assert "driver" not in by_ref(data)
+
+
+def test_driver_below_the_toolkit_on_both_sides_is_standing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # 2.20 and 2.21 both use CUDA 12.5: an R535 driver is below its minimum before and after
+    argv = ("--from", "2.20", "--to", "2.21", *A100, "--driver", "535.104.05")
+    _, data = as_json(capsys, *argv, "--strict")
+    assert "driver" not in by_ref(data)
+    standing = data["targets"][0]["standing"]
+    assert [f["kind"] for f in standing] == ["driver"]
+    # a patch release on the same CUDA: nothing else changes, so --strict passes
+    patch = ("--from", "2.18.0", "--to", "2.18.1", *A100, "--driver", "535.104.05")
+    code, data = as_json(capsys, *patch, "--strict")
+    assert data["targets"][0]["findings"] == []
+    assert [f["kind"] for f in data["targets"][0]["standing"]] == ["driver"]
+    assert code == 0
+    _, out = run(capsys, *argv)
+    assert "standing conditions (the same before and after the move; not changes):" in out
+    assert out.count("older than CUDA 12.5's own minimum") == 1
 
 
 # -- short sources in text and Markdown, the full ones in JSON -----------------------------

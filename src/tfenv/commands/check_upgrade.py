@@ -55,11 +55,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--manager", choices=MANAGERS, default="auto")
     parser.add_argument("--allow-cpu", action="store_true", help="accept CPU plans on GPU machines")
-    parser.add_argument("--pre", action="store_true", help="consider pre-releases")
+    parser.add_argument(
+        "--pre",
+        action="store_true",
+        help="consider pre-releases (needed for --to a series that has only pre-releases)",
+    )
     parser.add_argument(
         "--allow-downgrade", action="store_true", help="allow --to older than the current version"
     )
-    parser.add_argument("--strict", action="store_true", help="warnings fail too (exit code 1)")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="warnings the move brings fail too (exit code 1); standing ones do not",
+    )
     parser.add_argument(
         "--relock",
         action="store_true",

@@ -138,6 +138,8 @@ TEMPLATES: Mapping[str, str] = {
     # check-upgrade: a move the solver rejects that no check named (upgrade/assess.py)
     "upgrade.does-not-resolve": "It does not resolve here: {conflicts}",
     "upgrade.see-resolve": "Run 'tfenv resolve' for details.",
+    # its only way out is the release already in use: staying is the fix, not a command
+    "upgrade.stay": "Stay on TensorFlow {tensorflow}.",
 }
 
 

@@ -65,11 +65,36 @@ def assess(kb: KnowledgeBase, inp: TargetInput, current: CurrentState, move: Mov
     start = start or _newest(kb, SpecifierSet(_spec(current.spec)))
     end = Version(new.plan.tensorflow) if new.plan else move.version
     facts = checks.Facts(kb, target, start, end, _accelerator(cur, target, inp), severity)
+    found = _findings(facts, current, new, cur)
+    before = _findings(replace(facts, end=facts.start), current, cur, cur)
+    changes, standing = _split(found, before, facts)
+    return _report(kb, inp, current, cur, new, facts, changes, standing)
+
+
+def _findings(
+    facts: checks.Facts, current: CurrentState, new: Resolution, cur: Resolution
+) -> tuple[UpgradeFinding, ...]:
+    """Every finding of ``facts.end`` on this target (``new`` is its resolution)."""
     found = checks.blockers(facts)
-    found += _solver_blockers(new, cur, found)
+    found += _solver_blockers(new, cur, found, facts.start)
     found += warnings.warnings(facts, current, new.plan)
     found += runtime_changes(facts, cur.plan, new.plan)
-    return _report(kb, inp, current, cur, new, facts, _dedupe(found))
+    return _dedupe(found)
+
+
+def _split(
+    found: tuple[UpgradeFinding, ...], before: tuple[UpgradeFinding, ...], facts: checks.Facts
+) -> tuple[tuple[UpgradeFinding, ...], tuple[UpgradeFinding, ...]]:
+    """The changes, and the standing conditions: what the current release has here too
+    (the same finding, its release aside) is not a change the move makes."""
+    held = {_condition(f, facts.start) for f in before}
+    standing = tuple(f for f in found if _condition(f, facts.end) in held)
+    return tuple(f for f in found if f not in standing), standing
+
+
+def _condition(f: UpgradeFinding, version: Version) -> tuple[str, str, str]:
+    """A finding with the release it was found for taken out of its words."""
+    return f.severity, f.kind, f.summary.replace(str(version), "<release>")
 
 
 def _python_fixed(target: Target, current: CurrentState) -> Target:
@@ -126,7 +151,7 @@ def _accelerator(cur: Resolution, target: Target, inp: TargetInput) -> str:
 
 
 def _solver_blockers(
-    new: Resolution, cur: Resolution, found: list[UpgradeFinding]
+    new: Resolution, cur: Resolution, found: list[UpgradeFinding], start: Version
 ) -> list[UpgradeFinding]:
     """What the solver rejects (or demotes to the CPU) that no check named."""
     if any(f.severity == "blocker" for f in found):
@@ -134,8 +159,7 @@ def _solver_blockers(
     if new.plan is None:
         said = " ".join(new.conflict_sentences)
         summary = messages.render("upgrade.does-not-resolve", {"conflicts": said})
-        fix = new.suggestions[0].sentence if new.suggestions else None
-        fix = fix or messages.render("upgrade.see-resolve")
+        fix = _way_out(new, start)
         return [
             UpgradeFinding("blocker", "resolve", summary.rstrip("."), fix, conflicts=new.conflicts)
         ]
@@ -143,6 +167,21 @@ def _solver_blockers(
         summary = f"TensorFlow {new.plan.tensorflow} would run on the CPU here, not the GPU"
         return [UpgradeFinding("blocker", "platform", summary, "Stay on the current release.")]
     return []
+
+
+def _way_out(new: Resolution, start: Version) -> str:
+    """The solver's first way out, unless it is the release already in use: staying is
+    not a fix to run (``tfenv resolve --tf`` the current version)."""
+    moves = [
+        s
+        for s in new.suggestions
+        if not (s.message == "way-out.other-tf" and dict(s.fields).get("tensorflow") == str(start))
+    ]
+    if moves:
+        return moves[0].sentence
+    if new.suggestions:
+        return messages.render("upgrade.stay", {"tensorflow": start})
+    return messages.render("upgrade.see-resolve")
 
 
 def _dedupe(found: list[UpgradeFinding]) -> tuple[UpgradeFinding, ...]:
@@ -165,6 +204,7 @@ def _report(
     new: Resolution,
     facts: checks.Facts,
     found: tuple[UpgradeFinding, ...],
+    standing: tuple[UpgradeFinding, ...] = (),
 ) -> TargetReport:
     from tfenv.upgrade.diff import package_diff
 
@@ -178,6 +218,7 @@ def _report(
         current=cur.plan.to_dict() if cur.plan else None,
         new=new.plan.to_dict() if new.plan else None,
         findings=found,
+        standing=standing,
         conflicts=new.conflicts,
         suggestions=new.suggestions,
         packages=changes,

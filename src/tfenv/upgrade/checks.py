@@ -144,13 +144,13 @@ def _unknown(f: Facts, rule: rules.Rule) -> Optional[UpgradeFinding]:
     if getattr(f.target, rule.fact_key) is not None:
         return None
     old, new = f.requirement_text(f.start, rule.kind), f.requirement_text(f.end, rule.kind)
-    if new is None or old == new:
-        return None
+    if new is None or _plain(old, f.start) == _plain(new, f.end):
+        return None  # the same need on both sides ("the manylinux floor of <release>'s wheels")
     summary = f"TensorFlow {f.end} needs {new}; this machine's {rule.fact_key} is not known"
     fix = f"Check that this machine meets it ({rule.check_hint}), or give --{rule.fact_key}"
 
     def value(v: Version) -> Optional[str]:
-        return f.requirement_text(v, rule.kind)
+        return _plain(f.requirement_text(v, rule.kind), v)
 
     edge = boundary(f.kb, f.start, f.end, value)
     first = edge[1] if edge else f.end
@@ -159,6 +159,11 @@ def _unknown(f: Facts, rule: rules.Rule) -> Optional[UpgradeFinding]:
     sources = sources_of(changes) or rule.sources(f.kb, first)
     ref = changes[0].id if len(changes) == 1 else None
     return UpgradeFinding("warning", kind, summary, fix + ".", sources, ref)
+
+
+def _plain(text: Optional[str], v: Version) -> Optional[str]:
+    """A requirement's words without the release they were said of."""
+    return text.replace(str(v), "<release>") if text is not None else None
 
 
 def _not_on_index(f: Facts) -> UpgradeFinding:

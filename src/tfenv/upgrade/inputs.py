@@ -80,7 +80,36 @@ def make_move(kb: KnowledgeBase, text: str, pre: bool) -> Move:
         top = newest(kb, spec, pre)
         series = SpecifierSet(f"=={top.major}.{top.minor}.*")
         return Move(series, f"latest ({top.major}.{top.minor})", newest(kb, series, pre), pre)
+    pre = pre or bool(spec.prereleases)  # a spec that names a pre-release asks for it
+    if not pre:
+        _refuse_only_pre(kb, spec, text)
     return Move(spec, text, newest(kb, spec, pre), pre)
+
+
+def _refuse_only_pre(kb: KnowledgeBase, spec: SpecifierSet, text: str) -> None:
+    """``--to`` a series that has only pre-releases, without ``--pre``: bad input (a gate
+    that checked a release candidate unasked, or checked nothing, would mislead)."""
+    if any(spec.contains(v) for v in stable_releases(kb)):
+        return
+    pres = sorted(
+        r.version
+        for r in kb.index.releases("tensorflow")
+        if r.version.is_prerelease and spec.contains(r.version, prereleases=True)
+    )
+    if not pres:
+        return  # only yanked or pre-2.0 releases match: the move reports what it finds
+    stable = stable_releases(kb)
+    older = [v for v in stable if v < pres[0]]
+    instead = (
+        f", or --to {older[-1].major}.{older[-1].minor} for the newest stable series"
+        if older
+        else ""
+    )
+    raise UsageError(
+        f"--to {text} matches only pre-releases ({', '.join(str(v) for v in pres)}); "
+        "check-upgrade checks pre-releases only when asked.",
+        hint=f"Add --pre to check {pres[-1]}{instead}.",
+    )
 
 
 def direction(kb: KnowledgeBase, source: CurrentSource, move: Move, allow_down: bool) -> str:

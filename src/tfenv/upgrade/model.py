@@ -77,7 +77,10 @@ class TargetReport:
     resolves: bool
     current: Optional[dict[str, Any]] = None  # Plan.to_dict() of the current version
     new: Optional[dict[str, Any]] = None  # Plan.to_dict() of the new version
-    findings: tuple[UpgradeFinding, ...] = ()
+    findings: tuple[UpgradeFinding, ...] = ()  # what the move changes
+    # what holds before and after the move alike: reported once, not a change (a standing
+    # warning never fails --strict; a standing blocker still blocks)
+    standing: tuple[UpgradeFinding, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
     packages: tuple[PackageChange, ...] = ()
@@ -88,7 +91,8 @@ class TargetReport:
 
     @property
     def status(self) -> str:
-        if self.count("blocker"):
+        # a release this target cannot run blocks, even where the current one could not either
+        if self.count("blocker") or any(f.severity == "blocker" for f in self.standing):
             return "blocked"
         return "warnings" if self.count("warning") else "safe"
 
@@ -103,6 +107,7 @@ class TargetReport:
             "current_plan": self.current,
             "new_plan": self.new,
             "findings": [f.to_dict() for f in self.findings],
+            "standing": [f.to_dict() for f in self.standing],
             "conflicts": [c.to_dict() for c in self.conflicts],
             "suggestions": [s.to_dict() for s in self.suggestions],
             "packages": {

@@ -11,6 +11,7 @@ from tfenv.upgrade.model import TargetReport, UpgradeFinding, UpgradeReport
 __all__ = ["short_source", "to_json", "to_markdown", "to_text"]
 
 _MARK = {"blocker": "BLOCKER", "warning": "WARNING", "info": "info"}
+_STANDING = "standing conditions (the same before and after the move; not changes)"
 _STATUS = {"blocked": "BLOCKED", "warnings": "works, with warnings", "safe": "safe"}
 
 
@@ -19,12 +20,26 @@ def to_json(report: UpgradeReport, strict: bool = False) -> str:
 
 
 def _verdict(report: UpgradeReport, strict: bool) -> str:
+    return _move_verdict(report, strict) + _standing_note(report)
+
+
+def _move_verdict(report: UpgradeReport, strict: bool) -> str:
     if report.blocked:
         names = ", ".join(t.name for t in report.targets if t.status == "blocked")
         return f"Not safe: blocked on {names}."
     if report.warned:
         return "Works everywhere, with warnings" + (" (--strict: fails)." if strict else ".")
     return "Safe on every target."
+
+
+def _standing_note(report: UpgradeReport) -> str:
+    names = ", ".join(t.name for t in report.targets if t.standing)
+    if not names:
+        return ""
+    return (
+        f" Standing conditions on {names} hold before and after alike: not changes (their "
+        "warnings do not fail --strict)."
+    )
 
 
 # -- text ------------------------------------------------------------------------------
@@ -49,6 +64,10 @@ def _target_text(t: TargetReport) -> list[str]:
         out += _table(("severity", "kind", "what changes", "fix", "source"), rows)
     else:
         out.append("   nothing that matters changes")
+    if t.standing:
+        out.append(f"   {_STANDING}:")
+        rows = [(_MARK[f.severity], f.kind, f.summary, f.fix, _src(f)) for f in t.standing]
+        out += _table(("severity", "kind", "what holds", "fix", "source"), rows)
     if t.packages:
         out.append(f"   packages ({t.packages_basis}):")
         for p in t.packages:
@@ -209,6 +228,13 @@ def _target_markdown(t: TargetReport) -> list[str]:
         ]
     else:
         out.append("Nothing that matters changes.")
+    if t.standing:
+        out += ["", f"_{_STANDING[0].upper()}{_STANDING[1:]}:_", ""]
+        out += ["| severity | kind | what holds | fix | source |", "|---|---|---|---|---|"]
+        out += [
+            f"| {_MARK[f.severity]} | {f.kind} | {_md(f.summary)} | {_md(f.fix)} | {_md(_src(f))} |"
+            for f in t.standing
+        ]
     if t.packages:
         out += [
             "",

@@ -251,7 +251,7 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
             continue
         if plan is not None and issue.remedy is not None and issue.remedy in plan.remedies:
             continue  # the new plan avoids it (and says how in its reasons)
-        if (plan is not None and not _concerns(issue, plan, f)) or (plan is None and issue.routes):
+        if not _concerns(issue, plan, f):
             continue
         severity: Severity = "blocker" if issue.severity == "broken" else "warning"
         other = issue.prefer or _unaffected(f, issue)
@@ -307,9 +307,14 @@ _REMEDY_DONE = {
 }
 
 
-def _concerns(issue: KnownIssue, plan: Plan, f: Facts) -> bool:
-    """Whether the known issue concerns the new plan (its route, the GPU, its Python)."""
-    return issue.concerns(plan.route, f.target.cc, Version(plan.python) if plan.python else None)
+def _concerns(issue: KnownIssue, plan: Optional[Plan], f: Facts) -> bool:
+    """Whether the known issue concerns the new plan (its route, the GPU it runs on, its
+    Python); without a plan, this machine (an issue of a route concerns no machine then)."""
+    if plan is None:
+        cc = f.target.cc if f.accel == "cuda" else None
+        return not issue.routes and issue.concerns("", cc, f.target.python)
+    cc = f.target.cc if plan.accelerator == "cuda" else None
+    return issue.concerns(plan.route, cc, Version(plan.python) if plan.python else None)
 
 
 def _remedied(f: Facts, issue_id: str, plan: Optional[Plan]) -> Optional[object]:
