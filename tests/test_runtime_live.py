@@ -12,34 +12,20 @@ fast); run in CI with ``-m live``.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import tempfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from packaging.version import Version
 
+from tests import runtime_tool
 from tfenv.kb import KnowledgeBase
 
 pytestmark = pytest.mark.live
 
-TOOL = Path(__file__).parent.parent / "tools" / "runtime_sweep.py"
 
-
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("runtime_sweep", TOOL)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["runtime_sweep"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-rs = _tool()
+rs = runtime_tool.load()
 KB = KnowledgeBase()
 INFOS = rs.release_infos(KB)
 

@@ -3,33 +3,20 @@ facts written from the cells) and the generated docs page against the shipped da
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Optional
 
 import pytest
 from packaging.version import Version
 
+from tests import runtime_tool
 from tests.snapshot import frozen_kb
 from tfenv.kb.runtime import load
 
-TOOL = Path(__file__).parent.parent / "tools" / "runtime_sweep.py"
 V = Version
 
 
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("runtime_sweep", TOOL)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["runtime_sweep"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-rs = _tool()
+rs = runtime_tool.load()
 
 _PROTOBUF_LOG = """\
 Traceback (most recent call last):
