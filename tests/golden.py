@@ -56,37 +56,13 @@ TEAMS: dict[str, str] = {
     + '[targets.k80]\nos = "linux"\ngpu = "Tesla K80"\ndriver = "470.82.01"\n',
 }
 
+_OLD_DRIVER_TO_2_15: tuple[str, ...] = ("--from", "2.14", "--to", "2.15", "--os", "linux")
+_OLD_DRIVER_TO_2_15 += ("--cc", "8.6", "--driver", "470.82.01", "--python", "3.11")
+
 #: check-upgrade questions (text output)
 UPGRADES: dict[str, tuple[str, ...]] = {
-    "driver-too-old-for-2.15": (
-        "--from",
-        "2.14",
-        "--to",
-        "2.15",
-        "--os",
-        "linux",
-        "--cc",
-        "8.6",
-        "--driver",
-        "470.82.01",
-        "--python",
-        "3.11",
-    ),
-    "driver-too-old-for-2.15-json": (
-        "--from",
-        "2.14",
-        "--to",
-        "2.15",
-        "--os",
-        "linux",
-        "--cc",
-        "8.6",
-        "--driver",
-        "470.82.01",
-        "--python",
-        "3.11",
-        "--json",
-    ),
+    "driver-too-old-for-2.15": _OLD_DRIVER_TO_2_15,
+    "driver-too-old-for-2.15-json": (*_OLD_DRIVER_TO_2_15, "--json"),
     "kepler-to-2.16": (
         "--from",
         "2.14",
