@@ -19,6 +19,15 @@ do not edit by hand. Exit codes: 0 success, 1 a valid question with no good answ
 (`TFENV_DEBUG=1` shows the traceback). See [errors.md](errors.md). Every flag that takes
 a value refuses an empty or blank one (`--tf=`, `--index-url ''`), naming the flag (exit
 2): leave a flag out for its default.
+
+Language: every command answers in English (`--lang en`) or Simplified Chinese (`--lang zh`),
+given before or after the command; without the flag, `TFENV_LANG`, else the locale (the
+first set of `LC_ALL`, `LC_MESSAGES`, `LANG`: `zh_CN`, `zh_SG`, `zh_TW`, `zh_HK` and `zh`
+all mean Simplified Chinese for now; `C`, `POSIX`, `en_*` and every other language mean
+English), else English. A `--lang` or `TFENV_LANG` naming another language is refused (exit
+2). A terminal whose encoding cannot show Chinese (`PYTHONIOENCODING=ascii`, a non-Chinese
+Windows code page) gets English and a one-line note. `--json` output, lockfiles and
+requirements files are the same in every language; see [zh/index.md](zh/index.md).
 """
 
 

@@ -16,6 +16,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Every test (and every tfenv it starts) reads the frozen snapshot of the knowledge
     base, unless it is marked ``shipped_kb`` (tests/snapshot.py)."""
     os.environ["TFENV_DATA_DIR"] = str(snapshot.SNAPSHOT)
+    # English, whatever the locale of the machine running the tests (tests/test_i18n.py
+    # chooses Chinese where it means to)
+    os.environ["TFENV_LANG"] = "en"
 
 
 @pytest.fixture(autouse=True)

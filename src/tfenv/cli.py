@@ -23,7 +23,8 @@ import sys
 from typing import Any, NoReturn, Optional, Protocol, Sequence
 
 from tfenv import __version__
-from tfenv.errors import TfenvError
+from tfenv.errors import TfenvError, UsageError
+from tfenv.i18n import N_, UnknownLanguage, _, choose, language, set_language
 
 __all__ = ["EXIT_BUG", "main"]
 
@@ -33,16 +34,43 @@ _CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 
 # name -> (module, one-line help); order is the order shown in --help
 COMMANDS: dict[str, tuple[str, str]] = {
-    "resolve": ("tfenv.commands.resolve", "pick a consistent TensorFlow/Python/CUDA/cuDNN stack"),
-    "detect": ("tfenv.commands.detect", "read this machine: OS, glibc, GPUs, driver"),
-    "lock": ("tfenv.commands.lock", "write team lockfiles for every target machine"),
-    "install": ("tfenv.commands.install", "create a verified TensorFlow environment here"),
-    "check-upgrade": ("tfenv.commands.check_upgrade", "is another TensorFlow version safe here?"),
-    "matrix": ("tfenv.commands.matrix", "print the TensorFlow compatibility table"),
-    "doctor": ("tfenv.commands.doctor", "diagnose an installed TensorFlow environment"),
-    "explain": ("tfenv.commands.explain", "explain a TensorFlow/CUDA error message"),
-    "refresh": ("tfenv.commands.refresh", "regenerate index-derived knowledge-base files"),
+    "resolve": (
+        "tfenv.commands.resolve",
+        N_("pick a consistent TensorFlow/Python/CUDA/cuDNN stack"),
+    ),
+    "detect": ("tfenv.commands.detect", N_("read this machine: OS, glibc, GPUs, driver")),
+    "lock": ("tfenv.commands.lock", N_("write team lockfiles for every target machine")),
+    "install": ("tfenv.commands.install", N_("create a verified TensorFlow environment here")),
+    "check-upgrade": (
+        "tfenv.commands.check_upgrade",
+        N_("is another TensorFlow version safe here?"),
+    ),
+    "matrix": ("tfenv.commands.matrix", N_("print the TensorFlow compatibility table")),
+    "doctor": ("tfenv.commands.doctor", N_("diagnose an installed TensorFlow environment")),
+    "explain": ("tfenv.commands.explain", N_("explain a TensorFlow/CUDA error message")),
+    "refresh": ("tfenv.commands.refresh", N_("regenerate index-derived knowledge-base files")),
 }
+
+# argparse's own words (it looks them up with gettext; _use_our_catalogue points it at
+# ours): the headings and messages a tfenv user meets, as Python 3.9 to 3.13 word them
+ARGPARSE_MESSAGES = (
+    N_("usage: "),
+    N_("options"),
+    N_("optional arguments"),
+    N_("positional arguments"),
+    N_("show this help message and exit"),
+    N_("show program's version number and exit"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("expected one argument"),
+    N_("expected at least one argument"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+)
 
 
 class _Command(Protocol):
@@ -60,15 +88,19 @@ class _Parser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise _ArgvError(f"{self.prog}: {message}. See '{self.prog} --help'.")
+        raise _ArgvError(
+            _("{prog}: {message}. See '{prog} --help'.").format(prog=self.prog, message=message)
+        )
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         # the strings given on the command line (a bare --from-env gives none: its const)
         if action.option_strings and any(not text.strip() for text in arg_strings):
             flag = max(action.option_strings, key=len)
             raise _ArgvError(
-                f"{self.prog}: {flag} was given an empty value; give it a value, or leave "
-                f"the flag out for its default. See '{self.prog} --help'."
+                _(
+                    "{prog}: {flag} was given an empty value; give it a value, or leave "
+                    "the flag out for its default. See '{prog} --help'."
+                ).format(prog=self.prog, flag=flag)
             )
         return super()._get_values(action, arg_strings)
 
@@ -80,18 +112,103 @@ class _ArgvError(Exception):
 def _build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tfenv",
-        description="Which TensorFlow, Python, CUDA and cuDNN go together on a machine, "
-        "explained, and locked for a whole team.",
+        description=_(
+            "Which TensorFlow, Python, CUDA and cuDNN go together on a machine, "
+            "explained, and locked for a whole team."
+        ),
     )
-    parser.add_argument("--version", action="version", version=f"tfenv {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"tfenv {__version__}",
+        help=_("show program's version number and exit"),
+    )
+    _add_lang(parser, None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    wanted = next((a for a in argv if not a.startswith("-")), None)
+    wanted = _command_word(argv)
     for name, (module, help_text) in COMMANDS.items():
-        cmd_parser = sub.add_parser(name, help=help_text, description=help_text)
+        cmd_parser = sub.add_parser(name, help=_(help_text), description=_(help_text))
+        # also after the command: tfenv resolve --lang zh (the value given first wins)
+        _add_lang(cmd_parser, argparse.SUPPRESS)
         # only the chosen command's module is imported
         if name == wanted:
             _load(module).configure(cmd_parser)
     return parser
+
+
+def _add_lang(parser: argparse.ArgumentParser, default: Any) -> None:
+    if default is None:
+        help_text = _(
+            "the language to answer in: en (English) or zh (Simplified Chinese); "
+            "default: $TFENV_LANG, else the locale (LC_ALL, LC_MESSAGES, LANG), else en"
+        )
+    else:
+        help_text = _("the language to answer in: en or zh (see tfenv --help)")
+    parser.add_argument("--lang", metavar="LANG", default=default, help=help_text)
+
+
+def _command_word(argv: Sequence[str]) -> Optional[str]:
+    """The subcommand: the first word that is neither a flag nor --lang's value."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--lang":
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def _lang_flag(argv: Sequence[str]) -> Optional[str]:
+    """--lang's value in ``argv`` (before a bare ``--``), read before the parser is built
+    so that its help is in that language; the first one given wins."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg[len("--lang=") :]
+    return None
+
+
+def _set_language(argv: Sequence[str]) -> None:
+    """The language, once for the run: --lang, TFENV_LANG, the locale. A terminal whose
+    encoding cannot show Chinese gets English and a one-line note, never an exception."""
+    try:
+        code = choose(_lang_flag(argv), os.environ)
+    except UnknownLanguage as exc:
+        raise UsageError(str(exc)) from None
+    if code != "en" and not all(_can_show_chinese(s) for s in (sys.stdout, sys.stderr)):
+        encoding = getattr(sys.stdout, "encoding", None) or "unknown"
+        _say(
+            f"tfenv: note: this terminal's encoding ({encoding}) cannot show Chinese, so "
+            "tfenv answers in English; set PYTHONIOENCODING=utf-8 (or use a UTF-8 "
+            "terminal) for Chinese."
+        )
+        code = "en"
+    set_language(code)
+    _use_our_catalogue()
+
+
+def _can_show_chinese(stream: Any) -> bool:
+    encoding = getattr(stream, "encoding", None)
+    if not encoding:
+        return True  # a StringIO: it takes any text
+    try:
+        "中文，。：；（）".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _use_our_catalogue() -> None:
+    """argparse words its headings and errors with gettext; give it ours."""
+    from tfenv import i18n
+
+    argparse._ = i18n._  # type: ignore[attr-defined]
+    argparse.ngettext = i18n.ngettext  # type: ignore[attr-defined]
 
 
 def _load(module: str) -> _Command:
@@ -110,6 +227,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     _safe_streams()
     restore = _handle_signals()
+    before = language()
     try:
         return _main(args_list)
     except BrokenPipeError:
@@ -117,10 +235,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _EXIT_PIPE
     finally:
         restore()
+        set_language(before)  # main() called in a process that goes on (tests, the API)
 
 
 def _main(args_list: list[str]) -> int:
     try:
+        _set_language(args_list)
         parser = _build_parser(args_list)
         args = parser.parse_args(args_list)
         if args.command is None:
@@ -131,17 +251,17 @@ def _main(args_list: list[str]) -> int:
         _say(str(exc))
         return 2
     except TfenvError as exc:
-        _say(f"tfenv: error: {exc.paragraph}")
+        _say(_("tfenv: error: {paragraph}").format(paragraph=exc.paragraph))
         for line in exc.details:
             _say(f"  {line}")
         return exc.exit_code
     except KeyboardInterrupt:
         _end_children()
-        _say("tfenv: interrupted")
+        _say(_("tfenv: interrupted"))
         return 130
     except _Terminated as exc:
         _end_children()
-        _say("tfenv: terminated")
+        _say(_("tfenv: terminated"))
         return 128 + exc.signum
     except BrokenPipeError:
         raise
@@ -157,19 +277,21 @@ def _bug(exc: Exception) -> int:
         from tfenv.errors import SolverGaveUp
 
         gave_up = SolverGaveUp(exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0)
-        _say(f"tfenv: error: {gave_up.paragraph}")
+        _say(_("tfenv: error: {paragraph}").format(paragraph=gave_up.paragraph))
         return gave_up.exit_code
     if isinstance(exc, MemoryError):
-        _say("tfenv: error: out of memory while reading the input; is a file far too large?")
+        _say(_("tfenv: error: out of memory while reading the input; is a file far too large?"))
         return 2
     if os.environ.get("TFENV_DEBUG", "") not in ("", "0"):
         import traceback
 
         traceback.print_exc(file=sys.stderr)
     _say(
-        f"tfenv: internal error: this is a bug in tfenv, not a problem with your input "
-        f"({type(exc).__name__}: {exc}). Run the command again with TFENV_DEBUG=1 to see "
-        "the traceback, and please report it with that output."
+        _(
+            "tfenv: internal error: this is a bug in tfenv, not a problem with your input "
+            "({error}). Run the command again with TFENV_DEBUG=1 to see the traceback, and "
+            "please report it with that output."
+        ).format(error=f"{type(exc).__name__}: {exc}")
     )
     return EXIT_BUG
 

@@ -1,14 +1,17 @@
 """One error hierarchy for everything tfenv reports to a user.
 
-Library code raises these with all the text a user needs; only the CLI turns
-them into a message and an exit code (see ``cli.py``). Nothing here imports any
-other tfenv module.
+Library code raises these with all the text a user needs, worded in the current language
+(:mod:`tfenv.i18n`) where they are raised; only the CLI turns them into a message and an
+exit code (see ``cli.py``). Nothing here imports any other tfenv module but
+:mod:`tfenv.i18n`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Optional
+
+from tfenv.i18n import N_, _
 
 __all__ = [
     "LOCK_EXTRA_HINT",
@@ -69,8 +72,11 @@ class KBValidationError(TfenvError):
     """A knowledge-base data file is malformed; names the file and the path inside it."""
 
     def __init__(self, file: str, path: str, problem: str) -> None:
-        where = f"{file}: at {path}" if path else file
-        super().__init__(f"The knowledge-base file {where}: {problem}.")
+        if path:
+            message = _("The knowledge-base file {file}: at {path}: {problem}.")
+        else:
+            message = _("The knowledge-base file {file}: {problem}.")
+        super().__init__(message.format(file=file, path=path, problem=problem))
         self.file = file
         self.path = path
         self.problem = problem
@@ -101,7 +107,8 @@ class UnsatisfiableError(TfenvError):
     exit_code = 1
 
 
-LOCK_EXTRA_HINT = (
+# the English text: translate it where it is used, _(LOCK_EXTRA_HINT)
+LOCK_EXTRA_HINT = N_(
     "Install tfenv's lock extra: pip install 'tfenv[lock]' where tfenv is on your index; "
     "in a checkout of tfenv, pip install -e '.[lock]'; from a wheel, "
     "pip install './tfenv-<version>-py3-none-any.whl[lock]' (docs/lock.md)."
@@ -131,7 +138,9 @@ class LockError(TfenvError):
         failures: Optional[Mapping[str, str]] = None,
     ) -> None:
         failed = dict(failures or {})
-        details = tuple(f"target '{n}': {why}" for n, why in failed.items())
+        details = tuple(
+            _("target '{target}': {why}").format(target=n, why=why) for n, why in failed.items()
+        )
         super().__init__(message, hint=hint, details=details)
         self.failures = failed
 
@@ -163,7 +172,11 @@ class SolverGaveUp(UnsatisfiableError):
 
     def __init__(self, rounds: int) -> None:
         super().__init__(
-            f"The solver gave up after {rounds} rounds without an answer for this machine.",
-            hint="Narrow the request (--tf, --python or --manager, e.g. --tf 2.15) and try again.",
+            _(
+                "The solver gave up after {rounds} rounds without an answer for this machine."
+            ).format(rounds=rounds),
+            hint=_(
+                "Narrow the request (--tf, --python or --manager, e.g. --tf 2.15) and try again."
+            ),
         )
         self.rounds = rounds
