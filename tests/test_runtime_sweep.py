@@ -237,3 +237,17 @@ def test_doc_matches_the_data() -> None:
     assert doc == rs.render_doc(facts), (
         "docs/runtime.md is stale: python tools/runtime_sweep.py --write-only"
     )
+
+
+def test_keep_disk_empties_only_the_sweeps_own_cache(tmp_path: Path) -> None:
+    import argparse
+
+    cache = tmp_path / "uv-cache"
+    (cache / "wheels").mkdir(parents=True)
+    roomy = argparse.Namespace(uv_cache=cache, min_free_gb=0.0)
+    rs._keep_disk(roomy)
+    assert (cache / "wheels").is_dir()
+    short = argparse.Namespace(uv_cache=cache, min_free_gb=1e9)  # never that much free
+    rs._keep_disk(short)
+    assert not cache.exists()
+    rs._keep_disk(argparse.Namespace(uv_cache=None, min_free_gb=1e9))  # uv's own: left

@@ -34,7 +34,9 @@ drift). At the end, and with ``--write-only``, the data file and the docs page a
 the state, sorted and stable.
 
 The index is the configured one (pip's and uv's configuration, as ``tfenv lock`` reads it);
-the uv cache is uv's own (shared). Not part of the tfenv package.
+the uv cache is uv's own (shared) unless ``--uv-cache`` names one for the sweep alone, which is
+emptied between cells whenever the disk's free space falls below ``--min-free-gb`` (every
+release's wheels unpack to 1-2 GB). Not part of the tfenv package.
 """
 
 from __future__ import annotations
@@ -981,6 +983,15 @@ def _parser() -> argparse.ArgumentParser:
         "--budget-minutes", type=float, help="stop starting new cells after this long"
     )
     parser.add_argument(
+        "--uv-cache", type=Path, help="uv's cache for the sweep alone (default: uv's own)"
+    )
+    parser.add_argument(
+        "--min-free-gb",
+        type=float,
+        default=20.0,
+        help="empty --uv-cache between cells when less disk than this is free (default 20)",
+    )
+    parser.add_argument(
         "--check", action="store_true", help="only report what would change (exit 1 on drift)"
     )
     parser.add_argument(
@@ -1017,6 +1028,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     plans = plans_for(
         kb, infos, available, args.all_pythons, flavours, files("tensorflow-cpu"), only
     )
+    if args.uv_cache is not None:
+        os.environ["UV_CACHE_DIR"] = str(args.uv_cache)
     runner = Runner(_uv_binary(), available, args.work, index_url)
     todo = _todo(plans, state, runner)
     if args.check:
@@ -1068,6 +1081,17 @@ def _run_all(
             print(f"  changed: was {_summary(old)}", flush=True)
         state[cell.key] = cell
         save_state(args.state, state)
+        _keep_disk(args)
+
+
+def _keep_disk(args: argparse.Namespace) -> None:
+    """Empty the sweep's own uv cache when the disk runs short (uv's shared one is left)."""
+    cache = args.uv_cache
+    if cache is None or not cache.exists():
+        return
+    if shutil.disk_usage(cache).free < args.min_free_gb * 2**30:
+        print(f"  (emptying {cache}: less than {args.min_free_gb:g} GB free)", flush=True)
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def _drifted(recorded: Mapping[str, str], today: Mapping[str, str]) -> bool:
