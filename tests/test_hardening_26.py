@@ -530,3 +530,65 @@ def test_a_flag_without_its_optional_value_is_not_an_empty_value(
     _, _, err = run_main(capsys, "check-upgrade", "--from-env", "--os", "linux", "--no-gpu")
     assert "empty value" not in err
     assert "TensorFlow" in err or err == ""
+
+
+# -- 8b. the other temp folders (tfenv-run-*, tfenv-conda-lock-*) after SIGKILL ------------
+
+
+def _killed_then_rerun(tmp_path: Path, script: str, prefix: str) -> None:
+    """``script`` (argv[1]: "kill" or "") run in a child with TMPDIR at ``tmp_path``: killed
+    by SIGKILL in the step that holds a ``prefix*`` temp folder, it leaves that folder; the
+    next run (not killed) removes it at once and leaves none of its own."""
+    env = {**os.environ, "TMPDIR": str(tmp_path), "TFENV_DETECT_NVML": "0"}
+    killed = subprocess.run([sys.executable, "-c", script, "kill"], env=env,
+                            capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert killed.returncode == -9, killed.stderr
+    left = list(tmp_path.glob(f"{prefix}*"))
+    assert len(left) == 1  # SIGKILL cannot be handled: the folder stays, seconds old...
+    from tfenv import fsutil
+
+    assert left[0].name.startswith(f"{prefix}{fsutil._host_tag()}-")  # ...with its owner's tag
+    again = subprocess.run([sys.executable, "-c", script, ""], env=env,
+                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert list(tmp_path.glob(f"{prefix}*")) == []  # ...and the next run removes it
+
+
+def test_sigkill_while_a_child_runs_in_its_empty_folder_leaves_what_the_next_run_removes(
+    tmp_path: Path,
+) -> None:
+    """procs.run(neutral_cwd=True), as doctor and install run interpreters: the child kills
+    tfenv while tfenv waits on it in its ``tfenv-run-*`` folder."""
+    script = """
+import sys
+from tfenv import procs
+child = "import os; os.kill(os.getppid(), 9)" if sys.argv[1] == "kill" else "pass"
+procs.run([sys.executable, "-c", child], timeout=60, neutral_cwd=True)
+"""
+    _killed_then_rerun(tmp_path, script, "tfenv-run-")
+
+
+def test_sigkill_while_conda_lock_writes_leaves_what_the_next_run_removes(
+    tmp_path: Path,
+) -> None:
+    """render_lockfile killed right after conda-lock wrote the file into its
+    ``tfenv-conda-lock-*`` folder, before tfenv read it back."""
+    pytest.importorskip("conda_lock")
+    script = """
+import os, sys
+import conda_lock.lockfile as lf
+from tfenv.formats import conda_lock
+real = lf.write_conda_lock_file
+def write_then_die(*args, **kwargs):
+    real(*args, **kwargs)
+    if sys.argv[1] == "kill":
+        os.kill(os.getpid(), 9)
+lf.write_conda_lock_file = write_then_die
+conda_lock.render_lockfile(
+    file_name="conda-lock.a.yml", subdir="linux-64", channels=["conda-forge"], conda=[],
+    pip=[], env_file="environment.a.yml", content_hash="0" * 64, custom_metadata={},
+)
+"""
+    from tfenv.formats.conda_lock import TEMP_PREFIX
+
+    _killed_then_rerun(tmp_path, script, TEMP_PREFIX)

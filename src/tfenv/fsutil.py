@@ -27,7 +27,10 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+
+if TYPE_CHECKING:
+    import tempfile
 
 __all__ = [
     "MAX_READ",
@@ -43,6 +46,7 @@ __all__ = [
     "remove_leftovers",
     "remove_stale",
     "replace_all",
+    "temp_folder",
 ]
 
 MAX_READ = 16 * 1024 * 1024  # the default bound on a file tfenv reads: 16 MiB
@@ -523,3 +527,13 @@ def remove_leftovers(
 
 
 remove_stale = remove_leftovers  # the name it had before left-overs carried their owner
+
+
+def temp_folder(prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A new temp folder ``<prefix><owner tag>-<random>``, removed when the returned
+    ``TemporaryDirectory`` is cleaned up; first removes the folders of that prefix that
+    runs killed before their clean-up (SIGKILL) left behind (:func:`remove_leftovers`)."""
+    import tempfile
+
+    remove_leftovers(Path(tempfile.gettempdir()), prefix)
+    return tempfile.TemporaryDirectory(prefix=f"{prefix}{owner_tag()}-")

@@ -25,6 +25,7 @@ _lock = threading.RLock()  # end_all may run in a signal handler while run() hol
 _running: set[subprocess.Popen[str]] = set()
 _stopping = False
 _GRACE_S = 2.0
+TEMP_PREFIX = "tfenv-run-"  # the empty folder a neutral_cwd child runs in
 
 
 class Stopping(Exception):
@@ -49,9 +50,9 @@ def run(
     be started, and :class:`Stopping` once :func:`end_all` has been called.
     """
     if neutral_cwd:
-        import tempfile
+        from tfenv.fsutil import temp_folder
 
-        with tempfile.TemporaryDirectory(prefix="tfenv-run-") as empty:
+        with temp_folder(TEMP_PREFIX) as empty:
             return run(argv, timeout=timeout, input=input, cwd=empty, env=env, errors=errors)
     with _lock:
         if _stopping:

@@ -15,7 +15,6 @@ Tested with conda-lock 4.0.3 (:data:`CONDA_LOCK_TESTED_WITH`); conda-lock needs 
 from __future__ import annotations
 
 import importlib
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -37,6 +36,7 @@ __all__ = [
     "render_lockfile",
 ]
 
+TEMP_PREFIX = "tfenv-conda-lock-"  # where conda-lock writes the file tfenv reads back
 CONDA_LOCK_TESTED_WITH = "4.0.3"
 
 
@@ -133,7 +133,9 @@ def render_lockfile(
             custom_metadata=dict(sorted(custom_metadata.items())),
         ),
     )
-    with tempfile.TemporaryDirectory(prefix="tfenv-conda-lock-") as tmp:
+    from tfenv.fsutil import temp_folder
+
+    with temp_folder(TEMP_PREFIX) as tmp:
         path = Path(tmp) / file_name
         lockfile_module.write_conda_lock_file(
             lockfile, path, metadata_choices=None, include_help_text=True

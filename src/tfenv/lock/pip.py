@@ -16,7 +16,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -185,11 +184,10 @@ class UvRun:
     """
 
     def __init__(self, spec: PipLockSpec, environ: Optional[Mapping[str, str]] = None) -> None:
-        from tfenv.fsutil import owner_tag, remove_leftovers
+        from tfenv.fsutil import temp_folder
 
-        remove_leftovers(Path(tempfile.gettempdir()), _TEMP_PREFIX)
         self.spec = spec
-        self._tmp = tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{owner_tag()}-")
+        self._tmp = temp_folder(_TEMP_PREFIX)
         folder = Path(self._tmp.name)
         req_in, cons = folder / "requirements.in", folder / "constraints.txt"
         self._out = folder / "pylock.toml"
