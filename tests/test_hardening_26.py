@@ -105,6 +105,80 @@ def test_deep_pylock_given_to_check_upgrade_is_refused(tmp_path: Path) -> None:
     assert peak < 100, peak
 
 
+# -- 1b. TOML is read up to MAX_TOML bytes: what the scan lets through parses in < 1 s ----
+
+WORST_LINE = "k" + ".k" * 61 + ".x{} = 1\n"  # 63 parts: the scan's worst pass, tomllib's worst
+
+
+def _worst_toml(head: str, size: int) -> str:
+    """``head`` and then lines of 63-part keys, padded with a comment to ``size`` bytes."""
+    lines, total, i = [head], len(head), 0
+    while total + len(WORST_LINE.format(i)) + 2 <= size:
+        lines.append(WORST_LINE.format(i))
+        total += len(lines[-1])
+        i += 1
+    text = "".join(lines)
+    return text + "#" + "p" * (size - len(text) - 2) + "\n"
+
+
+LOCK_CHECK = ("lock", "--check", "--config")
+TOML_FILES = [
+    ("tfenv.toml", '[targets.a]\nos = "linux"\n[z]\n', LOCK_CHECK),
+    ("pyproject.toml", '[tool.tfenv.targets.a]\nos = "linux"\n[z]\n', LOCK_CHECK),
+    ("pylock.toml", 'lock-version = "1.0"\n[z]\n',
+     ("check-upgrade", "--os", "linux", "--no-gpu", "--from-file")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "head", "argv"), TOML_FILES, ids=[n for n, _, _ in TOML_FILES])
+def test_toml_one_byte_over_the_limit_is_refused_unread(
+    tmp_path: Path, name: str, head: str, argv: tuple[str, ...]
+) -> None:
+    from tfenv.structured import MAX_TOML
+
+    path = tmp_path / name
+    path.write_text(_worst_toml(head, MAX_TOML + 1))
+    assert path.stat().st_size == MAX_TOML + 1
+    code, err, _, peak = limited_tfenv(*argv, str(path), cwd=tmp_path)
+    assert code == 2, err
+    assert b"larger than 512 KiB, the most tfenv reads of a TOML file" in err
+    assert str(path).encode() in err
+    assert err.count(b"\n") == 1  # one paragraph
+    assert peak < 100, peak
+
+
+@pytest.mark.parametrize(("name", "head", "argv"), TOML_FILES, ids=[n for n, _, _ in TOML_FILES])
+def test_toml_at_the_limit_is_parsed_in_under_a_second(
+    tmp_path: Path, name: str, head: str, argv: tuple[str, ...]
+) -> None:
+    """The worst document the scan lets through, at the limit: read, parsed (its CPU time
+    under a second, however busy the machine), then judged for what it says, not for its
+    size (tfenv.toml: unknown keys, pylock.toml: no packages; pyproject.toml: fine, so
+    the lockfiles it names are missing: exit 1)."""
+    from tfenv.structured import MAX_TOML
+
+    path = tmp_path / name
+    text = _worst_toml(head, MAX_TOML)
+    path.write_text(text)
+    assert path.stat().st_size == MAX_TOML
+    start = time.process_time()
+    assert load_toml(text)["z"]
+    assert time.process_time() - start < 1.0
+    code, err, _, peak = limited_tfenv(*argv, str(path), cwd=tmp_path)
+    assert b"larger than" not in err
+    assert b"Traceback" not in err
+    assert code == (1 if name == "pyproject.toml" else 2), err
+    assert peak < 100, peak
+
+
+def test_load_toml_refuses_text_longer_than_the_limit() -> None:
+    from tfenv.structured import MAX_TOML
+
+    with pytest.raises(StructureError, match="longer than 512 KiB"):
+        load_toml("#" * MAX_TOML + "\n")
+    assert load_toml("#" * (MAX_TOML - 1) + "\n") == {}
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -85,7 +85,6 @@ _TARGET_KEYS = (
     "allow-cpu",
 )
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
-_FILE_MAX = 4 * 1024 * 1024  # a configuration is a few KiB
 
 
 @dataclass(frozen=True)
@@ -374,10 +373,10 @@ def _xy(node: Node) -> Optional[str]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     from tfenv.fsutil import InputFileError, read_text
-    from tfenv.structured import StructureError, load_toml
+    from tfenv.structured import MAX_TOML, StructureError, load_toml
 
     try:
-        return load_toml(read_text(path, limit=_FILE_MAX))
+        return load_toml(read_text(path, limit=MAX_TOML, what="of a TOML file"))
     except InputFileError as exc:
         raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
     except StructureError as exc:

@@ -46,6 +46,7 @@ __all__ = [
     "remove_leftovers",
     "remove_stale",
     "replace_all",
+    "size_text",
     "temp_folder",
 ]
 
@@ -129,12 +130,15 @@ def _read_up_to(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_bytes(path: PathLike, limit: int = MAX_READ) -> bytes:
-    """The bytes of the regular file at ``path``; InputFileError for anything else."""
+def read_bytes(path: PathLike, limit: int = MAX_READ, what: str = "") -> bytes:
+    """The bytes of the regular file at ``path``; InputFileError for anything else, or
+    for a file over ``limit`` bytes (``what`` says of what kind of file that is the most
+    tfenv reads: "of a TOML file")."""
     with _regular_file(path) as (fd, _):
         data = _read_up_to(fd, limit + 1)  # one byte more tells a file over the bound
     if len(data) > limit:
-        raise InputFileError(f"it is larger than {_size(limit)}, the most tfenv reads")
+        of = f" {what}" if what else ""
+        raise InputFileError(f"it is larger than {size_text(limit)}, the most tfenv reads{of}")
     return data
 
 
@@ -148,9 +152,9 @@ def read_tail(path: PathLike, keep: int) -> tuple[bytes, bool]:
         return _read_up_to(fd, keep), start > 0
 
 
-def read_text(path: PathLike, limit: int = MAX_READ, errors: str = "strict") -> str:
+def read_text(path: PathLike, limit: int = MAX_READ, errors: str = "strict", what: str = "") -> str:
     """The UTF-8 text of the regular file at ``path`` (see :func:`read_bytes`)."""
-    data = read_bytes(path, limit)
+    data = read_bytes(path, limit, what)
     try:
         return data.decode("utf-8", errors)
     except UnicodeDecodeError as exc:
@@ -173,8 +177,12 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
-def _size(n: int) -> str:
-    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+def size_text(n: int) -> str:
+    """A size limit in words: whole MiB or KiB where it is one, else bytes."""
+    for unit, name in ((1024 * 1024, "MiB"), (1024, "KiB")):
+        if n >= unit and n % unit == 0:
+            return f"{n // unit} {name}"
+    return f"{n} bytes"
 
 
 # -- writing ------------------------------------------------------------------------

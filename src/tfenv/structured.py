@@ -11,7 +11,13 @@ TOML is scanned before it is parsed: the standard library's parser spends time a
 memory that grow with the square of a dotted key's or a table header's number of parts
 (``k.k.k...k = 1`` with 20,000 parts takes gigabytes), so a document whose keys,
 headers or inline arrays and tables reach deeper than :data:`MAX_DEPTH` is refused by
-:func:`toml_depth_problem`, a linear scan, before ``tomllib`` sees it.
+:func:`toml_depth_problem`, a linear scan, before ``tomllib`` sees it. What the scan lets
+through still costs ``tomllib`` about a second per MiB at worst (every line a 63-part
+dotted key: ``bench/bench_toml.py``), so TOML is read up to :data:`MAX_TOML` bytes, half a
+second's worth. The files tfenv reads as TOML are far smaller: a large project's
+``pyproject.toml`` (Home Assistant's, pylint and pytest settings included) is 44 KB; a
+``pylock.toml`` takes about 300 bytes a wheel and uv lists every wheel of each locked
+version (astral-sh/uv#13413), a few hundred for a TensorFlow GPU target: about 100-200 KB.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_TOML",
     "StructureError",
     "load_json",
     "load_toml",
@@ -31,6 +38,7 @@ __all__ = [
 ]
 
 MAX_DEPTH = 64  # deeper than any file tfenv reads legitimately
+MAX_TOML = 512 * 1024  # the most bytes of TOML tfenv reads (see the module's docstring)
 
 
 class StructureError(ValueError):
@@ -62,6 +70,11 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def load_toml(text: str) -> dict[str, Any]:
+    """The TOML document in ``text``: at most :data:`MAX_TOML` characters (files are read
+    with that bound in bytes, for the message that names the file) and :data:`MAX_DEPTH`
+    levels deep."""
+    if len(text) > MAX_TOML:
+        raise StructureError(f"it is longer than {MAX_TOML // 1024} KiB, the most tfenv parses")
     problem = toml_depth_problem(text)
     if problem is not None:
         raise StructureError(problem)

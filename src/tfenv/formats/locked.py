@@ -86,7 +86,7 @@ def parse_locked(path: Path, text: Optional[str]) -> Locked:
             hint="Give a requirements*.txt, pylock*.toml, conda-lock*.yml or environment*.yml "
             "file (or a folder of them).",
         )
-    return _readers()[kind](path, _read_text(path) if text is None else text)
+    return _readers()[kind](path, _read_text(path, kind) if text is None else text)
 
 
 def _readers() -> dict[str, Callable[[Path, str], Locked]]:
@@ -100,10 +100,13 @@ def _readers() -> dict[str, Callable[[Path, str], Locked]]:
     }
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, kind: str) -> str:
     from tfenv.fsutil import InputFileError, read_text
+    from tfenv.structured import MAX_TOML
 
     try:
+        if kind == "pylock":  # TOML: the parser's bound (tfenv.structured)
+            return read_text(path, limit=MAX_TOML, what="of a TOML file")
         return read_text(path, limit=_FILE_MAX)
     except InputFileError as exc:
         raise ConfigError(f"The lockfile {path} cannot be read ({exc.strerror}).") from None
