@@ -385,6 +385,46 @@ def test_lockfile_refusals(
     assert not Path(env).exists()
 
 
+def test_stale_lockfile_is_refused_with_the_command_that_relocks(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The configuration changed after 'tfenv lock' (what 'lock --check' fails on): install
+    refuses, naming the change and 'tfenv lock --config ...'; --allow-stale installs it
+    anyway, saying so; locking again makes it current."""
+    url = install_index.url
+    project = _locked_project(tmp_path, url, capsys)
+    config = project / "tfenv.toml"
+    config.write_text(config.read_text().replace('glibc = "2.31"', 'glibc = "2.35"'))
+    assert main(["lock", "--check", "--config", str(project)]) == 1
+    capsys.readouterr()
+    env = tmp_path / "env"
+    code, _, err = _install(capsys, str(env), "--target", "here", "--config", str(project))
+    assert code == 2, err
+    assert "requirements.here.txt is stale: this target's facts or settings changed" in err
+    assert f"tfenv lock --config {config}" in err
+    assert "--allow-stale" in err
+    assert not env.exists()
+    code, doc, err = _install(capsys, str(env), "--target", "here", "--config", str(project),
+                              "--allow-stale", "--index-url", url, "--json")  # fmt: skip
+    assert code == 0, err
+    assert "warning: the lockfile is stale (--allow-stale)" in err
+    assert isinstance(doc, dict)
+    assert doc["source"]["stale"] == ["this target's facts or settings changed ('targets.here')"]
+    assert _steps(doc)["verify"] == "ok"
+    assert main(["lock", "--config", str(project), "--index-url", url]) == 0
+    capsys.readouterr()
+    code, out, err = _install(capsys, str(tmp_path / "env2"), "--target", "here", "--config",
+                              str(project), "--dry-run")  # fmt: skip
+    assert code == 0, err
+    assert "is stale" not in out + err
+
+
+def test_allow_stale_goes_with_a_lockfile(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _install(capsys, "--allow-stale", "--dry-run")
+    assert code == 2
+    assert "--allow-stale goes with --lock or --target" in err
+
+
 def test_lockfile_of_another_kind_of_machine(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

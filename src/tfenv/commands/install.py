@@ -47,6 +47,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--target", metavar="NAME", help="install the lockfile of this target of the project"
     )
     parser.add_argument(
+        "--allow-stale",
+        action="store_true",
+        help="install a lockfile whose inputs changed since it was written (the "
+        "configuration, a target, another tfenv's data); one edited by hand is refused always",
+    )
+    parser.add_argument(
         "--config",
         metavar="PATH",
         help="the project's configuration for --lock/--target (default: the lockfile's "
@@ -124,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     runner = Runner(_say, terminal=_on_terminal(), echo=True)
     _say(f"Installing {source.describe()}")
+    if source.stale:
+        _say(f"warning: the lockfile is stale (--allow-stale): {'; '.join(source.stale)}")
     flow.execute(out, options, here, kb, runner)
     _report(out, args.json, dry_run=False)
     return 0 if out.status == "ok" else 1
@@ -138,8 +146,11 @@ def _refuse_host(args: argparse.Namespace) -> None:
             "does not apply.",
             hint="Use 'tfenv resolve --host FILE' or 'tfenv lock' to plan for another machine.",
         )
-    if args.lock is None and args.target is None and args.config is not None:
-        raise UsageError("--config goes with --lock or --target.")
+    if args.lock is None and args.target is None:
+        if args.config is not None:
+            raise UsageError("--config goes with --lock or --target.")
+        if args.allow_stale:
+            raise UsageError("--allow-stale goes with --lock or --target.")
 
 
 def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> Source:
@@ -155,7 +166,7 @@ def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> S
             raise UsageError(f"--lock {args.lock}: no such file.")
 
         folder = args.config or (str(args.lock.parent) if args.lock is not None else ".")
-        return from_lock(kb, load_config(folder), args.target, args.lock)
+        return from_lock(kb, load_config(folder), args.target, args.lock, args.allow_stale)
     from tfenv import api
     from tfenv.commands.resolve import machine_args
     from tfenv.resolver import resolve

@@ -34,6 +34,7 @@ class Source:
     res: Resolution
     lock: Optional[Path] = None  # the hashed lockfile to install, if any
     target: Optional[str] = None  # its target in the project's configuration
+    stale: tuple[str, ...] = ()  # why the lockfile is stale, installed with --allow-stale
 
     @property
     def plan(self) -> Plan:
@@ -77,9 +78,13 @@ def from_lock(
     config: ProjectConfig,
     target: Optional[str],
     lock: Optional[Path],
+    allow_stale: bool = False,
 ) -> Source:
     """``--target NAME`` (its lockfile in the configuration's lock folder) and/or
-    ``--lock FILE`` (its target from its name)."""
+    ``--lock FILE`` (its target from its name). A lockfile whose inputs changed since
+    ``tfenv lock`` wrote it (what ``tfenv lock --check`` reports: the configuration, a
+    target's facts, the knowledge base of another tfenv version) is refused unless
+    ``allow_stale``; one edited by hand is refused always."""
     from tfenv.lock import expected_files, plan_team
 
     name = target or (lock_target_name(lock) if lock is not None else None)
@@ -95,7 +100,41 @@ def from_lock(
     files = expected_files(name, source.plan.route)
     path = lock if lock is not None else config.lock_folder / files[0]
     _check_lock(path, files[0])
-    return Source(res, path, name)
+    stale = _stale(kb, config, name, path)
+    if stale and not allow_stale:
+        raise UsageError(
+            f"{path} is stale: {'; '.join(stale)}. tfenv install installs a lockfile that "
+            "matches the project's configuration (what 'tfenv lock --check' checks).",
+            hint=f"Lock again ({_relock(config)}), or install it as it is with --allow-stale.",
+        )
+    return Source(res, path, name, stale)
+
+
+def _stale(kb: KnowledgeBase, config: ProjectConfig, name: str, path: Path) -> tuple[str, ...]:
+    """Why the lockfile at ``path`` no longer matches its inputs (as ``tfenv lock --check``
+    words it); empty when it does, or when it has no tfenv header to tell."""
+    from tfenv.lock.check import input_changes
+    from tfenv.lock.header import kb_data_version, lock_inputs, read_stamp
+    from tfenv.team import build_targets
+
+    stamp = read_stamp(path)
+    if stamp is None or stamp.inputs is None:
+        return ()
+    inputs = lock_inputs(config, build_targets(kb, config.targets), name, kb_data_version(kb))
+    if stamp.inputs == inputs.digest:
+        return ()
+    return tuple(input_changes(stamp.keys, inputs.keys, name)) or (
+        "its inputs changed (the configuration or the knowledge base)",
+    )
+
+
+def _relock(config: ProjectConfig) -> str:
+    import sys
+
+    from tfenv.install.shell import command
+
+    argv = ["tfenv", "lock", "--config", str(config.path)]
+    return command(argv, "windows" if sys.platform == "win32" else "linux")
 
 
 def _check_lock(path: Path, expected: str) -> None:

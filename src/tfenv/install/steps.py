@@ -89,6 +89,7 @@ class Outcome:
             "source": {
                 "lock": None if self.source.lock is None else str(self.source.lock),
                 "target": self.source.target,
+                **({"stale": list(self.source.stale)} if self.source.stale else {}),
             },
             "plan": self.source.plan.to_dict(),
             "steps": [s.to_dict(os_name) for s in self.steps],
