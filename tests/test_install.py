@@ -180,6 +180,7 @@ def test_offline_from_uv_cache(
     served = len(install_index.requests)
     code, _, err = _install(capsys, str(tmp_path / "b"), *PLAN, "--index-url", url, "--offline")
     assert code == 0, err
+    assert "Disk space not checked: --offline asks the package index nothing" in err
     assert len(install_index.requests) == served  # nothing was asked of the index
     code, _, _ = _install(capsys, str(tmp_path / "c"), *PLAN, "--index-url", url)
     assert code == 1  # online, the dead index fails the install: the offline run used the cache
@@ -472,4 +473,96 @@ def test_system_route_reports_what_is_left(
     assert (
         f"Verify: not yet: do the steps above, then check again with 'tfenv doctor --prefix {env}"
         in out
+    )
+
+
+# -- the disk-space check -----------------------------------------------------------------
+
+
+def _sized(index: LockIndex, prefix: str, size: int) -> None:
+    """The index gives every file whose name starts with ``prefix`` this PEP 700 size."""
+    for path in index.folder.iterdir():
+        if path.name.startswith(prefix):
+            index.file_info[path.name] = {"size": size}
+
+
+def test_install_says_how_much_space_it_needs(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = tmp_path / "env"
+    code, doc, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--json")
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    assert doc["space"].startswith("Disk space: about ")
+    assert "free at " in doc["space"]
+    assert doc["space"] in err
+    assert any(r.endswith("/tensorflow-cpu/") for r in install_index.requests)
+
+
+def test_install_refuses_when_the_disk_is_short(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The index says the TensorFlow wheel is 1 PB: nothing is made, exit 2, the message
+    says how much is needed and how much is free where; --no-space-check goes on."""
+    _sized(install_index, "tensorflow", 10**15)
+    env = tmp_path / "env"
+    code, _, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url)
+    assert code == 2, err
+    assert "Not enough disk space: this install needs about 5500000.0 GB for " in err
+    assert "(1000000.0 GB to download for 1 pinned package(s)" in err
+    assert f"is free at {tmp_path}" in err
+    assert "--no-space-check" in err
+    assert not env.exists()
+    code, doc, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url,
+                              "--no-space-check", "--json")  # fmt: skip
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    assert doc["space"] == ""
+
+
+def test_install_from_lockfile_sizes_every_pin(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = install_index.url
+    project = _locked_project(tmp_path, url, capsys)
+    _sized(install_index, "six-", 10**15)  # a dependency the lockfile pins
+    env = tmp_path / "env"
+    code, _, err = _install(capsys, str(env), "--target", "here", "--config", str(project),
+                            "--index-url", url)  # fmt: skip
+    assert code == 2, err
+    assert "Not enough disk space" in err
+    assert not env.exists()
+
+
+def test_space_needs_per_filesystem(tmp_path: Path) -> None:
+    from tfenv.install.space import UNPACKED, Estimate, needs
+
+    est = Estimate(10**9, ("a==1",))
+    env, cache = tmp_path / "env" / "deeper", tmp_path / "cache"
+    unpacked = int(10**9 * UNPACKED)
+    [one] = needs(est, env, cache)  # one filesystem: the sum, once
+    assert (one.path, one.bytes) == (tmp_path, 10**9 + unpacked)
+    [pip] = needs(est, env, None)
+    assert pip.bytes == 10**9 + unpacked
+    other = Path("/dev/shm")
+    if not other.is_dir() or other.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second filesystem (/dev/shm) to put the cache on")
+    apart = needs(est, env, other / "uv-cache")
+    assert [(n.path, n.bytes) for n in apart] == [(tmp_path, unpacked), (other, 10**9 + unpacked)]
+
+
+def test_space_estimate_takes_the_largest_file_of_the_pinned_version() -> None:
+    from tfenv.install.space import estimate
+
+    pages = {
+        "a": [("a-1.0-py3-none-any.whl", 10), ("a-1.0-cp311-cp311-win_amd64.whl", 30),
+              ("a-1.0.tar.gz", 20), ("a-2.0-py3-none-any.whl", 99)],
+        "b": [("b-2.0-py3-none-any.whl", 5)],
+    }  # fmt: skip
+    est = estimate([("a", "1.0"), ("b", "1.0"), ("c", "1")], pages.get)
+    assert est.download == 30
+    assert est.counted == ("a==1.0",)
+    assert est.unknown == (
+        "b 1.0: the index lists no sized file of it",
+        "c: the index has no page for it",
     )

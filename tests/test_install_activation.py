@@ -1,11 +1,16 @@
-"""The activation scripts tfenv install writes, run for real: a venv's ``activate`` and a
-conda environment's ``activate.d`` set the plan's variables; Windows scripts as text."""
+"""The activation scripts tfenv install writes, run for real: a venv's ``activate`` (bash,
+fish and tcsh, each where installed) and a conda environment's ``activate.d`` set the
+plan's variables; Windows scripts as text."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+
+import pytest
 
 from tests.install_index import PY
 from tfenv import api
@@ -56,6 +61,73 @@ def test_venv_activate_sets_the_wheel_paths(tmp_path: Path, kb: KnowledgeBase) -
     # written once: a second call does not hook the script twice
     write_hooks(layout, res)
     assert (prefix / "bin" / "activate").read_text().count("activate-tfenv.sh") == 2
+    for shell in ("fish", "csh"):
+        assert (prefix / "bin" / f"activate.{shell}").read_text().count("added by tfenv") == 1
+
+
+_SHELLS = {  # the shell -> how it sources a script (named by a variable) and prints env
+    "fish": ["fish", "--no-config", "-c", 'source "$TFENV_TEST_SCRIPT"; and env'],
+    "tcsh": ["tcsh", "-f", "-c", 'source "$TFENV_TEST_SCRIPT" && env'],
+}
+
+
+def _sourced(shell: str, script: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment after ``shell`` sources ``script`` (skipped where not installed)."""
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed (Debian: apt-get install {shell})")
+    env = {**environ, "TFENV_TEST_SCRIPT": str(script)}
+    out = subprocess.run(_SHELLS[shell], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    return dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+
+
+def test_venv_activate_fish_sets_what_bash_sets(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """The venv's own activate.fish, sourced by a real fish, ends with the variables bash's
+    activate sets (the wheels' libraries, ptxas, XLA's dir), in a folder with a quote."""
+    res = _plan(kb, os="linux", gpu="RTX 3060", driver="535.104.05", python=PY, tf="2.16.1")
+    prefix = tmp_path / "it's env"  # a quote and a space: quoted for fish
+    _venv(prefix)
+    layout = Layout(prefix, "linux")
+    written = write_hooks(layout, res)
+    assert prefix / "bin" / "activate.fish" in written
+    # csh cannot take a quote inside the command substitution it needs: no csh script
+    assert prefix / "bin" / "activate-tfenv.csh" not in written
+    assert prefix / "bin" / "activate.csh" not in written
+    site = next(prefix.glob("lib/python*/site-packages"))
+    (site / "nvidia" / "cudnn" / "lib").mkdir(parents=True)
+    ptxas = site / "nvidia" / "cuda_nvcc" / "bin" / "ptxas"
+    ptxas.parent.mkdir(parents=True)
+    ptxas.write_text("#!/bin/sh\n")
+    ptxas.chmod(0o755)
+    base = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "LD_LIBRARY_PATH": "/old"}
+    bash = activated_environ(layout, base)
+    env = _sourced("fish", prefix / "bin" / "activate.fish", base)
+    assert env["VIRTUAL_ENV"] == str(prefix)
+    assert str(site / "nvidia" / "cudnn" / "lib") in env["LD_LIBRARY_PATH"].split(":")
+    for name in ("LD_LIBRARY_PATH", "XLA_FLAGS", "PATH"):
+        assert env[name] == bash[name], name
+
+
+def test_venv_activate_csh_sets_what_bash_sets(tmp_path: Path, kb: KnowledgeBase) -> None:
+    res = _plan(kb, os="linux", gpu="RTX 3060", driver="535.104.05", python=PY, tf="2.16.1")
+    prefix = tmp_path / "an env"
+    _venv(prefix)
+    layout = Layout(prefix, "linux")
+    assert prefix / "bin" / "activate-tfenv.csh" in write_hooks(layout, res)
+    site = next(prefix.glob("lib/python*/site-packages"))
+    (site / "nvidia" / "cublas" / "lib").mkdir(parents=True)
+    ptxas = site / "nvidia" / "cuda_nvcc" / "bin" / "ptxas"
+    ptxas.parent.mkdir(parents=True)
+    ptxas.write_text("#!/bin/sh\n")
+    ptxas.chmod(0o755)
+    base = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}  # no LD_LIBRARY_PATH at all
+    bash = activated_environ(layout, base)
+    env = _sourced("tcsh", prefix / "bin" / "activate.csh", base)
+    assert env["VIRTUAL_ENV"] == str(prefix)
+    assert env["LD_LIBRARY_PATH"] == str(site / "nvidia" / "cublas" / "lib")
+    for name in ("LD_LIBRARY_PATH", "XLA_FLAGS", "PATH"):
+        assert env[name] == bash[name], name
 
 
 def test_cpu_plan_sets_nothing(tmp_path: Path, kb: KnowledgeBase) -> None:
@@ -76,9 +148,21 @@ def test_conda_activate_d(tmp_path: Path, kb: KnowledgeBase) -> None:
     prefix = tmp_path / "conda-env"
     (prefix / "bin").mkdir(parents=True)
     layout = Layout(prefix, "linux", conda=True)
-    assert write_hooks(layout, res) == [prefix / "etc" / "conda" / "activate.d" / "tfenv.sh"]
-    env = activated_environ(layout, {"PATH": os.environ["PATH"], "LD_LIBRARY_PATH": "/old"})
+    hooks = prefix / "etc" / "conda" / "activate.d"
+    assert write_hooks(layout, res) == [
+        hooks / "tfenv.csh",
+        hooks / "tfenv.fish",
+        hooks / "tfenv.sh",
+        prefix / "etc" / "conda" / "tfenv-vars.sh",  # not in activate.d: bash would run it
+    ]
+    base = {"PATH": os.environ["PATH"], "LD_LIBRARY_PATH": "/old"}
+    env = activated_environ(layout, base)
     assert env["LD_LIBRARY_PATH"] == f"{prefix}/lib:/old"
+    conda = {**base, "CONDA_PREFIX": str(prefix)}  # what conda's activation sets first
+    for shell, suffix in (("fish", ".fish"), ("tcsh", ".csh")):
+        if shutil.which(shell) is not None:
+            got = _sourced(shell, hooks / f"tfenv{suffix}", conda)
+            assert got["LD_LIBRARY_PATH"] == f"{prefix}/lib:/old", shell
 
 
 def test_windows_system_route_scripts(tmp_path: Path, kb: KnowledgeBase) -> None:

@@ -72,6 +72,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="create with python -m venv and install with pip (default: uv where installed)",
     )
+    parser.add_argument(
+        "--no-space-check",
+        action="store_true",
+        help="skip the check that the disk has room for the download and the environment",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the steps, change nothing")
     parser.add_argument("--index-url", metavar="URL", type=_index_url, help="the package index")
     parser.add_argument(
@@ -128,8 +133,16 @@ def run(args: argparse.Namespace) -> int:
         claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals
         _report(out, args.json, dry_run=True)
         return 0
+    if not args.no_space_check:
+        from tfenv.install.claim import claim
+        from tfenv.install.space import preflight
+
+        claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals first
+        out.space = preflight(out, options)  # UsageError (exit 2) when a disk is short
     runner = Runner(_say, terminal=_on_terminal(), echo=True)
     _say(f"Installing {source.describe()}")
+    if out.space:
+        _say(out.space)
     if source.stale:
         _say(f"warning: the lockfile is stale (--allow-stale): {'; '.join(source.stale)}")
     flow.execute(out, options, here, kb, runner)

@@ -69,6 +69,7 @@ class Outcome:
     remaining: tuple[str, ...] = ()  # what is left to do by hand (system route)
     rolled_back: str = ""
     missing: str = ""  # why the steps cannot run here (no conda-family tool)
+    space: str = ""  # what the disk-space check found (install.space), or why it did not run
 
     @property
     def status(self) -> str:
@@ -96,6 +97,7 @@ class Outcome:
             "verify": None if self.verdict is None else self.verdict.to_dict(),
             "remaining": list(self.remaining),
             "rolled_back": self.rolled_back,
+            "space": self.space,
         }
 
 
