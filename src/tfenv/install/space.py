@@ -108,8 +108,8 @@ def _sized(pins: list[tuple[str, str]], options: Options) -> Optional[Estimate]:
     url = options.index_url or configured_index_url(None, options.environ)[0]
     if not url.startswith(("http://", "https://")):
         return None  # nothing configured, or a file:// index (uv reads it; httpx does not)
-    with make_client(timeout=20.0) as client:
-        index = SimpleIndex(client, url, attempts=2)
+    with make_client(timeout=10.0) as client:  # one try: an index that does not answer
+        index = SimpleIndex(client, url, attempts=1)  # fails the install's own step anyway
 
         def files(name: str) -> Optional[list[tuple[str, int]]]:
             page = index.project(name)
