@@ -6,13 +6,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tfenv.errors import TfenvError
     from tfenv.lock import CheckOutcome, LockOutcome
+    from tfenv.lock.progress import Progress
 
 __all__ = ["configure", "run"]
 
@@ -72,52 +73,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from tfenv.lock import api
+
     if args.check:
-        return _lock(args, None)
-    from tfenv.lock import ahead
-
-    key = ahead.run_key(args.config, _run_options(args))
-    started = ahead.start(key, max(1, args.jobs), os.environ)  # planning runs meanwhile
-    try:
-        return _lock(args, started, key)
-    finally:
-        for run in started.values():
-            run.cancel()  # those no target used (the others are done already)
-
-
-def _run_options(args: argparse.Namespace) -> tuple[object, ...]:
-    """What, besides the configuration, shapes the uv runs of a lock."""
-    cache = None if args.cache_dir is None else str(Path(args.cache_dir).resolve())
-    return (tuple(args.target), args.index_url, cache, args.offline, args.timeout)
-
-
-def _lock(
-    args: argparse.Namespace, started: Optional[dict[Any, Any]], key: Optional[str] = None
-) -> int:
-    from tfenv.config import load_config
-    from tfenv.kb import KnowledgeBase
-    from tfenv.lock import LockOptions, ahead, check_project, lock_project
-    from tfenv.lock.progress import make_progress
-
-    config = load_config(args.config)
-    kb = KnowledgeBase.from_environment()
-    options = LockOptions(
-        out_dir=args.out,
-        only=tuple(args.target),
+        outcome = api.check_lock(args.config, targets=args.target, out=args.out)
+        return _checked(outcome, args.json)
+    result = api.lock(
+        args.config,
+        targets=args.target,
+        out=args.out,
         index_url=args.index_url,
         cache_dir=args.cache_dir,
         offline=args.offline,
         jobs=args.jobs,
-        timeout_s=args.timeout,
+        timeout=args.timeout,
+        progress=lambda names: _progress(names, args.quiet),
     )
-    if args.check:
-        return _checked(check_project(kb, config, options), args.json)
-    names = [t.name for t in config.targets if not args.target or t.name in args.target]
-    progress = make_progress(names, _write_err, sys.stderr.isatty(), os.environ, quiet=args.quiet)
-    result = lock_project(kb, config, options, progress, started)
-    ahead.record(key, result.uv_runs)
     if args.json:
-        _print_json(_summary(result, options.folder(config)))
+        _print_json(_summary(result))
         return 0
     print(
         f"Locked {len(result.targets)} target(s) on TensorFlow {result.team.tensorflow} "
@@ -125,6 +98,12 @@ def _lock(
         file=sys.stderr,
     )
     return 0
+
+
+def _progress(names: Sequence[str], quiet: bool) -> Progress:
+    from tfenv.lock.progress import make_progress
+
+    return make_progress(names, _write_err, sys.stderr.isatty(), os.environ, quiet=quiet)
 
 
 def _checked(outcome: CheckOutcome, as_json: bool) -> int:
@@ -156,12 +135,12 @@ def _checked(outcome: CheckOutcome, as_json: bool) -> int:
     return code
 
 
-def _summary(result: LockOutcome, folder: Path) -> dict[str, object]:
+def _summary(result: LockOutcome) -> dict[str, object]:
     return {
         "command": "lock",
         "ok": True,
         "tensorflow": result.team.tensorflow,
-        "folder": str(folder),
+        "folder": str(result.folder),
         "resolutions": result.resolutions,
         "targets": [
             {

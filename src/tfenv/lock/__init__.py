@@ -13,10 +13,12 @@ functions, so importing this package (for :class:`LockError`) costs nothing.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 from tfenv.errors import LOCK_EXTRA_HINT, LockError, TfenvError, UnsatisfiableError
 
@@ -80,6 +82,7 @@ class LockOutcome:
     written: tuple[Path, ...]
     resolutions: int = 0  # uv runs: targets with equal resolution inputs share one
     uv_runs: tuple[Any, ...] = ()  # their PipLockSpecs (what ahead.record keeps)
+    folder: Optional[Path] = None  # where the lockfiles were written
 
 
 @dataclass(frozen=True)
@@ -161,8 +164,9 @@ def lock_project(
         )
     ordered = tuple(results[n] for n in names)
     files = [(name, text) for t in ordered for name, text in t.files]
-    written = write_all(options.folder(config), files)
-    return LockOutcome(ctx.team, ordered, written, ctx.runs.runs, ctx.runs.specs)
+    folder = options.folder(config)
+    written = write_all(folder, files)
+    return LockOutcome(ctx.team, ordered, written, ctx.runs.runs, ctx.runs.specs, folder)
 
 
 def _prepare_rendering() -> None:
@@ -267,3 +271,21 @@ def _selected(config: ProjectConfig, options: LockOptions) -> list[str]:
     for n in options.only:
         config.target(n)  # raises UsageError naming the known targets
     return [n for n in names if n in options.only]
+
+
+class _Package(ModuleType):
+    """``tfenv.lock(...)`` is the Python API's :func:`tfenv.lock.api.lock` (docs/api.md).
+
+    ``tfenv.lock`` is this package whenever any of its modules was imported (Python sets
+    the attribute), so the function cannot take the name: the package itself is callable.
+    """
+
+    def __call__(
+        self, config: Union[str, Path] = ".", /, **options: Any
+    ) -> LockOutcome:  # the keywords of tfenv.lock.api.lock
+        from tfenv.lock.api import lock
+
+        return lock(config, **options)
+
+
+sys.modules[__name__].__class__ = _Package
