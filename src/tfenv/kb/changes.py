@@ -11,6 +11,7 @@ from packaging.version import Version
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import choice, fact, opt_choice, read_record, sourced
+from tfenv.models.choices import CHANGE_KINDS
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -21,9 +22,6 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
 __all__ = ["CHANGES_FILE", "CHANGE_KINDS", "Change", "load_changes"]
 
 CHANGES_FILE = "tensorflow/changes.yaml"
-CHANGE_KINDS = frozenset(
-    {"keras", "platform", "gpu-arch", "cuda", "cudnn", "glibc", "python", "packaging", "api"}
-)
 CHANGE_CONCERNS = frozenset({"cuda", "tensorflow-gpu"})
 CHANGE_EFFECTS = ("change", "gain")
 

@@ -27,6 +27,7 @@ from packaging.version import Version
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, opt_record, read_record, record, sourced
+from tfenv.models.choices import CUDA_LIBS
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -54,7 +55,7 @@ __all__ = [
 
 AND_CUDA_FILE = "tensorflow/and_cuda.yaml"
 Policy = Literal["build", "newest"]
-POLICIES: tuple[Policy, ...] = ("build", "newest")
+POLICIES: tuple[Policy, ...] = CUDA_LIBS  # what --cuda-libs accepts
 
 
 #: where XLA may look for ptxas and libdevice (``xla_search`` in and_cuda.yaml)

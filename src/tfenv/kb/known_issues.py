@@ -13,6 +13,7 @@ from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import choice, fact, opt_choice, read_record, sourced
 from tfenv.kb.tensorflow import platform_set
+from tfenv.models.choices import REMEDIES
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -29,7 +30,6 @@ __all__ = [
 
 KNOWN_ISSUES_FILE = "tensorflow/known_issues.yaml"
 SEVERITIES = ("broken", "warning")
-REMEDIES = ("pin-cuda-wheels",)
 
 Severity = Literal["broken", "warning"]
 VersionLike = Union[Version, str]

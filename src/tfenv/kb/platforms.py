@@ -16,6 +16,7 @@ from packaging.version import Version
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import choice, fact, read_record, record, sourced, text_list
+from tfenv.models.choices import ROUTE_KINDS
 from tfenv.models.platform import PLATFORM_KEYS
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ __all__ = [
 PLATFORMS_FILE = "platforms.yaml"
 #: Where a stack is installed: a wheel platform, or WSL2 (Linux x86_64 wheels on Windows).
 TARGETS = frozenset(PLATFORM_KEYS) | {"wsl2"}
-ROUTE_KINDS = frozenset({"pip", "conda", "conda+pip", "system", "metal", "cpu"})
 
 DataRoot = Optional[Path]
 

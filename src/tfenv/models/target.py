@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from tfenv.models.choices import CUDA_LIBS, MANAGERS
 from tfenv.models.driver import DriverVersion
 from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
 
@@ -19,13 +20,6 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
 
 
 __all__ = ["CUDA_LIBS", "MANAGERS", "MachineArgs", "Request", "Target"]
-
-#: What --manager (and a target's ``manager`` key) accepts; each route says which select it.
-MANAGERS = ("auto", "pip", "conda", "container")
-#: What --cuda-libs (and ``cuda-libs`` in [tool.tfenv]) accepts: which CUDA wheels a pip plan
-#: pins (tfenv.kb.cuda_wheels): the versions TensorFlow was built with, or the newest the
-#: and-cuda extra allows that the GPU and driver run.
-CUDA_LIBS = ("build", "newest")
 
 
 @dataclass(frozen=True)

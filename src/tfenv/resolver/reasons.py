@@ -14,7 +14,7 @@ from packaging.version import Version
 
 from tfenv import routes
 from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
-from tfenv.routes.container import ContainerRoute, newer_cuda_image
+from tfenv.routes.container import newer_cuda_image
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
 
@@ -83,7 +83,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     warnings += got.warnings
     warnings += _apple_gpu_unused(f, opt, accel, got.python)
     host: tuple[str, ...] = ()
-    if isinstance(route, ContainerRoute) and got.image is not None:
+    if route.in_image and got.image is not None:
         host = route.host_needs(f.where, floor)
         reasons.append("The host needs: " + "; ".join(host) + ".")
     elif (

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tfenv.models import choices
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 from tfenv.routes.conda import CondaRoute
 from tfenv.routes.conda_pip import CondaPipRoute
@@ -67,6 +68,19 @@ ROUTES: tuple[Route, ...] = (
 _BY_NAME = {r.name: r for r in ROUTES}
 #: The --manager values, derived from the routes ("auto" first, then in registry order).
 MANAGERS: tuple[str, ...] = tuple(dict.fromkeys(m for r in ROUTES for m in r.managers))
+# the closed lists below the registry (argparse, the configuration and platforms.yaml's and
+# known_issues.yaml's readers check input with them) are what the routes declare
+choices.check_registry("routes.MANAGERS", MANAGERS, choices.MANAGERS)
+choices.check_registry(
+    "the routes the TensorFlow docs may recommend",
+    frozenset(r.name for r in ROUTES if not r.on_request_only),
+    choices.ROUTE_KINDS,
+)
+choices.check_registry(
+    "the remedies routes apply",
+    frozenset(m for r in ROUTES for m in r.remedies),
+    frozenset(choices.REMEDIES),
+)
 
 
 def route(name: str) -> Route:

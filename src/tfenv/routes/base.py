@@ -104,11 +104,19 @@ class Route(ABC):
     emits: ClassVar[tuple[str, ...]] = ()  # the emit kinds --emit writes (tfenv.emit)
     pip_in_conda: ClassVar[bool] = False  # its pip packages install inside a conda env
     in_image: ClassVar[bool] = False  # it runs in a container image (see :meth:`view`)
+    # the known-issue remedies its deliveries may apply (models.choices.REMEDIES): an issue
+    # with one of them is left out of a plan whose delivery applies it
+    remedies: ClassVar[frozenset[str]] = frozenset()
 
     def view(self, target: Target) -> Target:
         """The machine as this route's environment sees it (a container: its own Linux,
         Python and glibc; the host's GPU and driver)."""
         return target
+
+    def host_needs(self, where: Where, floor: Optional[Version]) -> tuple[str, ...]:
+        """What the host must have besides the environment (an image route: its driver,
+        the container toolkit); nothing for a route that installs on the host itself."""
+        return ()
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         """Why this route cannot install ``option`` here (None: it can)."""

@@ -115,6 +115,7 @@ class ContainerRoute(Route):
     )
     accelerators = frozenset({"cuda"})
     managers = ("container",)
+    remedies = frozenset({"pin-cuda-wheels"})  # a CUDA base image's pinned wheels (_pinned)
     on_request_only = True
     emits = ("dockerfile", "devcontainer")
     in_image = True
@@ -250,7 +251,7 @@ def _pinned(
         return unpinned, (), frozenset()
     pins = tuple(str(p) for p in found.pins)
     reasons = pin_reasons(choice.option, replace(choice, python=python), found)
-    return (extra, *pins, *choice.runtime), reasons, frozenset({"pin-cuda-wheels"})
+    return (extra, *pins, *choice.runtime), reasons, ContainerRoute.remedies
 
 
 def _pip_issues(opt: TfOption, image: ContainerImage, remedies: frozenset[str]) -> tuple[str, ...]:

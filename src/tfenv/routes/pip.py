@@ -43,6 +43,7 @@ class PipRoute(Route):
     )
     accelerators = frozenset({"cuda"})
     managers = ("auto", "pip")
+    remedies = frozenset({"pin-cuda-wheels"})
     emits = ("requirements", "activation-wheels")
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
@@ -80,7 +81,7 @@ class PipRoute(Route):
             cudnn,
             Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),)),
             reasons=pin_reasons(opt, choice, found),
-            remedies=frozenset({"pin-cuda-wheels"}),
+            remedies=self.remedies,
         )
 
 

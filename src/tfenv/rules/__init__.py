@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from tfenv.models import messages
+from tfenv.models import choices, messages
 from tfenv.models.conflict import Conflict
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import CUDA, CUDNN, GPU_PLATFORM
@@ -64,6 +64,12 @@ RULES: tuple[Rule, ...] = (
     CUDNN_CUDA,
 )
 _BY_KIND = {r.kind: r for r in RULES}
+# every kind of move check-upgrade reports for a rule is a kind changes.yaml may record
+choices.check_registry(
+    "the rules' change kinds",
+    frozenset(r.change_kind for r in RULES if r.change_kind) - choices.CHANGE_KINDS,
+    frozenset(),
+)
 _FIXED = ("platform", "gpu", "driver", "python")
 
 
