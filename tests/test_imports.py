@@ -151,3 +151,68 @@ def test_the_check_would_see_httpx() -> None:
     done = run_python("import sys, tfenv.refresh; print('httpx' in sys.modules)")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "True"
+
+
+# What `tfenv --version` and `tfenv <command> --help` must not import: the argument parser
+# and the command's flags need none of it (bench/bench_startup.py measures the start-up).
+STARTUP_FORBIDDEN = (
+    "typing",
+    "dataclasses",
+    "packaging",
+    "resolvelib",
+    "yaml",
+    "httpx",
+    "tfenv.kb",
+    "tfenv.api",
+    "tfenv.config",
+    "tfenv.lock",
+    "tfenv.upgrade",
+    "tfenv.models.target",
+    "tfenv.models.plan",
+)
+
+_STARTUP_CHECK = textwrap.dedent(
+    """
+    import contextlib, io, json, sys
+    from tfenv.cli import main
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            code = main(%(argv)r)
+    except SystemExit as exc:
+        code = exc.code
+    print(json.dumps({"code": code, "out": out.getvalue(), "modules": sorted(sys.modules)}))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--version"], ["resolve", "--help"], ["lock", "--help"], ["check-upgrade", "--help"]],
+    ids=" ".join,
+)
+def test_startup_imports_only_what_the_parser_needs(argv: list[str]) -> None:
+    done = run_python(_STARTUP_CHECK % {"argv": argv})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["code"] == 0
+    assert report["out"].startswith(
+        f"tfenv {tfenv.__version__}" if argv == ["--version"] else "usage:"
+    )
+    loaded = [
+        m
+        for m in report["modules"]
+        if any(m == f or m.startswith(f + ".") for f in STARTUP_FORBIDDEN)
+    ]
+    assert loaded == [], f"tfenv {' '.join(argv)} imports {loaded}"
+    if argv == ["--version"]:
+        assert "tfenv.commands" not in report["modules"]
+
+
+def test_the_startup_check_would_see_an_import() -> None:
+    """Not vacuous: a command's run does import what its --help must not."""
+    done = run_python(
+        "import sys, tfenv.lock.api, tfenv.upgrade.api; print('typing' in sys.modules)"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"

@@ -9,9 +9,10 @@ the name: importing any module of the package sets ``tfenv.lock`` to the package
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # typing is not imported: `import tfenv` stays cheap
 if TYPE_CHECKING:
+    from typing import Any
+
     from tfenv.api import detect, resolve
     from tfenv.lock.api import check_lock, lock
     from tfenv.upgrade.api import check_upgrade

@@ -14,17 +14,27 @@ of the output went away (``tfenv matrix | head -1``).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
 import os
 import re
 import signal
 import sys
-from typing import Any, NoReturn, Optional, Protocol, Sequence
 
 from tfenv import __version__
 from tfenv.errors import TfenvError, UsageError
 from tfenv.i18n import N_, UnknownLanguage, _, choose, language, set_language
+
+# typing, contextlib and threading are not imported: `tfenv --version` and `tfenv
+# <command> --help` import no more than they need (bench/bench_startup.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, NoReturn, Optional, Protocol
+
+    class _Command(Protocol):
+        def configure(self, parser: argparse.ArgumentParser) -> None: ...
+
+        def run(self, args: argparse.Namespace) -> int: ...
+
 
 __all__ = ["EXIT_BUG", "main"]
 
@@ -71,12 +81,6 @@ ARGPARSE_MESSAGES = (
     N_("one of the arguments %s is required"),
     N_("ambiguous option: %(option)s could match %(matches)s"),
 )
-
-
-class _Command(Protocol):
-    def configure(self, parser: argparse.ArgumentParser) -> None: ...
-
-    def run(self, args: argparse.Namespace) -> int: ...
 
 
 class _Parser(argparse.ArgumentParser):
@@ -127,6 +131,8 @@ def _build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wanted = _command_word(argv)
     for name, (module, help_text) in COMMANDS.items():
+        if wanted in COMMANDS and name != wanted:
+            continue  # a command was named: only its parser is built (start-up time)
         cmd_parser = sub.add_parser(name, help=_(help_text), description=_(help_text))
         # also after the command: tfenv resolve --lang zh (the value given first wins)
         _add_lang(cmd_parser, argparse.SUPPRESS)
@@ -212,7 +218,9 @@ def _use_our_catalogue() -> None:
 
 
 def _load(module: str) -> _Command:
-    return importlib.import_module(module)  # type: ignore[return-value,unused-ignore]
+    from importlib import import_module
+
+    return import_module(module)  # type: ignore[return-value,unused-ignore]
 
 
 class _Terminated(BaseException):
@@ -239,6 +247,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _main(args_list: list[str]) -> int:
+    if args_list == ["--version"]:  # what argparse's version action prints, without its formatter
+        sys.stdout.write(f"tfenv {__version__}\n")
+        return 0
     try:
         _set_language(args_list)
         parser = _build_parser(args_list)
@@ -309,8 +320,10 @@ def _safe_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         reconfigure: Any = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            with contextlib.suppress(ValueError, OSError):
+            try:  # noqa: SIM105 (contextlib is not imported, for start-up time)
                 reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
 
 
 def _silence_stdout() -> None:
@@ -343,10 +356,11 @@ def _interrupted(_signum: int, _frame: object) -> NoReturn:
 def _handle_signals() -> Any:
     """SIGTERM/SIGHUP unwind like Ctrl-C (temp files removed, children ended); SIGINT
     ends the children first, so a worker waiting on one returns at once."""
-    import threading
+    if "threading" in sys.modules:  # else no thread was started: this is the main one
+        import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
     wanted: list[tuple[int, Any]] = [(signal.SIGTERM, _terminated)]
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # kept when run with nohup &
         wanted.append((signal.SIGINT, _interrupted))

@@ -11,7 +11,7 @@ __all__ = ["configure", "run"]
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.commands.resolve import add_machine_flags
-    from tfenv.models.target import MANAGERS
+    from tfenv.models.choices import MANAGERS
 
     src = parser.add_mutually_exclusive_group()
     src.add_argument(

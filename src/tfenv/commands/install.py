@@ -23,7 +23,7 @@ _MARK = {"ok": "ok     ", "warning": "WARNING", "problem": "PROBLEM"}
 
 def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.commands.resolve import add_machine_flags
-    from tfenv.models.target import CUDA_LIBS, MANAGERS
+    from tfenv.models.choices import CUDA_LIBS, MANAGERS
 
     parser.add_argument(
         "dir",

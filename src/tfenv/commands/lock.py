@@ -8,8 +8,8 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing is not imported: `tfenv lock --help` stays cheap
 if TYPE_CHECKING:
     from tfenv.errors import TfenvError
     from tfenv.lock import CheckOutcome, LockOutcome

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
 
+TYPE_CHECKING = False  # typing is not imported: `tfenv resolve --help` stays cheap
 if TYPE_CHECKING:
+    from typing import Optional
+
     from tfenv.kb import KnowledgeBase
     from tfenv.models.plan import Resolution
     from tfenv.models.target import MachineArgs
@@ -16,7 +18,7 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from tfenv.models.target import CUDA_LIBS, MANAGERS
+    from tfenv.models.choices import CUDA_LIBS, MANAGERS
 
     parser.add_argument(
         "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
