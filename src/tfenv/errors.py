@@ -8,12 +8,12 @@ exit code (see ``cli.py``). Nothing here imports any other tfenv module but
 
 from __future__ import annotations
 
+from tfenv.i18n import N_, _
+
 TYPE_CHECKING = False  # typing is not imported: `tfenv --version` reads this module
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Optional
-
-from tfenv.i18n import N_, _
 
 __all__ = [
     "LOCK_EXTRA_HINT",

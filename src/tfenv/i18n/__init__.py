@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Optional
 
+TYPE_CHECKING = False  # typing is not imported: `tfenv --version` reads this module
 if TYPE_CHECKING:
     import gettext as _gettext
+    from collections.abc import Iterator, Mapping
+    from typing import Optional
 
 __all__ = [
     "DOMAIN",
