@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from packaging.version import Version
-
 from tfenv import specs
 from tfenv.errors import UsageError
 from tfenv.models.platform import UnsupportedPlatform
@@ -119,17 +117,7 @@ def build_target(
     profile = _base_profile(kb, m, detect)
     facts: dict[str, Any] = {"os": "linux", "arch": "x86_64"}
     if profile is not None:
-        python = profile.python
-        gpu = profile.lowest_cc_gpu(m.gpu_index)
-        facts.update(
-            os=profile.os,
-            arch=profile.arch,
-            glibc=profile.glibc,
-            python=Version(f"{python.major}.{python.minor}") if python else None,
-            driver=profile.driver_version,
-            cc=gpu.compute_capability if gpu else None,
-            gpu_name=gpu.name if gpu else None,
-        )
+        facts.update(profile.target_facts(m.gpu_index))
     detected: set[str] = set()
     if profile is not None and m.host_file is None:
         detected = {k for k in _FACTS if facts.get(k) is not None}
@@ -145,9 +133,9 @@ def build_target(
     detected -= set(implied)
     host_notes = () if profile is None else _host_notes(profile, _fact_names([*changes, *implied]))
     missing = _no_gpu_given(m, facts)
-    facts["notes"] = tuple(n for n in (*host_notes, gpu_note, machine_note, missing) if n)
+    notes = tuple(n for n in (*host_notes, gpu_note, machine_note, missing) if n)
     try:
-        return Target(**facts, detected=frozenset(detected))
+        return Target.from_facts(facts, detected, notes)
     except UnsupportedPlatform as exc:
         raise UsageError(f"{exc}.") from None
 

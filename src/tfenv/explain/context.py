@@ -154,7 +154,7 @@ def _with_hints(target: Optional[Target], hints: Hints) -> tuple[Optional[Target
         if "os" not in changes:
             return None, ()
         try:
-            return Target(**changes), used  # type: ignore[arg-type]
+            return Target.from_facts(changes), used
         except ValueError:
             return None, ()
     if not changes:
@@ -219,22 +219,11 @@ def target_of(host: HostProfile) -> Optional[Target]:
     """The machine a detected host profile describes (None: one no TensorFlow wheel serves)."""
     from tfenv.models.target import Target
 
-    gpu = host.lowest_cc_gpu() if host.gpus else None
-    python = Version(f"{host.python.major}.{host.python.minor}") if host.python else None
-    facts = {"os", "arch", "glibc", "python", "driver"}
-    if gpu is not None and gpu.compute_capability is not None:
-        facts.add("gpu")
+    facts = host.target_facts()
+    detected = {"os", "arch", "glibc", "python", "driver"}
+    if facts["cc"] is not None:
+        detected.add("gpu")
     try:
-        return Target(
-            os=host.os,
-            arch=host.arch,
-            glibc=host.glibc,
-            python=python,
-            cc=gpu.compute_capability if gpu else None,
-            gpu_name=gpu.name if gpu else None,
-            driver=host.driver_version,
-            detected=frozenset(facts),
-            notes=tuple(n.text for n in host.current_notes()),
-        )
+        return Target.from_facts(facts, detected, (n.text for n in host.current_notes()))
     except ValueError:
         return None

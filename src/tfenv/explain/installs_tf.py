@@ -103,7 +103,7 @@ def _machine(ctx: Context, platform: Optional[str], python: Optional[str]) -> Op
     if m is None:
         if "os" not in changes:
             return None
-        return Target(**changes)  # type: ignore[arg-type]
+        return Target.from_facts(changes)
     try:
         return replace(m, **changes) if changes else m  # type: ignore[arg-type]
     except ValueError:

@@ -215,6 +215,22 @@ class HostProfile:
             return self.gpus[0]
         return min(known, key=lambda g: (g.compute_capability, g.index))
 
+    def target_facts(self, gpu_index: Optional[int] = None) -> dict[str, Any]:
+        """This host's machine facts, keyed as :meth:`Target.from_facts
+        <tfenv.models.target.Target.from_facts>` reads them: the Python as X.Y, the GPU
+        to plan for (:meth:`lowest_cc_gpu`) as its compute capability and name."""
+        gpu = self.lowest_cc_gpu(gpu_index)
+        python = self.python
+        return {
+            "os": self.os,
+            "arch": self.arch,
+            "glibc": self.glibc,
+            "python": Version(f"{python.major}.{python.minor}") if python else None,
+            "driver": self.driver_version,
+            "cc": gpu.compute_capability if gpu else None,
+            "gpu_name": gpu.name if gpu else None,
+        }
+
     # -- notes ------------------------------------------------------------
     def fact_text(self, fact: str) -> Optional[str]:
         """``fact`` as one line of text that changes whenever the fact does: what a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -19,7 +20,31 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
 
-__all__ = ["CUDA_LIBS", "MANAGERS", "MachineArgs", "Request", "Target"]
+__all__ = ["CUDA_LIBS", "MANAGERS", "MachineArgs", "Request", "Target", "TargetFactError"]
+
+
+class TargetFactError(ValueError):
+    """A machine fact a :class:`Target` cannot hold (a key that is no fact, a value of the
+    wrong type, a required fact missing); ``key`` names it. A bug of the caller's, not
+    bad input: input is parsed (``tfenv.specs``, the host reader) before it gets here."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"Target fact {key!r}: {problem}")
+        self.key = key
+
+
+#: The facts a :class:`Target` is built from (:meth:`Target.from_facts`), each with the
+#: type its value must have (None: not known; ``os`` and ``arch`` are required).
+_FACT_TYPES: dict[str, type] = {
+    "os": str,
+    "arch": str,
+    "glibc": Version,
+    "python": Version,
+    "cc": Version,
+    "gpu_name": str,
+    "driver": DriverVersion,
+}
+_REQUIRED = ("os", "arch")
 
 
 @dataclass(frozen=True)
@@ -42,6 +67,28 @@ class Target:
     detected: frozenset[str] = field(default_factory=frozenset)
     notes: tuple[str, ...] = ()  # what detection or the host file said (e.g. no usable driver)
     machine: Machine = field(init=False, repr=False, compare=False)
+
+    @classmethod
+    def from_facts(
+        cls, facts: Mapping[str, object], detected: Iterable[str] = (), notes: Iterable[str] = ()
+    ) -> Target:
+        """The machine a mapping of facts describes: the one way a :class:`Target` is built
+        from a mapping (``tfenv.api`` from flags, a host file or detection; ``tfenv
+        explain`` from what a message says), with one check of every key and value.
+        :class:`TargetFactError` names a key that is no fact, a value of the wrong type or
+        a missing ``os``/``arch``; :class:`~tfenv.models.platform.UnsupportedPlatform` a
+        machine no TensorFlow wheel serves."""
+        for key in sorted(facts):
+            want = _FACT_TYPES.get(key)
+            if want is None:
+                raise TargetFactError(key, f"not a machine fact ({', '.join(_FACT_TYPES)})")
+            value = facts[key]
+            if value is not None and not isinstance(value, want):
+                raise TargetFactError(key, f"{value!r} is not a {want.__name__}")
+        for key in _REQUIRED:
+            if facts.get(key) is None:
+                raise TargetFactError(key, "required")
+        return cls(**facts, detected=frozenset(detected), notes=tuple(notes))  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         found = machine(self.os, self.arch)
