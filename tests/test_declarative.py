@@ -11,8 +11,10 @@ import pytest
 
 from tfenv import routes, rules
 from tfenv.kb.changes import CHANGE_KINDS
+from tfenv.kb.cuda_wheels import POLICIES
 from tfenv.kb.known_issues import REMEDIES
 from tfenv.kb.platforms import ROUTE_KINDS
+from tfenv.models import choices
 from tfenv.models.platform import SYSTEMS
 from tfenv.models.target import MANAGERS
 from tfenv.routes.base import Route
@@ -75,9 +77,32 @@ def test_change_kinds_cover_the_rules() -> None:
 
 
 def test_remedies_are_what_routes_apply() -> None:
-    # each remedy a known issue may name is applied by some route's delivery (routes/pip.py)
-    text = "\n".join(p.read_text(encoding="utf-8") for p in (SRC / "routes").glob("*.py"))
-    assert all(f'"{remedy}"' in text for remedy in REMEDIES)
+    # each remedy a known issue may name is applied by some route (Route.remedies)
+    assert {m for r in routes.ROUTES for m in r.remedies} == set(REMEDIES)
+
+
+def test_the_closed_lists_are_written_once() -> None:
+    # the lower layers' names are models.choices' lists, not copies
+    assert MANAGERS is choices.MANAGERS
+    assert ROUTE_KINDS is choices.ROUTE_KINDS
+    assert CHANGE_KINDS is choices.CHANGE_KINDS
+    assert REMEDIES is choices.REMEDIES
+    assert POLICIES is choices.CUDA_LIBS
+
+
+def test_a_registry_that_brings_a_new_value_fails() -> None:
+    choices.check_registry("managers", ("auto", "pip"), ("auto", "pip"))
+    with pytest.raises(RuntimeError, match=r"models\.choices"):
+        choices.check_registry("managers", ("auto", "pip", "uvx"), ("auto", "pip"))
+
+
+_ROUTE_CLASS = re.compile(r"isinstance\([^)]*\b[A-Z]\w*Route\b")
+
+
+def test_no_route_class_is_asked_for_outside_routes() -> None:
+    # a route's kind is asked of its declarations (route.in_image, route.locker, ...)
+    assert _hits(_ROUTE_CLASS, "routes") == []
+    assert _ROUTE_CLASS.search("if isinstance(route, ContainerRoute) and got.image:")
 
 
 _EMIT_KINDS = frozenset(

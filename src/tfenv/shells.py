@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from tfenv.errors import UnsafeWord
+from tfenv.models.platform import SYSTEMS
 from tfenv.textsafe import shell_export, visible
 
 __all__ = [
@@ -54,10 +55,15 @@ _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 _REFUSED = '"%!$`'
 
 
+# the systems whose users type commands in cmd.exe or PowerShell (asked of the systems:
+# no system name is compared here)
+_NATIVE_WINDOWS = frozenset(s.name for s in SYSTEMS if s.is_windows)
+
+
 def shell_for(os: str) -> Shell:
     """The shell family of a target's operating system (``windows`` only for native Windows:
     WSL2 runs a Linux shell)."""
-    return "windows" if os == "windows" else "posix"
+    return "windows" if os in _NATIVE_WINDOWS else "posix"
 
 
 def _why_not_windows(text: str) -> str | None:
@@ -154,4 +160,4 @@ def set_variable(name: str, value: str, script: Script) -> str:
 
 def scripts_for(os: str) -> tuple[Script, ...]:
     """The script syntaxes a target's users type variables in."""
-    return ("cmd", "powershell") if os == "windows" else ("posix",)
+    return ("cmd", "powershell") if os in _NATIVE_WINDOWS else ("posix",)
