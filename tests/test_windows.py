@@ -226,12 +226,19 @@ def _lay(tmp: Path, *trees: str) -> str:
         folder.mkdir(parents=True, exist_ok=True)
         for file in TREES[name]["files"]:
             (folder / file).write_bytes(b"MZ")
+        for header, text in TREES[name].get("headers", {}).items():
+            (folder.parent / "include").mkdir(exist_ok=True)
+            (folder.parent / "include" / header).write_text(text)
         dirs.append(str(folder))
     return ";".join(dirs)
 
 
-def _doctor(tmp: Path, kb: KnowledgeBase, path: str, tf: str = "2.10.1") -> dict[str, Finding]:
+def _doctor(
+    tmp: Path, kb: KnowledgeBase, path: str, tf: str = "2.10.1", conda: bool = False
+) -> dict[str, Finding]:
     site = tmp / "env" / "Lib" / "site-packages"
+    if conda:
+        (tmp / "env" / "conda-meta").mkdir(parents=True)
     info = site / f"tensorflow-{tf}.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: tensorflow\nVersion: {tf}\n")
@@ -293,6 +300,113 @@ def test_doctor_2_3_without_cuda_10_1_and_the_redistributable(
     assert dlls.fix is not None
     assert "vc_redist.x64.exe" in dlls.fix
     assert "CUDA 11.2's bin folder comes before CUDA 10.1's" in found["windows-dll-order"].title
+
+
+def test_doctor_cudnn_8_4_without_zlibwapi(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """A later cuDNN 8.x in place of 8.1 (TensorFlow 2.10 runs it) needs zlibwapi.dll."""
+    path = _lay(tmp_path, "cuda_11_2_bin", "cudnn_8_4_apart", "system32")
+    found = _doctor(tmp_path, kb, path)
+    assert found["windows-dlls"].status == "ok"
+    version = found["windows-cudnn-version"]
+    assert version.status == "ok"
+    assert version.title.startswith("cuDNN 8.4.1 (from ")
+    assert version.title.endswith("cudnn_version.h)")
+    zlib = found["windows-zlib"]
+    assert zlib.status == "problem"
+    assert zlib.title == "zlibwapi.dll is not on PATH, and cuDNN 8.4.1 needs it"
+    assert "cuDNN-Installation-Guide.pdf" in zlib.detail
+    assert zlib.fix is not None
+    assert "cudnn-windows-x86_64-8.4.1.50_cuda11.6-archive" in zlib.fix
+    # the DLL on PATH: the same check passes
+    with_zlib = tmp_path / "with-zlib"
+    path = _lay(with_zlib, "cuda_11_2_bin", "cudnn_8_4_apart", "zlib_dll", "system32")
+    assert _doctor(with_zlib, kb, path)["windows-zlib"].status == "ok"
+
+
+def test_doctor_says_nothing_of_zlib_for_cudnn_8_1(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """cuDNN 8.1 (what 2.10 was built with) never needs it: no zlib finding, no version claim
+    where no header is there to read."""
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "cuda_11_2_bin", "cudnn_8_1_bin", "system32"))
+    assert "windows-zlib" not in found
+    version = found["windows-cudnn-version"]
+    assert version.status == "ok"
+    assert "not known" in version.title
+
+
+def test_doctor_cudnn_older_than_the_build(tmp_path: Path, kb: KnowledgeBase) -> None:
+    path = _lay(tmp_path, "cuda_11_2_bin", "cudnn_8_0_apart", "system32")
+    version = _doctor(tmp_path, kb, path)["windows-cudnn-version"]
+    assert version.status == "problem"
+    assert version.title == (
+        "cuDNN 8.0.2 is older than the cuDNN 8.1 TensorFlow 2.10.1 was built with"
+    )
+    assert "forward-compatibility.html" in version.detail
+    assert version.fix == "install cuDNN 8.1 (or a later 8.x) for this CUDA"
+
+
+def test_doctor_names_the_other_version_of_a_dll(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """TensorFlow 2.10 on a machine with only CUDA 10.1 and cuDNN 7: the names say so."""
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "cuda_10_1_bin", "system32"))
+    cudart = found["windows-dll-version-cudart"]
+    assert cudart.status == "problem"
+    assert cudart.title == "cudart64_110.dll (CUDA 11.x) is not on PATH; another version of it is"
+    assert "cudart64_101.dll (CUDA 10.1) in " in cudart.detail
+    assert cudart.fix is not None
+    assert "tfenv resolve --os windows --tf 2.10" in cudart.fix
+    cudnn = found["windows-dll-version-cudnn"]
+    assert "cudnn64_7.dll (cuDNN 7)" in cudnn.detail
+    assert cudnn.title.startswith("cudnn64_8.dll (cuDNN 8) ")
+    # cufft64_10.dll is the same name in CUDA 10.1 and 11.2: found, so no version finding
+    assert "windows-dll-version-cufft" not in found
+
+
+def test_doctor_no_version_finding_when_all_found(tmp_path: Path, kb: KnowledgeBase) -> None:
+    found = _doctor(
+        tmp_path, kb, _lay(tmp_path, "cuda_11_2_bin", "cuda_10_1_bin", "cudnn_8_1_bin", "system32")
+    )
+    assert not [k for k in found if k.startswith("windows-dll-version")]
+    assert "windows-dll-order" not in found  # 10.1 comes after 11.2
+
+
+def test_dll_version_names() -> None:
+    from tfenv.doctor.windows_dlls import dll_version
+
+    assert dll_version("cudart64_101.dll") == "CUDA 10.1"
+    assert dll_version("cudart64_100.dll") == "CUDA 10.0"
+    assert dll_version("cudart64_110.dll") == "CUDA 11.x"
+    assert dll_version("cudart64_12.dll") == "CUDA 12"
+    assert dll_version("cupti64_112.dll") == "CUDA 11.2"
+    assert dll_version("cudnn64_7.dll") == "cuDNN 7"
+    assert dll_version("cublas64_11.dll") == "cublas major 11"
+    assert dll_version("msvcp140_1.dll") is None
+    assert dll_version("nvcuda.dll") is None
+
+
+def test_doctor_early_bin_names_what_it_shadows(tmp_path: Path, kb: KnowledgeBase) -> None:
+    path = _lay(tmp_path, "cuda_11_0_bin", "cuda_11_2_bin", "cudnn_8_1_bin", "system32")
+    order = _doctor(tmp_path, kb, path)["windows-dll-order"]
+    assert "TensorFlow takes cublas64_11.dll, cublasLt64_11.dll, cudart64_110.dll" in order.detail
+    assert "cusolver64_11.dll" not in order.detail  # CUDA 11.0 has cusolver64_10 only
+
+
+def test_doctor_conda_env_not_activated(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """A conda environment holds cudatoolkit's DLLs in Library\\bin: activate it."""
+    lib = tmp_path / "env" / "Library" / "bin"
+    lib.mkdir(parents=True)
+    for name in TREES["cuda_11_2_bin"]["files"] + ["cudnn64_8.dll"]:
+        (lib / name).write_bytes(b"MZ")
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "system32"), conda=True)
+    dlls = found["windows-dlls"]
+    assert dlls.status == "problem"
+    assert dlls.fix is not None
+    assert dlls.fix.startswith("activate the conda environment")
+    assert "%CONDA_PREFIX%\\Library\\bin" in dlls.fix
+    assert "CUDA Toolkit" not in dlls.fix  # nothing to install
+    # a venv with the same PATH is told to install the toolkit
+    venv = tmp_path / "venv"
+    found = _doctor(venv, kb, _lay(venv, "system32"))
+    assert found["windows-dlls"].fix is not None
+    assert "conda" not in found["windows-dlls"].fix
 
 
 def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:

@@ -233,7 +233,18 @@ def _gpu_checks(
     if pins:
         out += check_pins(inp.env, inp.kb, ws, inp.env.python or "", f"{tf.package} {tf.version}",
                           inp.host)  # fmt: skip
-    dlls = check_windows_dlls(inp.environ, inp.kb, tf.version, cuda) if os == "windows" else None
+    dlls = (
+        check_windows_dlls(
+            inp.environ,
+            inp.kb,
+            tf.version,
+            cuda,
+            cb.cudnn if cb else None,
+            inp.env.prefix if inp.env.is_conda else None,
+        )
+        if os == "windows"
+        else None
+    )
     out += (
         dlls
         if dlls is not None

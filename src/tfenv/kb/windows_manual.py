@@ -92,6 +92,8 @@ class WindowsManual:
     zlib_cudnn: SpecifierSet
     zlib_note: str
     zlib_provenance: Provenance
+    cudnn_compat_note: str
+    cudnn_compat_provenance: Provenance
     jit_cache_windows: str
     jit_cache_linux: str
     verify: tuple[str, ...]
@@ -174,13 +176,16 @@ def _dlls(node: Node) -> DllSet:
 
 
 def parse(root: Node) -> WindowsManual:
-    root.only("cuda", "cudnn", "dlls", "redist", "zlib", "jit_cache", "verify")
+    root.only(
+        "cuda", "cudnn", "dlls", "redist", "zlib", "cudnn_minor_compat", "jit_cache", "verify"
+    )
     cuda = tuple(parse_installer(n) for n in root.get("cuda").items())
     unique(zip(root.get("cuda").items(), (c.series for c in cuda)), "CUDA series")
     redist = root.get("redist").only(
         "name", "provides", "url", "needed_from", "source", "retrieved"
     )
     zlib = root.get("zlib").only("dll", "cudnn", "note", "source", "retrieved")
+    compat = root.get("cudnn_minor_compat").only("note", "source", "retrieved")
     jit = root.get("jit_cache").only("windows", "linux", "source", "retrieved")
     jit.provenance()
     verify = root.get("verify").texts()
@@ -199,6 +204,8 @@ def parse(root: Node) -> WindowsManual:
         zlib_cudnn=zlib.get("cudnn").specifier(empty=False),
         zlib_note=zlib.get("note").text(),
         zlib_provenance=zlib.provenance(),
+        cudnn_compat_note=compat.get("note").text(),
+        cudnn_compat_provenance=compat.provenance(),
         jit_cache_windows=jit.get("windows").text(),
         jit_cache_linux=jit.get("linux").text(),
         verify=verify,
