@@ -409,6 +409,69 @@ def test_doctor_conda_env_not_activated(tmp_path: Path, kb: KnowledgeBase) -> No
     assert "conda" not in found["windows-dlls"].fix
 
 
+def _windows_venv(root: Path, version: str = "3.10.11") -> Path:
+    """A Windows venv as it is laid out: pyvenv.cfg, Scripts\\python.exe, Lib\\site-packages
+    (NumPy 2 under TensorFlow 2.10.1)."""
+    (root / "Scripts").mkdir(parents=True)
+    (root / "Scripts" / "python.exe").write_bytes(b"MZ")
+    (root / "pyvenv.cfg").write_text(
+        f"home = C:\\Python310\ninclude-system-site-packages = false\nversion = {version}\n"
+    )
+    site = root / "Lib" / "site-packages"
+    for name, version_ in (("tensorflow", "2.10.1"), ("numpy", "2.0.2")):
+        info = site / f"{name}-{version_}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version_}\n"
+        )
+    return root
+
+
+def test_doctor_windows_venv_fix_in_both_shells(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """The Python version of a Windows venv comes from pyvenv.cfg (Lib\\site-packages names
+    none), so the runtime check runs; its fix names Scripts\\python.exe, in the one form
+    cmd.exe and PowerShell read alike."""
+    from tfenv.doctor.runtime import check_runtime
+
+    env = target_env.from_prefix(_windows_venv(tmp_path / "venv"))
+    assert env.python == "3.10"
+    assert env.interpreter is not None
+    assert env.interpreter.endswith("python.exe")
+    found = {f.id: f for f in check_runtime(kb, env, Version("2.10.1"), "windows")}
+    numpy = found["runtime-numpy"]
+    assert numpy.status == "problem"
+    assert numpy.fix == f'{env.interpreter} -m pip install "numpy<2"'
+    assert both(numpy.fix)[1:] == ["-m", "pip", "install", "numpy<2"]
+    assert "'" not in numpy.fix
+    # on Linux the same environment's fix is POSIX-quoted
+    linux = {f.id: f for f in check_runtime(kb, env, Version("2.10.1"), "linux")}
+    assert linux["runtime-numpy"].fix == f"{env.interpreter} -m pip install 'numpy<2'"
+
+
+def test_doctor_windows_fix_without_a_bare_interpreter(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """A path with a space cannot start a command for both shells (PowerShell reads a quoted
+    first word as a string): the fix says python, in the activated environment."""
+    from tfenv.doctor.runtime import check_runtime
+
+    env = target_env.from_prefix(_windows_venv(tmp_path / "my envs" / "tf"))
+    fix = {f.id: f for f in check_runtime(kb, env, Version("2.10.1"), "windows")}[
+        "runtime-numpy"
+    ].fix
+    assert fix == 'python -m pip install "numpy<2" (in the activated environment)'
+    assert "my envs" not in fix
+
+
+def test_conda_meta_gives_the_python(tmp_path: Path) -> None:
+    root = tmp_path / "conda-env"
+    (root / "Lib" / "site-packages").mkdir(parents=True)
+    (root / "conda-meta").mkdir()
+    (root / "conda-meta" / "python-3.10.13-h4de0772_0_cpython.json").write_text("{}")
+    (root / "conda-meta" / "python_abi-3.10-4_cp310.json").write_text("{}")
+    env = target_env.from_prefix(root)
+    assert env.python == "3.10"
+    assert env.is_conda
+
+
 def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:
     manual = kb.windows_manual
     windows = [b for b in kb.builds if b.windows is not None]

@@ -130,7 +130,7 @@ def diagnose(inp: Inputs) -> list[Finding]:
         and tf.package not in CPU_DISTRIBUTIONS
     )
     findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
-    findings += check_runtime(inp.kb, inp.env, tf.version)
+    findings += check_runtime(inp.kb, inp.env, tf.version, inp.host.os)
     findings.append(_gpu_summary(inp.host))
     if gpu_build and build is not None and inp.host.has_gpu:
         findings += _gpu_checks(inp, tf, build, platform)
