@@ -141,6 +141,36 @@ def test_2_10_on_a_rtx_3070_ti_laptop(kb: KnowledgeBase) -> None:
     assert conda.plan.commands[0].endswith('"python=3.10" "cudatoolkit=11.2.2" "cudnn=8.1.0.77"')
 
 
+@pytest.mark.parametrize(("tf", "python", "manager"), CASES)
+def test_windows_answers_carry_no_posix_paths(
+    kb: KnowledgeBase, tf: str, python: str, manager: str
+) -> None:
+    """What a Windows plan says (text and JSON) names Windows folders only."""
+    from tfenv.report import resolution_text
+
+    res = _resolve(kb, tf, python, manager)
+    text = resolution_text(res) + json.dumps(res.to_dict())
+    for posix in ("~/.nv", "$CONDA_PREFIX", "LD_LIBRARY_PATH", "bin/python", "export ", "/usr/"):
+        assert posix not in text, posix
+
+
+def test_conda_route_names_library_bin_on_windows_only(kb: KnowledgeBase) -> None:
+    from tfenv.report import resolution_text
+
+    windows = resolution_text(_resolve(kb, "2.10", "3.10"))
+    assert "%CONDA_PREFIX%\\Library\\bin, which conda activate puts on PATH" in windows
+    linux = Target(
+        "linux", "x86_64", glibc=Version("2.35"), python=Version("3.10"), cc=Version("8.6"),
+        gpu_name="NVIDIA GeForce RTX 3060", driver=DriverVersion("535.104.05"),
+    )  # fmt: skip
+    res = resolve(kb, linux, Request(tf=SpecifierSet("==2.10.*"), tf_text="2.10", manager="conda"))
+    assert res.plan is not None
+    text = resolution_text(res)
+    assert "$CONDA_PREFIX/lib" in text
+    for windows_only in ("%CONDA_PREFIX%", "Library\\bin", "%APPDATA%", "Scripts\\python"):
+        assert windows_only not in text, windows_only
+
+
 def test_text_output_names_both_shells(kb: KnowledgeBase) -> None:
     from tfenv.report import resolution_text
 
