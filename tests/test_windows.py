@@ -555,3 +555,29 @@ def test_linux_and_wsl2_system_steps(kb: KnowledgeBase) -> None:
         assert "cuda-toolkit-10-1" in text
         assert "libcudnn7" in text
         assert ("install nothing driver-related inside WSL2" in text) == (os == "wsl2")
+
+
+def test_explain_cudnn_126_with_cudnn_8_1_does_not_blame_zlib(kb: KnowledgeBase) -> None:
+    from tfenv.explain import explain
+
+    text = (
+        "I tensorflow/stream_executor/cuda/cuda_dnn.cc:384] Loaded cuDNN version 8100\n"
+        "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
+    )
+    target = Target("windows", "x86_64", python=Version("3.10"))
+    first = explain(text, kb, target=target, tf=Version("2.10.1")).errors[0]
+    assert first.entry.id == "windows-cudnn-sublibrary-126"
+    facts = " ".join(first.facts)
+    assert "cuDNN 8.1.0 was loaded, which does not need zlibwapi.dll" in facts
+    assert "which needs zlibwapi.dll" not in facts
+
+
+def test_explain_zlib_entries_are_windows_only(kb: KnowledgeBase) -> None:
+    from tfenv.explain import explain
+
+    text = "Could not locate zlibwapi.dll. Please make sure it is in your library path!"
+    linux = Target("linux", "x86_64", glibc=Version("2.35"), python=Version("3.10"))
+    ids = [m.entry.id for m in explain(text, kb, target=linux).matches]
+    windows = [m.entry.id for m in explain(text, kb).matches]
+    assert windows == ["windows-zlibwapi-missing"]
+    assert ids == [] or all(m.elsewhere for m in explain(text, kb, target=linux).matches)
