@@ -135,6 +135,15 @@ def test_2_10_on_a_rtx_3070_ti_laptop(kb: KnowledgeBase) -> None:
     for fact in ("cuda_11.2.2_461.33_win10.exe", "cudnn-11.2-windows-x64-v8.1.0.77.zip",
                  "cusolver64_11.dll", "cudart64_110.dll"):  # fmt: skip
         assert fact in text, fact
+    # the Python environment, Windows' way (python.org's venv docs): Scripts\, never bin/
+    install = next(s for s in plan.steps if s.startswith("Install TensorFlow"))
+    create = install.split("for example ", 1)[1].split(" run by", 1)[0]
+    assert both(create) == ["python", "-m", "venv", "tf-2.10.1"]
+    assert "an environment of Python 3.10 (64-bit)" in install
+    assert "tf-2.10.1\\Scripts\\activate.bat in cmd.exe" in install
+    assert "tf-2.10.1\\Scripts\\Activate.ps1 in PowerShell" in install
+    assert "its interpreter is tf-2.10.1\\Scripts\\python.exe" in install
+    assert "bin/" not in text
     conda = _resolve(kb, "2.10", "3.10")
     assert conda.plan is not None
     assert conda.plan.route == "conda+pip"
