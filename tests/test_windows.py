@@ -590,3 +590,19 @@ def test_explain_zlib_entries_are_windows_only(kb: KnowledgeBase) -> None:
     windows = [m.entry.id for m in explain(text, kb).matches]
     assert windows == ["windows-zlibwapi-missing"]
     assert ids == [] or all(m.elsewhere for m in explain(text, kb, target=linux).matches)
+
+
+def test_the_codes_windows_layout_is_the_recorded_fact(kb: KnowledgeBase) -> None:
+    """The toolkit folder, PATH entries and cuDNN folder the steps and scripts use are the
+    ones TensorFlow's Windows guide gives (windows_manual.yaml, layout)."""
+    from tfenv.kb.windows_manual import TOOLKIT_ROOT
+    from tfenv.routes.system_steps import windows_env, windows_steps
+
+    manual = kb.windows_manual
+    assert manual.toolkit_root == TOOLKIT_ROOT
+    assert manual.layout_provenance.sources
+    base = f"{TOOLKIT_ROOT}\\v11.2"
+    path = dict(windows_env(kb, Version("11.2")))["PATH"]
+    assert path == ";".join([*(f"{base}\\{entry}" for entry in manual.path_entries), "%PATH%"])
+    steps = "\n".join(windows_steps(kb, Version("2.10.1"), Version("11.2"), Version("8.1")))
+    assert f"e.g. {manual.cudnn_apart}, and add its bin folder" in steps

@@ -94,6 +94,10 @@ class WindowsManual:
     zlib_provenance: Provenance
     cudnn_compat_note: str
     cudnn_compat_provenance: Provenance
+    toolkit_root: str
+    path_entries: tuple[str, ...]
+    cudnn_apart: str
+    layout_provenance: Provenance
     venv_create: tuple[str, ...]
     venv_interpreter: str
     venv_activate_cmd: str
@@ -210,6 +214,7 @@ def parse(root: Node) -> WindowsManual:
         "redist",
         "zlib",
         "cudnn_minor_compat",
+        "layout",
         "venv",
         "jit_cache",
         "verify",
@@ -221,6 +226,9 @@ def parse(root: Node) -> WindowsManual:
     )
     zlib = root.get("zlib").only("dll", "cudnn", "note", "source", "retrieved")
     compat = root.get("cudnn_minor_compat").only("note", "source", "retrieved")
+    layout = root.get("layout").only(
+        "toolkit_root", "path_entries", "cudnn_apart", "source", "retrieved"
+    )
     venv = root.get("venv").only(
         "create", "interpreter", "activate_cmd", "activate_powershell", "source", "retrieved"
     )
@@ -248,6 +256,10 @@ def parse(root: Node) -> WindowsManual:
         zlib_provenance=zlib.provenance(),
         cudnn_compat_note=compat.get("note").text(),
         cudnn_compat_provenance=compat.provenance(),
+        toolkit_root=layout.get("toolkit_root").text(),
+        path_entries=layout.get("path_entries").texts(),
+        cudnn_apart=layout.get("cudnn_apart").text(),
+        layout_provenance=layout.provenance(),
         venv_create=venv.get("create").texts(),
         venv_interpreter=venv.get("interpreter").text(),
         venv_activate_cmd=venv.get("activate_cmd").text(),

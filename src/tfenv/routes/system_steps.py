@@ -26,14 +26,14 @@ def windows_env(kb: KnowledgeBase, cuda: Optional[Version]) -> tuple[tuple[str, 
     toolkit's bin and CUPTI folders first (``%PATH%`` is the rest)."""
     if cuda is None:
         return ()
-    from tfenv.kb.windows_manual import TOOLKIT_ROOT
-
-    found = kb.windows_manual.installer(cuda)
-    base = found.folder if found else f"{TOOLKIT_ROOT}\\v{cuda.major}.{cuda.minor}"
+    manual = kb.windows_manual
+    found = manual.installer(cuda)
+    base = found.folder if found else f"{manual.toolkit_root}\\v{cuda.major}.{cuda.minor}"
+    entries = ";".join(f"{base}\\{entry}" for entry in manual.path_entries)
     return (
         ("CUDA_PATH", base),
         (f"CUDA_PATH_V{cuda.major}_{cuda.minor}", base),
-        ("PATH", f"{base}\\bin;{base}\\extras\\CUPTI\\lib64;%PATH%"),
+        ("PATH", f"{entries};%PATH%"),
     )
 
 
@@ -132,7 +132,7 @@ def _cudnn_step(manual: WindowsManual, cuda: Version, cudnn: Version, folder: st
     return (
         f"{what}. Unzip it and copy cuda\\bin\\*.dll into {folder}\\bin, cuda\\include\\*.h "
         f"into {folder}\\include and cuda\\lib\\x64\\*.lib into {folder}\\lib\\x64 (or keep "
-        "the unzipped folder apart, e.g. C:\\tools\\cuda, and add its bin folder to PATH)."
+        f"the unzipped folder apart, e.g. {manual.cudnn_apart}, and add its bin folder to PATH)."
     )
 
 
