@@ -606,3 +606,34 @@ def test_the_codes_windows_layout_is_the_recorded_fact(kb: KnowledgeBase) -> Non
     assert path == ";".join([*(f"{base}\\{entry}" for entry in manual.path_entries), "%PATH%"])
     steps = "\n".join(windows_steps(kb, Version("2.10.1"), Version("11.2"), Version("8.1")))
     assert f"e.g. {manual.cudnn_apart}, and add its bin folder" in steps
+
+
+@pytest.mark.skipif(_WINE is None, reason="Wine is not installed (apt-get install wine64)")
+def test_every_plan_command_passes_wines_cmd_unchanged(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """The install commands, Verify checks and regenerate lines of every Windows case, and
+    the venv line of the steps, echoed by Wine's cmd.exe from a batch file: nothing is
+    expanded, redirected or split off (what cmd.exe would run is what tfenv printed)."""
+    assert _WINE is not None
+    lines: list[str] = []
+    for tf, python, manager in CASES:
+        res = _resolve(kb, tf, python, manager)
+        assert res.plan is not None
+        lines += [*res.plan.commands, regenerate_command(res), res.plan.verify or ""]
+        for step in res.plan.steps:
+            if "for example " in step:
+                lines.append(step.split("for example ", 1)[1].split(" run by", 1)[0])
+    lines = sorted({line for line in lines if line})
+    bat = tmp_path / "t.bat"
+    bat.write_bytes(("@echo off\r\n" + "".join(f"echo {x}\r\n" for x in lines)).encode("ascii"))
+    env = {"WINEDEBUG": "-all", "WINEPREFIX": str(tmp_path / "prefix"), "HOME": str(tmp_path)}
+    env["PATH"] = "/usr/bin:/bin"
+    out = subprocess.run(
+        [_WINE, "cmd", "/c", "Z:" + str(bat).replace("/", "\\")],
+        capture_output=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
+    got = out.stdout.decode("ascii", "replace").replace("\r\n", "\n").splitlines()
+    assert got == lines
+    assert any('"numpy<2"' in line for line in lines)  # a redirection if it were bare
