@@ -36,7 +36,7 @@ def test_readme_has_exactly_two_setup_lines_and_ci_runs_the_test_line() -> None:
 
 
 def test_docs_pages_exist() -> None:
-    for page in ("index", "cli", "knowledge-base", "architecture", "routes", "matrix"):
+    for page in ("index", "cli", "knowledge-base", "architecture", "routes", "matrix", "windows"):
         assert (ROOT / "docs" / f"{page}.md").is_file(), page
 
 

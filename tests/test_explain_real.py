@@ -306,6 +306,17 @@ CASES: dict[str, Case] = {
         "windows-dll-load-failed", ("Native-Windows GPU builds end with TensorFlow 2.10",)
     ),
     "platform/windows-dll-load-failed-py38": Case("windows-dll-load-failed", ("Visual C++",)),
+    "platform/windows-cudnn-126-loaded-8700-tf210": Case(
+        "windows-cudnn-sublibrary-126",
+        (
+            "The log says cuDNN 8.7.0 was loaded, which needs zlibwapi.dll.",
+            "TensorFlow 2.10 was built with cuDNN 8.1, which does not need zlibwapi.dll",
+            "CUDA\\v11.2\\bin",
+        ),
+        absent=("windows-cuda-dll-missing",),
+        tf="2.10",
+        machine={"os": "windows", "arch": "x86_64", "python": "3.10"},
+    ),
     "platform/windows-native-tf21-cpu-only": Case(
         "tensorflow-sees-no-gpu",
         ("Install CUDA 10.1 and cuDNN 7.6",),

@@ -135,10 +135,49 @@ def test_2_10_on_a_rtx_3070_ti_laptop(kb: KnowledgeBase) -> None:
     for fact in ("cuda_11.2.2_461.33_win10.exe", "cudnn-11.2-windows-x64-v8.1.0.77.zip",
                  "cusolver64_11.dll", "cudart64_110.dll"):  # fmt: skip
         assert fact in text, fact
+    # the Python environment, Windows' way (python.org's venv docs): Scripts\, never bin/
+    install = next(s for s in plan.steps if s.startswith("Install TensorFlow"))
+    create = install.split("for example ", 1)[1].split(" run by", 1)[0]
+    assert both(create) == ["python", "-m", "venv", "tf-2.10.1"]
+    assert "an environment of Python 3.10 (64-bit)" in install
+    assert "tf-2.10.1\\Scripts\\activate.bat in cmd.exe" in install
+    assert "tf-2.10.1\\Scripts\\Activate.ps1 in PowerShell" in install
+    assert "its interpreter is tf-2.10.1\\Scripts\\python.exe" in install
+    assert "bin/" not in text
     conda = _resolve(kb, "2.10", "3.10")
     assert conda.plan is not None
     assert conda.plan.route == "conda+pip"
     assert conda.plan.commands[0].endswith('"python=3.10" "cudatoolkit=11.2.2" "cudnn=8.1.0.77"')
+
+
+@pytest.mark.parametrize(("tf", "python", "manager"), CASES)
+def test_windows_answers_carry_no_posix_paths(
+    kb: KnowledgeBase, tf: str, python: str, manager: str
+) -> None:
+    """What a Windows plan says (text and JSON) names Windows folders only."""
+    from tfenv.report import resolution_text
+
+    res = _resolve(kb, tf, python, manager)
+    text = resolution_text(res) + json.dumps(res.to_dict())
+    for posix in ("~/.nv", "$CONDA_PREFIX", "LD_LIBRARY_PATH", "bin/python", "export ", "/usr/"):
+        assert posix not in text, posix
+
+
+def test_conda_route_names_library_bin_on_windows_only(kb: KnowledgeBase) -> None:
+    from tfenv.report import resolution_text
+
+    windows = resolution_text(_resolve(kb, "2.10", "3.10"))
+    assert "%CONDA_PREFIX%\\Library\\bin, which conda activate puts on PATH" in windows
+    linux = Target(
+        "linux", "x86_64", glibc=Version("2.35"), python=Version("3.10"), cc=Version("8.6"),
+        gpu_name="NVIDIA GeForce RTX 3060", driver=DriverVersion("535.104.05"),
+    )  # fmt: skip
+    res = resolve(kb, linux, Request(tf=SpecifierSet("==2.10.*"), tf_text="2.10", manager="conda"))
+    assert res.plan is not None
+    text = resolution_text(res)
+    assert "$CONDA_PREFIX/lib" in text
+    for windows_only in ("%CONDA_PREFIX%", "Library\\bin", "%APPDATA%", "Scripts\\python"):
+        assert windows_only not in text, windows_only
 
 
 def test_text_output_names_both_shells(kb: KnowledgeBase) -> None:
@@ -226,12 +265,19 @@ def _lay(tmp: Path, *trees: str) -> str:
         folder.mkdir(parents=True, exist_ok=True)
         for file in TREES[name]["files"]:
             (folder / file).write_bytes(b"MZ")
+        for header, text in TREES[name].get("headers", {}).items():
+            (folder.parent / "include").mkdir(exist_ok=True)
+            (folder.parent / "include" / header).write_text(text)
         dirs.append(str(folder))
     return ";".join(dirs)
 
 
-def _doctor(tmp: Path, kb: KnowledgeBase, path: str, tf: str = "2.10.1") -> dict[str, Finding]:
+def _doctor(
+    tmp: Path, kb: KnowledgeBase, path: str, tf: str = "2.10.1", conda: bool = False
+) -> dict[str, Finding]:
     site = tmp / "env" / "Lib" / "site-packages"
+    if conda:
+        (tmp / "env" / "conda-meta").mkdir(parents=True)
     info = site / f"tensorflow-{tf}.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: tensorflow\nVersion: {tf}\n")
@@ -295,6 +341,176 @@ def test_doctor_2_3_without_cuda_10_1_and_the_redistributable(
     assert "CUDA 11.2's bin folder comes before CUDA 10.1's" in found["windows-dll-order"].title
 
 
+def test_doctor_cudnn_8_4_without_zlibwapi(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """A later cuDNN 8.x in place of 8.1 (TensorFlow 2.10 runs it) needs zlibwapi.dll."""
+    path = _lay(tmp_path, "cuda_11_2_bin", "cudnn_8_4_apart", "system32")
+    found = _doctor(tmp_path, kb, path)
+    assert found["windows-dlls"].status == "ok"
+    version = found["windows-cudnn-version"]
+    assert version.status == "ok"
+    assert version.title.startswith("cuDNN 8.4.1 (from ")
+    assert version.title.endswith("cudnn_version.h)")
+    zlib = found["windows-zlib"]
+    assert zlib.status == "problem"
+    assert zlib.title == "zlibwapi.dll is not on PATH, and cuDNN 8.4.1 needs it"
+    assert "cuDNN-Installation-Guide.pdf" in zlib.detail
+    assert zlib.fix is not None
+    assert "cudnn-windows-x86_64-8.4.1.50_cuda11.6-archive" in zlib.fix
+    # the DLL on PATH: the same check passes
+    with_zlib = tmp_path / "with-zlib"
+    path = _lay(with_zlib, "cuda_11_2_bin", "cudnn_8_4_apart", "zlib_dll", "system32")
+    assert _doctor(with_zlib, kb, path)["windows-zlib"].status == "ok"
+
+
+def test_doctor_says_nothing_of_zlib_for_cudnn_8_1(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """cuDNN 8.1 (what 2.10 was built with) never needs it: no zlib finding, no version claim
+    where no header is there to read."""
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "cuda_11_2_bin", "cudnn_8_1_bin", "system32"))
+    assert "windows-zlib" not in found
+    version = found["windows-cudnn-version"]
+    assert version.status == "ok"
+    assert "not known" in version.title
+
+
+def test_doctor_cudnn_older_than_the_build(tmp_path: Path, kb: KnowledgeBase) -> None:
+    path = _lay(tmp_path, "cuda_11_2_bin", "cudnn_8_0_apart", "system32")
+    version = _doctor(tmp_path, kb, path)["windows-cudnn-version"]
+    assert version.status == "problem"
+    assert version.title == (
+        "cuDNN 8.0.2 is older than the cuDNN 8.1 TensorFlow 2.10.1 was built with"
+    )
+    assert "forward-compatibility.html" in version.detail
+    assert version.fix == "install cuDNN 8.1 (or a later 8.x) for this CUDA"
+
+
+def test_doctor_names_the_other_version_of_a_dll(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """TensorFlow 2.10 on a machine with only CUDA 10.1 and cuDNN 7: the names say so."""
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "cuda_10_1_bin", "system32"))
+    cudart = found["windows-dll-version-cudart"]
+    assert cudart.status == "problem"
+    assert cudart.title == "cudart64_110.dll (CUDA 11.x) is not on PATH; another version of it is"
+    assert "cudart64_101.dll (CUDA 10.1) in " in cudart.detail
+    assert cudart.fix is not None
+    assert "tfenv resolve --os windows --tf 2.10" in cudart.fix
+    cudnn = found["windows-dll-version-cudnn"]
+    assert "cudnn64_7.dll (cuDNN 7)" in cudnn.detail
+    assert cudnn.title.startswith("cudnn64_8.dll (cuDNN 8) ")
+    # cufft64_10.dll is the same name in CUDA 10.1 and 11.2: found, so no version finding
+    assert "windows-dll-version-cufft" not in found
+
+
+def test_doctor_no_version_finding_when_all_found(tmp_path: Path, kb: KnowledgeBase) -> None:
+    found = _doctor(
+        tmp_path, kb, _lay(tmp_path, "cuda_11_2_bin", "cuda_10_1_bin", "cudnn_8_1_bin", "system32")
+    )
+    assert not [k for k in found if k.startswith("windows-dll-version")]
+    assert "windows-dll-order" not in found  # 10.1 comes after 11.2
+
+
+def test_dll_version_names() -> None:
+    from tfenv.doctor.windows_dlls import dll_version
+
+    assert dll_version("cudart64_101.dll") == "CUDA 10.1"
+    assert dll_version("cudart64_100.dll") == "CUDA 10.0"
+    assert dll_version("cudart64_110.dll") == "CUDA 11.x"
+    assert dll_version("cudart64_12.dll") == "CUDA 12"
+    assert dll_version("cupti64_112.dll") == "CUDA 11.2"
+    assert dll_version("cudnn64_7.dll") == "cuDNN 7"
+    assert dll_version("cublas64_11.dll") == "cublas major 11"
+    assert dll_version("msvcp140_1.dll") is None
+    assert dll_version("nvcuda.dll") is None
+
+
+def test_doctor_early_bin_names_what_it_shadows(tmp_path: Path, kb: KnowledgeBase) -> None:
+    path = _lay(tmp_path, "cuda_11_0_bin", "cuda_11_2_bin", "cudnn_8_1_bin", "system32")
+    order = _doctor(tmp_path, kb, path)["windows-dll-order"]
+    assert "TensorFlow takes cublas64_11.dll, cublasLt64_11.dll, cudart64_110.dll" in order.detail
+    assert "cusolver64_11.dll" not in order.detail  # CUDA 11.0 has cusolver64_10 only
+
+
+def test_doctor_conda_env_not_activated(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """A conda environment holds cudatoolkit's DLLs in Library\\bin: activate it."""
+    lib = tmp_path / "env" / "Library" / "bin"
+    lib.mkdir(parents=True)
+    for name in TREES["cuda_11_2_bin"]["files"] + ["cudnn64_8.dll"]:
+        (lib / name).write_bytes(b"MZ")
+    found = _doctor(tmp_path, kb, _lay(tmp_path, "system32"), conda=True)
+    dlls = found["windows-dlls"]
+    assert dlls.status == "problem"
+    assert dlls.fix is not None
+    assert dlls.fix.startswith("activate the conda environment")
+    assert "%CONDA_PREFIX%\\Library\\bin" in dlls.fix
+    assert "CUDA Toolkit" not in dlls.fix  # nothing to install
+    # a venv with the same PATH is told to install the toolkit
+    venv = tmp_path / "venv"
+    found = _doctor(venv, kb, _lay(venv, "system32"))
+    assert found["windows-dlls"].fix is not None
+    assert "conda" not in found["windows-dlls"].fix
+
+
+def _windows_venv(root: Path, version: str = "3.10.11") -> Path:
+    """A Windows venv as it is laid out: pyvenv.cfg, Scripts\\python.exe, Lib\\site-packages
+    (NumPy 2 under TensorFlow 2.10.1)."""
+    (root / "Scripts").mkdir(parents=True)
+    (root / "Scripts" / "python.exe").write_bytes(b"MZ")
+    (root / "pyvenv.cfg").write_text(
+        f"home = C:\\Python310\ninclude-system-site-packages = false\nversion = {version}\n"
+    )
+    site = root / "Lib" / "site-packages"
+    for name, version_ in (("tensorflow", "2.10.1"), ("numpy", "2.0.2")):
+        info = site / f"{name}-{version_}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version_}\n"
+        )
+    return root
+
+
+def test_doctor_windows_venv_fix_in_both_shells(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """The Python version of a Windows venv comes from pyvenv.cfg (Lib\\site-packages names
+    none), so the runtime check runs; its fix names Scripts\\python.exe, in the one form
+    cmd.exe and PowerShell read alike."""
+    from tfenv.doctor.runtime import check_runtime
+
+    env = target_env.from_prefix(_windows_venv(tmp_path / "venv"))
+    assert env.python == "3.10"
+    assert env.interpreter is not None
+    assert env.interpreter.endswith("python.exe")
+    found = {f.id: f for f in check_runtime(kb, env, Version("2.10.1"), "windows")}
+    numpy = found["runtime-numpy"]
+    assert numpy.status == "problem"
+    assert numpy.fix == f'{env.interpreter} -m pip install "numpy<2"'
+    assert both(numpy.fix)[1:] == ["-m", "pip", "install", "numpy<2"]
+    assert "'" not in numpy.fix
+    # on Linux the same environment's fix is POSIX-quoted
+    linux = {f.id: f for f in check_runtime(kb, env, Version("2.10.1"), "linux")}
+    assert linux["runtime-numpy"].fix == f"{env.interpreter} -m pip install 'numpy<2'"
+
+
+def test_doctor_windows_fix_without_a_bare_interpreter(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """A path with a space cannot start a command for both shells (PowerShell reads a quoted
+    first word as a string): the fix says python, in the activated environment."""
+    from tfenv.doctor.runtime import check_runtime
+
+    env = target_env.from_prefix(_windows_venv(tmp_path / "my envs" / "tf"))
+    fix = {f.id: f for f in check_runtime(kb, env, Version("2.10.1"), "windows")}[
+        "runtime-numpy"
+    ].fix
+    assert fix == 'python -m pip install "numpy<2" (in the activated environment)'
+    assert "my envs" not in fix
+
+
+def test_conda_meta_gives_the_python(tmp_path: Path) -> None:
+    root = tmp_path / "conda-env"
+    (root / "Lib" / "site-packages").mkdir(parents=True)
+    (root / "conda-meta").mkdir()
+    (root / "conda-meta" / "python-3.10.13-h4de0772_0_cpython.json").write_text("{}")
+    (root / "conda-meta" / "python_abi-3.10-4_cp310.json").write_text("{}")
+    env = target_env.from_prefix(root)
+    assert env.python == "3.10"
+    assert env.is_conda
+
+
 def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:
     manual = kb.windows_manual
     windows = [b for b in kb.builds if b.windows is not None]
@@ -348,3 +564,76 @@ def test_linux_and_wsl2_system_steps(kb: KnowledgeBase) -> None:
         assert "cuda-toolkit-10-1" in text
         assert "libcudnn7" in text
         assert ("install nothing driver-related inside WSL2" in text) == (os == "wsl2")
+
+
+def test_explain_cudnn_126_with_cudnn_8_1_does_not_blame_zlib(kb: KnowledgeBase) -> None:
+    from tfenv.explain import explain
+
+    text = (
+        "I tensorflow/stream_executor/cuda/cuda_dnn.cc:384] Loaded cuDNN version 8100\n"
+        "Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
+    )
+    target = Target("windows", "x86_64", python=Version("3.10"))
+    first = explain(text, kb, target=target, tf=Version("2.10.1")).errors[0]
+    assert first.entry.id == "windows-cudnn-sublibrary-126"
+    facts = " ".join(first.facts)
+    assert "cuDNN 8.1.0 was loaded, which does not need zlibwapi.dll" in facts
+    assert "which needs zlibwapi.dll" not in facts
+
+
+def test_explain_zlib_entries_are_windows_only(kb: KnowledgeBase) -> None:
+    from tfenv.explain import explain
+
+    text = "Could not locate zlibwapi.dll. Please make sure it is in your library path!"
+    linux = Target("linux", "x86_64", glibc=Version("2.35"), python=Version("3.10"))
+    ids = [m.entry.id for m in explain(text, kb, target=linux).matches]
+    windows = [m.entry.id for m in explain(text, kb).matches]
+    assert windows == ["windows-zlibwapi-missing"]
+    assert ids == [] or all(m.elsewhere for m in explain(text, kb, target=linux).matches)
+
+
+def test_the_codes_windows_layout_is_the_recorded_fact(kb: KnowledgeBase) -> None:
+    """The toolkit folder, PATH entries and cuDNN folder the steps and scripts use are the
+    ones TensorFlow's Windows guide gives (windows_manual.yaml, layout)."""
+    from tfenv.kb.windows_manual import TOOLKIT_ROOT
+    from tfenv.routes.system_steps import windows_env, windows_steps
+
+    manual = kb.windows_manual
+    assert manual.toolkit_root == TOOLKIT_ROOT
+    assert manual.layout_provenance.sources
+    base = f"{TOOLKIT_ROOT}\\v11.2"
+    path = dict(windows_env(kb, Version("11.2")))["PATH"]
+    assert path == ";".join([*(f"{base}\\{entry}" for entry in manual.path_entries), "%PATH%"])
+    steps = "\n".join(windows_steps(kb, Version("2.10.1"), Version("11.2"), Version("8.1")))
+    assert f"e.g. {manual.cudnn_apart}, and add its bin folder" in steps
+
+
+@pytest.mark.skipif(_WINE is None, reason="Wine is not installed (apt-get install wine64)")
+def test_every_plan_command_passes_wines_cmd_unchanged(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """The install commands, Verify checks and regenerate lines of every Windows case, and
+    the venv line of the steps, echoed by Wine's cmd.exe from a batch file: nothing is
+    expanded, redirected or split off (what cmd.exe would run is what tfenv printed)."""
+    assert _WINE is not None
+    lines: list[str] = []
+    for tf, python, manager in CASES:
+        res = _resolve(kb, tf, python, manager)
+        assert res.plan is not None
+        lines += [*res.plan.commands, regenerate_command(res), res.plan.verify or ""]
+        for step in res.plan.steps:
+            if "for example " in step:
+                lines.append(step.split("for example ", 1)[1].split(" run by", 1)[0])
+    lines = sorted({line for line in lines if line})
+    bat = tmp_path / "t.bat"
+    bat.write_bytes(("@echo off\r\n" + "".join(f"echo {x}\r\n" for x in lines)).encode("ascii"))
+    env = {"WINEDEBUG": "-all", "WINEPREFIX": str(tmp_path / "prefix"), "HOME": str(tmp_path)}
+    env["PATH"] = "/usr/bin:/bin"
+    out = subprocess.run(
+        [_WINE, "cmd", "/c", "Z:" + str(bat).replace("/", "\\")],
+        capture_output=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
+    got = out.stdout.decode("ascii", "replace").replace("\r\n", "\n").splitlines()
+    assert got == lines
+    assert any('"numpy<2"' in line for line in lines)  # a redirection if it were bare

@@ -130,7 +130,7 @@ def diagnose(inp: Inputs) -> list[Finding]:
         and tf.package not in CPU_DISTRIBUTIONS
     )
     findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
-    findings += check_runtime(inp.kb, inp.env, tf.version)
+    findings += check_runtime(inp.kb, inp.env, tf.version, inp.host.os)
     findings.append(_gpu_summary(inp.host))
     if gpu_build and build is not None and inp.host.has_gpu:
         findings += _gpu_checks(inp, tf, build, platform)
@@ -233,7 +233,18 @@ def _gpu_checks(
     if pins:
         out += check_pins(inp.env, inp.kb, ws, inp.env.python or "", f"{tf.package} {tf.version}",
                           inp.host)  # fmt: skip
-    dlls = check_windows_dlls(inp.environ, inp.kb, tf.version, cuda) if os == "windows" else None
+    dlls = (
+        check_windows_dlls(
+            inp.environ,
+            inp.kb,
+            tf.version,
+            cuda,
+            cb.cudnn if cb else None,
+            inp.env.prefix if inp.env.is_conda else None,
+        )
+        if os == "windows"
+        else None
+    )
     out += (
         dlls
         if dlls is not None

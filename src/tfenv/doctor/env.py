@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import sysconfig
@@ -131,8 +132,34 @@ def from_prefix(prefix: Path) -> TargetEnv:
     python = None
     if candidates[0].parent.name.startswith("python3"):
         python = candidates[0].parent.name[len("python") :]
+    else:  # Windows' Lib\site-packages names no version: the venv's or conda's record does
+        python = _python_recorded(prefix)
     exe = _interpreter_in(prefix)
     return _build(prefix, python, candidates, exe)
+
+
+_PYVENV_VERSION = re.compile(r"^\s*version(?:_info)?\s*=\s*(3\.\d+)\.", re.MULTILINE)
+_CONDA_PYTHON = re.compile(r"python-(3\.\d+)\.\d+-[^/\\]*\.json")
+
+
+def _python_recorded(prefix: Path) -> Optional[str]:
+    """The X.Y of the Python a prefix without ``lib/python3.X`` holds (a Windows venv or
+    conda environment): ``pyvenv.cfg``'s ``version``/``version_info`` line, or the
+    ``conda-meta/python-X.Y.Z-*.json`` record; None when neither says."""
+    from tfenv.fsutil import read_text
+
+    try:
+        m = _PYVENV_VERSION.search(read_text(prefix / "pyvenv.cfg", 64 * 1024, errors="replace"))
+        if m:
+            return m.group(1)
+    except (OSError, ValueError):
+        pass
+    try:
+        names = sorted(p.name for p in (prefix / "conda-meta").iterdir())
+    except OSError:
+        return None
+    found = {m.group(1) for m in map(_CONDA_PYTHON.fullmatch, names) if m}
+    return found.pop() if len(found) == 1 else None
 
 
 def _interpreter_in(prefix: Path) -> Optional[str]:

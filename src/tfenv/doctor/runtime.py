@@ -18,9 +18,12 @@ if TYPE_CHECKING:
 __all__ = ["check_runtime", "fix_command"]
 
 
-def check_runtime(kb: KnowledgeBase, env: TargetEnv, tf: Version) -> list[Finding]:
+def check_runtime(
+    kb: KnowledgeBase, env: TargetEnv, tf: Version, os: str = "linux"
+) -> list[Finding]:
     """One finding per constraint the installed TensorFlow ``tf`` needs on this Python: a
-    problem, with the pip command that fixes it, where the installed package violates it."""
+    problem, with the pip command that fixes it (for ``os``'s shell), where the installed
+    package violates it."""
     if env.python is None:
         return []
     out = []
@@ -44,18 +47,28 @@ def check_runtime(kb: KnowledgeBase, env: TargetEnv, tf: Version) -> list[Findin
                 f"TensorFlow {tf} declares {c.declared or 'no bound on ' + c.package}; without "
                 f"{c.line} it fails with: {c.error} (measured: {c.evidence}; "
                 f"{'; '.join(c.sources)})",
-                fix_command(env, c.line),
+                fix_command(env, c.line, os),
             )
         )
     return out
 
 
-def fix_command(env: TargetEnv, line: str) -> str:
-    """``/path/to/python -m pip install 'numpy<2'`` for this environment."""
-    from tfenv.textsafe import shell_word
+def fix_command(env: TargetEnv, line: str, os: str = "linux") -> str:
+    """``/path/to/python -m pip install 'numpy<2'`` for this environment, in ``os``'s shell.
+    On native Windows (one form for cmd.exe and PowerShell) the interpreter is named only
+    where it can start a command bare (``C:\\envs\\tf\\Scripts\\python.exe``; a quoted
+    path is a string to PowerShell): else ``python``, in the activated environment."""
+    from tfenv.shells import UnsafeWord, command, shell_for
 
-    python = shell_word(env.interpreter) if env.interpreter else "python"
-    return f"{python} -m pip install {shell_word(line)}"
+    shell = shell_for(os)
+    pip = ["-m", "pip", "install", line]
+    if env.interpreter:
+        try:
+            return command([env.interpreter, *pip], shell)
+        except UnsafeWord:
+            pass
+    found = command(["python", *pip], shell)
+    return found if shell == "posix" else f"{found} (in the activated environment)"
 
 
 def _version(text: str) -> Optional[Version]:

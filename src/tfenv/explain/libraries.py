@@ -261,7 +261,45 @@ def _glibc(groups: Mapping[str, str], ctx: Context) -> Answer:
     return Answer(tuple(facts))
 
 
+#: TensorFlow's own log line: ``Loaded cuDNN version 8700`` (CUDNN_VERSION of cuDNN 8 is
+#: major * 1000 + minor * 100 + patch, cudnn_version.h)
+_LOADED_CUDNN = re.compile(r"Loaded cuDNN version (\d{4})\b")
+
+
+def _zlib(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """zlibwapi.dll (cuDNN 8.3-8.9 on Windows): the fact from NVIDIA's guide, the cuDNN the
+    log says was loaded, and what the TensorFlow at hand was built with."""
+    manual = ctx.kb.windows_manual
+    dll = manual.zlib_dll
+    where = manual.zlib_provenance
+    facts = [f"{manual.zlib_note} (source: {where.sources[0]}, read {where.retrieved})"]
+    loaded = _LOADED_CUDNN.search(ctx.text)
+    if loaded is not None:
+        code = int(loaded.group(1))
+        cudnn = Version(f"{code // 1000}.{code % 1000 // 100}.{code % 100}")
+        needs = "needs" if manual.needs_zlib(cudnn) else "does not need"
+        facts.append(f"The log says cuDNN {cudnn} was loaded, which {needs} {dll}.")
+    build, tf = ctx.build(), ctx.tf
+    wb = build.windows if build is not None else None
+    folder = "the folder that holds cudnn64_8.dll"
+    if wb is not None and wb.cuda is not None and wb.cudnn is not None:
+        installer = manual.installer(wb.cuda)
+        if installer is not None:
+            folder = f"{installer.folder}\\bin"
+        facts.append(
+            f"TensorFlow {tf} was built with cuDNN {wb.cudnn}, which does not need {dll}; a "
+            "later cuDNN 8.x put in its place does."
+        )
+    fix = (
+        f"Put the 64-bit {dll} into a folder on PATH ({folder}, next to cuDNN's DLLs), and "
+        "cuDNN's whole bin folder on PATH; then open a new terminal. `tfenv doctor` checks the "
+        "DLLs along PATH and reads cuDNN's version from its headers."
+    )
+    return Answer(tuple(facts), fix)
+
+
 ANSWERS = {
+    "zlib": _zlib,
     "dll": _dll,
     "soname": _soname,
     "cudnn-pair": _cudnn_pair,

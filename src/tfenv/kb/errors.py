@@ -79,6 +79,7 @@ ANSWERS = (
     "tensorflow-gpu",
     "windows-gpu",
     "xla-ptx",
+    "zlib",
 )
 
 Severity = Literal["problem", "warning", "harmless"]

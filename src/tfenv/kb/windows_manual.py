@@ -92,6 +92,17 @@ class WindowsManual:
     zlib_cudnn: SpecifierSet
     zlib_note: str
     zlib_provenance: Provenance
+    cudnn_compat_note: str
+    cudnn_compat_provenance: Provenance
+    toolkit_root: str
+    path_entries: tuple[str, ...]
+    cudnn_apart: str
+    layout_provenance: Provenance
+    venv_create: tuple[str, ...]
+    venv_interpreter: str
+    venv_activate_cmd: str
+    venv_activate_powershell: str
+    venv_provenance: Provenance
     jit_cache_windows: str
     jit_cache_linux: str
     verify: tuple[str, ...]
@@ -120,6 +131,20 @@ class WindowsManual:
 
     def needs_zlib(self, cudnn: Optional[Version]) -> bool:
         return cudnn is not None and self.zlib_cudnn.contains(cudnn, prereleases=True)
+
+    def venv(self, python: Optional[Version], name: str) -> dict[str, str]:
+        """The venv lines for Python ``python`` in folder ``name``: create (the command, as
+        cmd.exe and PowerShell both read it), interpreter, cmd (activation in cmd.exe),
+        powershell (in PowerShell)."""
+        from tfenv.shells import command
+
+        values = {"python": f"{python.major}.{python.minor}" if python else "3", "name": name}
+        return {
+            "create": command([w.format(**values) for w in self.venv_create], "windows"),
+            "interpreter": self.venv_interpreter.format(**values),
+            "cmd": self.venv_activate_cmd.format(**values),
+            "powershell": self.venv_activate_powershell.format(**values),
+        }
 
     def jit_cache(self, os: str) -> str:
         """The driver's JIT cache folder on ``os`` (``windows`` or any other)."""
@@ -173,14 +198,44 @@ def _dlls(node: Node) -> DllSet:
     )
 
 
+def _template(node: Node) -> None:
+    """A venv line names only {python} and {name}."""
+    try:
+        node.text().format(python="3.10", name="env")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise node.fail(f"a template may name only {{python}} and {{name}} ({exc!r})") from None
+
+
 def parse(root: Node) -> WindowsManual:
-    root.only("cuda", "cudnn", "dlls", "redist", "zlib", "jit_cache", "verify")
+    root.only(
+        "cuda",
+        "cudnn",
+        "dlls",
+        "redist",
+        "zlib",
+        "cudnn_minor_compat",
+        "layout",
+        "venv",
+        "jit_cache",
+        "verify",
+    )
     cuda = tuple(parse_installer(n) for n in root.get("cuda").items())
     unique(zip(root.get("cuda").items(), (c.series for c in cuda)), "CUDA series")
     redist = root.get("redist").only(
         "name", "provides", "url", "needed_from", "source", "retrieved"
     )
     zlib = root.get("zlib").only("dll", "cudnn", "note", "source", "retrieved")
+    compat = root.get("cudnn_minor_compat").only("note", "source", "retrieved")
+    layout = root.get("layout").only(
+        "toolkit_root", "path_entries", "cudnn_apart", "source", "retrieved"
+    )
+    venv = root.get("venv").only(
+        "create", "interpreter", "activate_cmd", "activate_powershell", "source", "retrieved"
+    )
+    for word in venv.get("create").items():
+        _template(word)
+    for key in ("interpreter", "activate_cmd", "activate_powershell"):
+        _template(venv.get(key))
     jit = root.get("jit_cache").only("windows", "linux", "source", "retrieved")
     jit.provenance()
     verify = root.get("verify").texts()
@@ -199,6 +254,17 @@ def parse(root: Node) -> WindowsManual:
         zlib_cudnn=zlib.get("cudnn").specifier(empty=False),
         zlib_note=zlib.get("note").text(),
         zlib_provenance=zlib.provenance(),
+        cudnn_compat_note=compat.get("note").text(),
+        cudnn_compat_provenance=compat.provenance(),
+        toolkit_root=layout.get("toolkit_root").text(),
+        path_entries=layout.get("path_entries").texts(),
+        cudnn_apart=layout.get("cudnn_apart").text(),
+        layout_provenance=layout.provenance(),
+        venv_create=venv.get("create").texts(),
+        venv_interpreter=venv.get("interpreter").text(),
+        venv_activate_cmd=venv.get("activate_cmd").text(),
+        venv_activate_powershell=venv.get("activate_powershell").text(),
+        venv_provenance=venv.provenance(),
         jit_cache_windows=jit.get("windows").text(),
         jit_cache_linux=jit.get("linux").text(),
         verify=verify,

@@ -76,7 +76,17 @@ class CondaPipRoute(Route):
                 pip_install(*pip, shell=shell),
             ),
         )
-        return Delivery(choice.python, cuda, cudnn, packages)
+        reasons = (_WINDOWS_PATH,) if target.system.is_windows else ()
+        return Delivery(choice.python, cuda, cudnn, packages, reasons=reasons)
+
+
+#: where conda puts the toolkit's DLLs on Windows, and why nothing is set by hand
+_WINDOWS_PATH = (
+    "On Windows conda puts cudatoolkit's and cuDNN's DLLs in %CONDA_PREFIX%\\Library\\bin, "
+    "which conda activate puts on PATH (conda/conda conda/activate.py, _get_path_dirs): run "
+    "Python from the activated environment (the Anaconda Prompt, or PowerShell after conda "
+    "init powershell), with no CUDA variables to set."
+)
 
 
 def _cudnn_wheel(kb: KnowledgeBase, cuda: Version, cudnn: Version) -> Optional[str]:

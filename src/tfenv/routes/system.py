@@ -24,7 +24,9 @@ class SystemRoute(Route):
         pip = (f"{choice.option.package}=={choice.option.version}", *choice.runtime)
         if where.target.system.is_windows:
             env = windows_env(where.kb, choice.cuda)
-            steps = windows_steps(where.kb, choice.option.version, choice.cuda, choice.cudnn)
+            steps = windows_steps(
+                where.kb, choice.option.version, choice.cuda, choice.cudnn, choice.python
+            )
         else:
             env = _env(choice.cuda)
             steps = linux_steps(where.kb, where.target.os, choice.cuda, choice.cudnn)

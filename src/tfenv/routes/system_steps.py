@@ -26,19 +26,23 @@ def windows_env(kb: KnowledgeBase, cuda: Optional[Version]) -> tuple[tuple[str, 
     toolkit's bin and CUPTI folders first (``%PATH%`` is the rest)."""
     if cuda is None:
         return ()
-    from tfenv.kb.windows_manual import TOOLKIT_ROOT
-
-    found = kb.windows_manual.installer(cuda)
-    base = found.folder if found else f"{TOOLKIT_ROOT}\\v{cuda.major}.{cuda.minor}"
+    manual = kb.windows_manual
+    found = manual.installer(cuda)
+    base = found.folder if found else f"{manual.toolkit_root}\\v{cuda.major}.{cuda.minor}"
+    entries = ";".join(f"{base}\\{entry}" for entry in manual.path_entries)
     return (
         ("CUDA_PATH", base),
         (f"CUDA_PATH_V{cuda.major}_{cuda.minor}", base),
-        ("PATH", f"{base}\\bin;{base}\\extras\\CUPTI\\lib64;%PATH%"),
+        ("PATH", f"{entries};%PATH%"),
     )
 
 
 def windows_steps(
-    kb: KnowledgeBase, tf: Version, cuda: Optional[Version], cudnn: Optional[Version]
+    kb: KnowledgeBase,
+    tf: Version,
+    cuda: Optional[Version],
+    cudnn: Optional[Version],
+    python: Optional[Version] = None,
 ) -> tuple[str, ...]:
     """Numbered-list items (without numbers) for native Windows."""
     if cuda is None:
@@ -64,9 +68,23 @@ def windows_steps(
         )
     if manual.needs_zlib(cudnn):
         steps.append(f"Put {manual.zlib_dll} on PATH (next to cuDNN's DLLs): {manual.zlib_note}")
-    steps.append("Install TensorFlow with the commands under Install, in a new terminal.")
+    steps.append(_install_step(manual, tf, python))
     steps.append(_verify_step(manual, tf))
     return tuple(steps)
+
+
+def _install_step(manual: WindowsManual, tf: Version, python: Optional[Version]) -> str:
+    """In a new terminal (so that PATH holds the folders above), in a venv of the plan's
+    Python: its interpreter is Scripts\\python.exe, activated per shell."""
+    venv = manual.venv(python, f"tf-{tf}")
+    which = f"Python {python.major}.{python.minor}" if python else "the plan's Python"
+    return (
+        "Install TensorFlow with the commands under Install, in a new terminal (so that PATH "
+        f"holds the folders above) and in an environment of {which} (64-bit): for example "
+        f"{venv['create']} run by that Python (python --version shows which one PATH gives), "
+        f"then activate it with {venv['cmd']} in cmd.exe or "
+        f"{venv['powershell']} in PowerShell; its interpreter is {venv['interpreter']}."
+    )
 
 
 def _driver_step(found: Optional[CudaInstaller]) -> str:
@@ -114,7 +132,7 @@ def _cudnn_step(manual: WindowsManual, cuda: Version, cudnn: Version, folder: st
     return (
         f"{what}. Unzip it and copy cuda\\bin\\*.dll into {folder}\\bin, cuda\\include\\*.h "
         f"into {folder}\\include and cuda\\lib\\x64\\*.lib into {folder}\\lib\\x64 (or keep "
-        "the unzipped folder apart, e.g. C:\\tools\\cuda, and add its bin folder to PATH)."
+        f"the unzipped folder apart, e.g. {manual.cudnn_apart}, and add its bin folder to PATH)."
     )
 
 
