@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.host.profile import GpuInfo, HostProfile
 
@@ -18,26 +20,30 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the profile as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the profile as JSON"))
     parser.add_argument(
         "--output",
         metavar="FILE",
-        help="write the JSON profile to FILE (for 'tfenv resolve --host FILE')",
+        help=_("write the JSON profile to FILE (for 'tfenv resolve --host FILE')"),
     )
     parser.add_argument(
         "--gpu-index",
         type=_gpu_index,
         metavar="N",
-        help="the GPU to resolve for (default: the one with the lowest compute capability)",
+        help=_("the GPU to resolve for (default: the one with the lowest compute capability)"),
     )
-    over = parser.add_argument_group("overrides (win over detection)")
+    over = parser.add_argument_group(_("overrides (win over detection)"))
     over.add_argument("--os", choices=("linux", "windows", "wsl2", "macos"))
     over.add_argument("--arch", choices=("x86_64", "aarch64", "arm64"))
-    over.add_argument("--glibc", metavar="VERSION", help="e.g. 2.35")
-    over.add_argument("--driver", metavar="VERSION", help="NVIDIA driver, e.g. 535.104.05")
-    over.add_argument("--python", metavar="X.Y", help="e.g. 3.11")
+    over.add_argument("--glibc", metavar="VERSION", help=_("e.g. 2.35"))
+    over.add_argument("--driver", metavar="VERSION", help=_("NVIDIA driver, e.g. 535.104.05"))
+    over.add_argument("--python", metavar="X.Y", help=_("e.g. 3.11"))
     parser.add_argument(
-        "--timeout", type=_seconds, default=5.0, metavar="S", help="limit per probe (default 5 s)"
+        "--timeout",
+        type=_seconds,
+        default=5.0,
+        metavar="S",
+        help=_("limit per probe (default 5 s)"),
     )
 
 

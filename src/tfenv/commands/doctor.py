@@ -19,6 +19,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
     from tfenv.doctor.findings import Finding
@@ -40,33 +42,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
         dest="interpreter",
         action=_RememberFlag,
         metavar="PATH",
-        help="check the environment of this Python interpreter (a path; --python is an old "
-        "name for it)",
+        help=_(
+            "check the environment of this Python interpreter (a path; --python is an old "
+            "name for it)"
+        ),
     )
-    target.add_argument("--prefix", metavar="DIR", help="check the environment in this folder")
+    target.add_argument("--prefix", metavar="DIR", help=_("check the environment in this folder"))
     add_machine_flags(parser, python=False)
     parser.add_argument(
         "--load-libraries",
         action="store_true",
-        help="also load each CUDA library found, in a child process (runs their "
-        "initialisation code; without it doctor only reads files)",
+        help=_(
+            "also load each CUDA library found, in a child process (runs their "
+            "initialisation code; without it doctor only reads files)"
+        ),
     )
     parser.add_argument(
         "--import",
         dest="do_import",
         action="store_true",
-        help="also import TensorFlow in an isolated subprocess and run the plans' Verify "
-        "check there (the GPU list, a computation) and a matmul on the GPU; a failing "
-        "import's log is printed (implies --load-libraries)",
+        help=_(
+            "also import TensorFlow in an isolated subprocess and run the plans' Verify "
+            "check there (the GPU list, a computation) and a matmul on the GPU; a failing "
+            "import's log is printed (implies --load-libraries)"
+        ),
     )
     parser.add_argument(
         "--timeout",
         type=_seconds,
         default=300.0,
         metavar="S",
-        help="limit for --import (default 300 s)",
+        help=_("limit for --import (default 300 s)"),
     )
-    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the findings as JSON"))
 
 
 class _RememberFlag(argparse.Action):

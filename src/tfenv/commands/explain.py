@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from packaging.version import Version
 
@@ -30,21 +32,23 @@ __all__ = ["configure", "run"]
 def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.commands.resolve import add_machine_flags
 
-    parser.add_argument("text", nargs="?", help="the error message or log ('-' reads stdin)")
+    parser.add_argument("text", nargs="?", help=_("the error message or log ('-' reads stdin)"))
     parser.add_argument(
-        "--file", metavar="LOG", type=Path, help="read the message or a whole log from this file"
+        "--file", metavar="LOG", type=Path, help=_("read the message or a whole log from this file")
     )
-    parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the explanation as JSON"))
     parser.add_argument(
         "--no-detect",
         action="store_true",
-        help="do not read this machine (answers use only --host or the machine flags)",
+        help=_("do not read this machine (answers use only --host or the machine flags)"),
     )
     parser.add_argument(
         "--tf",
         metavar="VERSION",
-        help="the TensorFlow release the text comes from (default: the one installed here, "
-        "else what the text says)",
+        help=_(
+            "the TensorFlow release the text comes from (default: the one installed here, "
+            "else what the text says)"
+        ),
     )
     add_machine_flags(parser)
 

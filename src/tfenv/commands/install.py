@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
     from tfenv.install.source import Source
@@ -29,64 +31,70 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "dir",
         nargs="?",
         metavar="DIR",
-        help="the environment's folder (default .venv; a conda route: an environment name "
-        "or folder, default tf-VERSION)",
+        help=_(
+            "the environment's folder (default .venv; a conda route: an environment name "
+            "or folder, default tf-VERSION)"
+        ),
     )
     parser.add_argument(
-        "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
+        "--tf", metavar="SPEC", help=_("latest (default), 2.15, 2.15.1 or a PEP 440 specifier")
     )
     add_machine_flags(parser)
-    parser.add_argument("--manager", choices=MANAGERS, default="auto", help="as for resolve")
-    parser.add_argument("--allow-cpu", action="store_true", help="as for resolve")
-    parser.add_argument("--pre", action="store_true", help="consider pre-releases")
-    parser.add_argument("--cuda-libs", choices=CUDA_LIBS, default="build", help="as for resolve")
+    parser.add_argument("--manager", choices=MANAGERS, default="auto", help=_("as for resolve"))
+    parser.add_argument("--allow-cpu", action="store_true", help=_("as for resolve"))
+    parser.add_argument("--pre", action="store_true", help=_("consider pre-releases"))
+    parser.add_argument("--cuda-libs", choices=CUDA_LIBS, default="build", help=_("as for resolve"))
     parser.add_argument(
-        "--lock", metavar="FILE", type=Path, help="install this hashed lockfile of 'tfenv lock'"
+        "--lock", metavar="FILE", type=Path, help=_("install this hashed lockfile of 'tfenv lock'")
     )
     parser.add_argument(
-        "--target", metavar="NAME", help="install the lockfile of this target of the project"
+        "--target", metavar="NAME", help=_("install the lockfile of this target of the project")
     )
     parser.add_argument(
         "--allow-stale",
         action="store_true",
-        help="install a lockfile whose inputs changed since it was written (the "
-        "configuration, a target, another tfenv's data); one edited by hand is refused always",
+        help=_(
+            "install a lockfile whose inputs changed since it was written (the "
+            "configuration, a target, another tfenv's data); one edited by hand is refused always"
+        ),
     )
     parser.add_argument(
         "--config",
         metavar="PATH",
-        help="the project's configuration for --lock/--target (default: the lockfile's "
-        "folder, else the current one)",
+        help=_(
+            "the project's configuration for --lock/--target (default: the lockfile's "
+            "folder, else the current one)"
+        ),
     )
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace an environment tfenv install created in DIR (nothing else is deleted)",
+        help=_("replace an environment tfenv install created in DIR (nothing else is deleted)"),
     )
     parser.add_argument(
-        "--keep-failed", action="store_true", help="keep a failed environment for inspection"
+        "--keep-failed", action="store_true", help=_("keep a failed environment for inspection")
     )
-    parser.add_argument("--offline", action="store_true", help="install from uv's cache only")
+    parser.add_argument("--offline", action="store_true", help=_("install from uv's cache only"))
     parser.add_argument(
         "--no-uv",
         action="store_true",
-        help="create with python -m venv and install with pip (default: uv where installed)",
+        help=_("create with python -m venv and install with pip (default: uv where installed)"),
     )
     parser.add_argument(
         "--no-space-check",
         action="store_true",
-        help="skip the check that the disk has room for the download and the environment",
+        help=_("skip the check that the disk has room for the download and the environment"),
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the steps, change nothing")
-    parser.add_argument("--index-url", metavar="URL", type=_index_url, help="the package index")
+    parser.add_argument("--dry-run", action="store_true", help=_("print the steps, change nothing"))
+    parser.add_argument("--index-url", metavar="URL", type=_index_url, help=_("the package index"))
     parser.add_argument(
         "--timeout",
         type=_seconds,
         default=300.0,
         metavar="S",
-        help="limit for the Verify step's import (default 300 s)",
+        help=_("limit for the Verify step's import (default 300 s)"),
     )
-    parser.add_argument("--json", action="store_true", help="print each step as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print each step as JSON"))
 
 
 def _seconds(text: str) -> float:

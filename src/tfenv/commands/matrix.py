@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -19,19 +20,19 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tf", metavar="X.Y", help="only this TensorFlow series, e.g. 2.15")
+    parser.add_argument("--tf", metavar="X.Y", help=_("only this TensorFlow series, e.g. 2.15"))
     parser.add_argument(
-        "--cuda", metavar="MAJOR", help="only series built with this CUDA major, e.g. 12"
+        "--cuda", metavar="MAJOR", help=_("only series built with this CUDA major, e.g. 12")
     )
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="machine-readable rows")
-    fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
-    fmt.add_argument("--docs-page", action="store_true", help="the whole docs/matrix.md page")
+    fmt.add_argument("--json", action="store_true", help=_("machine-readable rows"))
+    fmt.add_argument("--markdown", action="store_true", help=_("a Markdown table"))
+    fmt.add_argument("--docs-page", action="store_true", help=_("the whole docs/matrix.md page"))
     parser.add_argument(
-        "--svg", metavar="FILE", type=Path, help="also write the compatibility chart as SVG"
+        "--svg", metavar="FILE", type=Path, help=_("also write the compatibility chart as SVG")
     )
     parser.add_argument(
-        "--html", metavar="FILE", type=Path, help="also write the chart as one HTML page"
+        "--html", metavar="FILE", type=Path, help=_("also write the chart as one HTML page")
     )
 
 
@@ -86,7 +87,7 @@ def _chart_paths(args: argparse.Namespace) -> list[tuple[str, str, Path]]:
     from tfenv.chart.files import check_path
 
     out = [(f"--{fmt}", fmt, p) for fmt, p in (("svg", args.svg), ("html", args.html)) if p]
-    for flag, _, path in out:
+    for flag, _fmt, path in out:
         check_path(flag, path)
     if len(out) == 2 and out[0][2].resolve() == out[1][2].resolve():
         raise UsageError(f"--svg and --html name the same file ({args.svg}); give two names.")

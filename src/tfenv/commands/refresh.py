@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.refresh import GpuRefreshOutcome, RefreshOutcome
 
@@ -30,45 +32,51 @@ def _default_data_dir() -> Path:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--index-url", help="the simple index to read (default: configuration)")
+    parser.add_argument("--index-url", help=_("the simple index to read (default: configuration)"))
     parser.add_argument(
         "--check",
         action="store_true",
-        help="compare with the shipped files, print the drift, exit 1 on drift; write nothing",
+        help=_("compare with the shipped files, print the drift, exit 1 on drift; write nothing"),
     )
     parser.add_argument(
         "--data-dir",
         type=Path,
         default=None,
-        help="the data directory holding index/ (default: tfenv's own data)",
+        help=_("the data directory holding index/ (default: tfenv's own data)"),
     )
     parser.add_argument(
         "--package",
         action="append",
         default=None,
         metavar="NAME",
-        help="refresh only this package (repeatable; 'cuda-wheels' for the and-cuda list)",
+        help=_("refresh only this package (repeatable; 'cuda-wheels' for the and-cuda list)"),
     )
     parser.add_argument(
-        "--timeout", type=_seconds, default=30.0, help="seconds per HTTP request (default 30)"
+        "--timeout", type=_seconds, default=30.0, help=_("seconds per HTTP request (default 30)")
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    parser.add_argument("-q", "--quiet", action="store_true", help=_("no progress messages"))
     parser.add_argument(
-        "--json", action="store_true", help="print a JSON summary on stdout (drift, files written)"
+        "--json",
+        action="store_true",
+        help=_("print a JSON summary on stdout (drift, files written)"),
     )
     parser.add_argument(
         "--gpus",
         metavar="README",
         default=None,
-        help="regenerate the GPU table from NVIDIA/open-gpu-kernel-modules' README.md "
-        "(a file path or URL) instead of reading the package index",
+        help=_(
+            "regenerate the GPU table from NVIDIA/open-gpu-kernel-modules' README.md "
+            "(a file path or URL) instead of reading the package index"
+        ),
     )
     parser.add_argument(
         "--gpus-commit",
         metavar="SHA",
         default=None,
-        help="the commit (or release tag) that README was read at, recorded as its source "
-        "(taken from a GitHub raw/blob URL when not given)",
+        help=_(
+            "the commit (or release tag) that README was read at, recorded as its source "
+            "(taken from a GitHub raw/blob URL when not given)"
+        ),
     )
 
 
