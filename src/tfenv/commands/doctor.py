@@ -147,8 +147,12 @@ def _interpreter(text: str, flag: str) -> str:
 
     if re.fullmatch(r"\s*[0-9]+\.[0-9]+\s*", text):
         raise UsageError(
-            f"doctor's {flag} is the path of a Python interpreter, not a version: {text!r}.",
-            hint=f"Give the interpreter, e.g. {flag} $(command -v python{text.strip()}).",
+            _(
+                "doctor's {flag} is the path of a Python interpreter, not a version: {text!r}."
+            ).format(flag=flag, text=text),
+            hint=_("Give the interpreter, e.g. {flag} $(command -v python{value}).").format(
+                flag=flag, value=text.strip()
+            ),
         )
     has_folder = os.sep in text or (os.altsep is not None and os.altsep in text)
     return os.path.abspath(text) if has_folder and not os.path.isabs(text) else text

@@ -148,11 +148,15 @@ def run(args: argparse.Namespace) -> int:
         claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals first
         out.space = preflight(out, options)  # UsageError (exit 2) when a disk is short
     runner = Runner(_say, terminal=_on_terminal(), echo=True)
-    _say(f"Installing {source.describe()}")
+    _say(_("Installing {what}").format(what=source.describe()))
     if out.space:
         _say(out.space)
     if source.stale:
-        _say(f"warning: the lockfile is stale (--allow-stale): {'; '.join(source.stale)}")
+        _say(
+            _("warning: the lockfile is stale (--allow-stale): {changes}").format(
+                changes="; ".join(source.stale)
+            )
+        )
     flow.execute(out, options, here, kb, runner)
     _report(out, args.json, dry_run=False)
     return 0 if out.status == "ok" else 1
@@ -163,15 +167,17 @@ def _refuse_host(args: argparse.Namespace) -> None:
 
     if args.host is not None:
         raise UsageError(
-            "tfenv install installs on this machine, so --host (another machine's profile) "
-            "does not apply.",
-            hint="Use 'tfenv resolve --host FILE' or 'tfenv lock' to plan for another machine.",
+            _(
+                "tfenv install installs on this machine, so --host (another machine's profile) "
+                "does not apply."
+            ),
+            hint=_("Use 'tfenv resolve --host FILE' or 'tfenv lock' to plan for another machine."),
         )
     if args.lock is None and args.target is None:
         if args.config is not None:
-            raise UsageError("--config goes with --lock or --target.")
+            raise UsageError(_("--config goes with --lock or --target."))
         if args.allow_stale:
-            raise UsageError("--allow-stale goes with --lock or --target.")
+            raise UsageError(_("--allow-stale goes with --lock or --target."))
 
 
 def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> Source:
@@ -184,7 +190,7 @@ def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> S
         if args.lock is not None and not args.lock.is_file():
             from tfenv.errors import UsageError
 
-            raise UsageError(f"--lock {args.lock}: no such file.")
+            raise UsageError(_("--lock {lock}: no such file.").format(lock=args.lock))
 
         folder = args.config or (str(args.lock.parent) if args.lock is not None else ".")
         return from_lock(kb, load_config(folder), args.target, args.lock, args.allow_stale)
@@ -217,8 +223,10 @@ def _no_plan_flags(args: argparse.Namespace) -> None:
     ]
     if given:
         raise UsageError(
-            f"{', '.join(given)} plan(s) for a machine, and a lockfile's target is planned "
-            "by the project's configuration; give one or the other."
+            _(
+                "{given} plan(s) for a machine, and a lockfile's target is planned by the "
+                "project's configuration; give one or the other."
+            ).format(given=", ".join(given))
         )
 
 
@@ -242,7 +250,11 @@ def _report(out: Outcome, as_json: bool, dry_run: bool) -> None:
         _print_dry_run(out)
     elif out.status == "failed":
         failed = next(s for s in out.steps if s.outcome == "failed")
-        _p(f"Install failed at step '{failed.name}': {failed.detail}")
+        _p(
+            _("Install failed at step '{name}': {detail}").format(
+                name=failed.name, detail=failed.detail
+            )
+        )
         _p(out.rolled_back)
     else:
         _print_done(out)
@@ -258,10 +270,10 @@ def _print_dry_run(out: Outcome) -> None:
     from tfenv.install.shell import command
     from tfenv.install.steps import remaining_steps
 
-    _p(f"Plan: {out.source.plan.summary()}")
+    _p(_("Plan: {plan}").format(plan=out.source.plan.summary()))
     if out.missing:
-        _p(f"({out.missing} These are the commands to run once one is.)")
-    _p("Steps:")
+        _p(_("({missing} These are the commands to run once one is.)").format(missing=out.missing))
+    _p(_("Steps:"))
     for n, step in enumerate(out.steps, 1):
         _p(f"  {n}. {step.title}")
         for argv in step.argv:
@@ -271,7 +283,7 @@ def _print_dry_run(out: Outcome) -> None:
 
 def _print_remaining(lines: tuple[str, ...]) -> None:
     if lines:
-        _p("Still to do by hand:")
+        _p(_("Still to do by hand:"))
         for line in lines:
             _p(f"  - {line}")
 
@@ -280,7 +292,11 @@ def _print_done(out: Outcome) -> None:
     from tfenv.install.shell import command
 
     os_name = out.layout.os_name
-    _p(f"Environment: {out.layout.prefix} ({out.tool}): {out.source.plan.summary()}")
+    _p(
+        _("Environment: {prefix} ({tool}): {plan}").format(
+            prefix=out.layout.prefix, tool=out.tool, plan=out.source.plan.summary()
+        )
+    )
     for step in out.steps:
         took = "-" if step.seconds is None else f"{step.seconds:.1f} s"
         _p(f"  {step.name:<11} {step.outcome:<8} {took:>9}  {step.detail}".rstrip())
@@ -289,18 +305,20 @@ def _print_done(out: Outcome) -> None:
     _print_remaining(out.remaining)
     _p()
     if out.status == "ok":
-        _p("Verify: ok")
+        _p(_("Verify: ok"))
     elif out.remaining:
         doctor = command(
             ["tfenv", "doctor", "--prefix", str(out.layout.prefix), "--import"], os_name
         )
         _p(
-            f"Verify: not yet: do the steps above, then check again with '{doctor}' "
-            "after activating"
+            _(
+                "Verify: not yet: do the steps above, then check again with '{doctor}' after "
+                "activating"
+            ).format(doctor=doctor)
         )
     else:
-        _p("Verify: found a problem (see above)")
-    _p(f"Activate it with: {_activate_line(out)}")
+        _p(_("Verify: found a problem (see above)"))
+    _p(_("Activate it with: {out}").format(out=_activate_line(out)))
 
 
 def _print_verdict(verdict: Verdict) -> None:
@@ -312,11 +330,11 @@ def _print_verdict(verdict: Verdict) -> None:
         if f.detail:
             _p(f"          {f.detail}")
         if f.fix and f.status != "ok" and not (verdict.answers and "tfenv explain" in f.fix):
-            _p(f"          fix: {f.fix}")  # (explain's answers follow)
+            _p("          " + _("fix: {fix}").format(fix=f.fix))  # (explain's answers follow)
     for note in verdict.notes:
-        _p(f"No GPU here: {note}")
+        _p(_("No GPU here: {note}").format(note=note))
     if verdict.answers:
-        _p("tfenv explain says:")
+        _p(_("tfenv explain says:"))
         for answer in verdict.answers:
             _p(f"  - {answer}")
 

@@ -211,9 +211,11 @@ def _out_dir(text: str) -> Path:
     path = Path(text)
     try:
         if not path.is_dir() and path.exists():
-            raise UsageError(f"--out {text}: not a folder.")
+            raise UsageError(_("--out {text}: not a folder.").format(text=text))
     except (OSError, ValueError) as exc:
         if isinstance(exc, OSError) and exc.errno == errno.ENOENT:
             return path
-        raise UsageError(f"--out {text}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("--out {text}: {exc}.").format(text=text, exc=describe_oserror(exc))
+        ) from None
     return path

@@ -97,14 +97,14 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError):
         usable = False
     if not usable:
-        raise UsageError(f"--data-dir {data_dir}: not a folder.")
+        raise UsageError(_("--data-dir {data_dir}: not a folder.").format(data_dir=data_dir))
     if args.gpus is not None:
         return _run_gpus(args, data_dir)
     if args.gpus_commit is not None:
-        raise UsageError("--gpus-commit goes with --gpus README.")
+        raise UsageError(_("--gpus-commit goes with --gpus README."))
     index_url, origin = _index(args)
     say = _silent if args.quiet or args.json else _to_stderr
-    say(f"index: {redact(index_url)} (from {origin})")
+    say(_("index: {index_url} (from {origin})").format(index_url=redact(index_url), origin=origin))
     started = time.monotonic()
     with make_client(args.timeout) as client:
         outcome = refresh(
@@ -145,8 +145,8 @@ def _index(args: argparse.Namespace) -> tuple[str, str]:
     index_url, origin = configured_index_url(args.index_url)
     if not index_url:
         raise UsageError(
-            f"No package index to read: {origin}.",
-            hint="Pass --index-url URL, or set PIP_INDEX_URL or UV_INDEX_URL.",
+            _("No package index to read: {origin}.").format(origin=origin),
+            hint=_("Pass --index-url URL, or set PIP_INDEX_URL or UV_INDEX_URL."),
         )
     parse_index_url("--index-url" if args.index_url else origin, index_url)
     return index_url, origin

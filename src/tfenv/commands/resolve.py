@@ -128,7 +128,7 @@ def machine_args(args: argparse.Namespace) -> MachineArgs:
     from tfenv.models.target import MachineArgs
 
     if args.no_gpu and args.cc is not None:
-        raise UsageError("--cc describes a GPU; it does not go with --no-gpu.")
+        raise UsageError(_("--cc describes a GPU; it does not go with --no-gpu."))
     return MachineArgs(
         host_file=args.host,
         os=args.os,

@@ -212,7 +212,7 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
 
 
 def _install_fix(r: libs.LibraryReport, tf_label: str) -> str:
-    name, _, version = tf_label.partition("==")
+    name, _sep, version = tf_label.partition("==")
     extra = f"{name}[and-cuda]=={version}" if version else f"{name}[and-cuda]"
     return (
         f"install the library this TensorFlow pins (pip install '{extra}' brings "
