@@ -19,7 +19,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Optional
 
-from tfenv.i18n import _
+from tfenv.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
@@ -201,15 +201,30 @@ def _print(findings: list[Finding], log: str, as_json: bool) -> None:
         if f.detail:
             print(f"          {visible(f.detail)}")
         if f.fix and f.status != "ok":
-            print(f"          fix: {visible(f.fix)}")
+            print("          " + _("fix: {fix}").format(fix=visible(f.fix)))
     n_problems = sum(f.status == "problem" for f in findings)
     n_warnings = sum(f.status == "warning" for f in findings)
-    print(f"\n{n_problems} problem(s), {n_warnings} warning(s).")
+    problems = ngettext("{count} problem", "{count} problems", n_problems)
+    warnings = ngettext("{count} warning", "{count} warnings", n_warnings)
+    print()
+    print(
+        _("{problems}, {warnings}.").format(
+            problems=problems.format(count=n_problems), warnings=warnings.format(count=n_warnings)
+        )
+    )
     failed = any(f.id == "import" and f.status == "problem" for f in findings)
     if log.strip() and failed:
         lines = log.rstrip().splitlines()
         shown = lines[-_LOG_LINES:]
-        more = f", its last {len(shown)} of {len(lines)} lines" if len(shown) < len(lines) else ""
-        print(f"\nThe failing import's log{more} (tfenv explain - reads it):")
+        print()
+        if len(shown) < len(lines):
+            print(
+                _(
+                    "The failing import's log, its last {shown} of {total} lines (tfenv "
+                    "explain - reads it):"
+                ).format(shown=len(shown), total=len(lines))
+            )
+        else:
+            print(_("The failing import's log (tfenv explain - reads it):"))
         for line in shown:
             print(f"  | {visible(line)}")
