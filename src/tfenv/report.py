@@ -44,7 +44,7 @@ def _plan_lines(p: Plan, os: str) -> list[str]:
         pins.append(f"CUDA {p.cuda}")
     if p.cudnn:
         pins.append(f"cuDNN {p.cudnn}")
-    out = [_("Plan: {pins}  [route: {route}]").format(pins=", ".join(pins), route=p.route)]
+    out = [_("Plan: {pins}  [route: {route}]").format(pins=_(", ").join(pins), route=p.route)]
     if p.min_driver:
         out.append("  " + _("needs NVIDIA driver >= {driver}").format(driver=p.min_driver))
     if p.steps:
