@@ -367,10 +367,16 @@ def _shadowing(tree: ast.AST) -> list[str]:
         if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         body = [n for stmt in func.body for n in ast.walk(stmt)]
+        # a comprehension's own variables live in its scope, not the function's
+        inner = {
+            id(n) for c in body if isinstance(c, ast.comprehension) for n in ast.walk(c.target)
+        }
         binds = any(
-            isinstance(n, ast.Name) and n.id == "_" and isinstance(n.ctx, ast.Store)
+            isinstance(n, ast.Name)
+            and n.id == "_"
+            and isinstance(n.ctx, ast.Store)
+            and id(n) not in inner
             for n in body
-            if not isinstance(n, ast.comprehension)
         )
         calls = any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
@@ -392,6 +398,8 @@ def test_no_function_hides_the_translation_function() -> None:
 def test_the_shadowing_check_would_fail() -> None:
     code = "def f(x):\n    a, _, b = x.partition('=')\n    return _('text')\n"
     assert _shadowing(ast.parse(code)) == ["f (line 1)"]
+    fine = "def f(x):\n    k = [a for a, _ in x]\n    return _('text')\n"
+    assert _shadowing(ast.parse(fine)) == []
 
 
 def test_using_is_per_thread() -> None:

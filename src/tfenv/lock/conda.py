@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from tfenv.fsutil import atomic_write
-from tfenv.i18n import using
+from tfenv.i18n import _, using
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -157,8 +157,10 @@ def solve_specs(plan: Plan, spec: CondaLockSpec) -> tuple[str, ...]:
     """The conda match specs to solve: the plan's, ``pip`` for ``conda+pip``, then extras."""
     if routes.route(plan.route).locker != "conda" or not plan.conda:
         raise CondaLockError(
-            f"The plan installs TensorFlow {plan.tensorflow} by the {plan.route!r} route, "
-            "which has no conda packages to lock."
+            _(
+                "The plan installs TensorFlow {tensorflow} by the {route!r} route, which has no"
+                " conda packages to lock."
+            ).format(tensorflow=plan.tensorflow, route=plan.route)
         )
     specs = list(plan.conda)
     if routes.route(plan.route).pip_in_conda and not any(
@@ -191,7 +193,7 @@ def lock_conda(
     label = label or subdir
     channels = tuple(spec.channels) or tuple(plan.channels)
     if not channels:
-        raise CondaLockError("No conda channels to lock against: give at least one channel.")
+        raise CondaLockError(_("No conda channels to lock against: give at least one channel."))
     specs = solve_specs(plan, spec)
     vpkgs, notes = target_virtual_packages(target, kb)
     context = SolveContext(target.describe(), subdir, channels, specs, vpkgs)
