@@ -59,9 +59,11 @@ def test_english_output_is_what_it_was() -> None:
 # --- --json ---------------------------------------------------------------------------
 
 #: the fields of resolve's JSON that are sentences; a code beside each says the same
-#: to a script (conflicts: message and kind; ways out: message and fields; constraints: id)
+#: to a script (conflicts: message and kind, a release's label beside its version; ways out:
+#: message and fields; constraints: id)
 PROSE = {
     "sentence",
+    "release",
     "topic",
     "requirements",
     "text",
