@@ -20,6 +20,15 @@ hand-written reads did. :func:`read_record` rejects keys no field declares (``on
 and takes the values of fields the file does not hold directly (``key=None``) from its
 caller, for the records whose shape differs from the file's.
 
+A record's prose (explain's titles, causes and fixes, a known issue's summary) is
+translated beside the English, keyed by language: :func:`translated` declares which
+fields are prose, the record's ``zh:`` mapping holds their translations, and
+:func:`tfenv.kb.prose.prose` is the one accessor that picks the current language::
+
+    title: str = fact()
+    cause: str = fact()
+    translations: Translations = translated("title", "cause")   # the key "zh"
+
 The schema of a class is worked out on its first read (a cold load), never at import:
 a warm start that unpickles the records pays nothing for it.
 """
@@ -33,6 +42,8 @@ from tfenv.kb._fields import Node
 
 __all__ = [
     "SOURCE_KEYS",
+    "TRANSLATED_LANGUAGES",
+    "Translations",
     "choice",
     "fact",
     "given",
@@ -45,6 +56,7 @@ __all__ = [
     "records",
     "sourced",
     "text_list",
+    "translated",
 ]
 
 R = TypeVar("R")
@@ -54,6 +66,41 @@ _META = "tfenv.kb"
 SOURCE_KEYS = ("source", "retrieved")
 _SOURCED = "<provenance>"
 _GIVEN = "<given>"
+_TRANSLATED = "<translated>"
+#: the languages a record's prose is translated into; each is a key of the record
+TRANSLATED_LANGUAGES = ("zh",)
+
+
+class Translations:
+    """A record's prose in other languages: language -> field name -> text."""
+
+    __slots__ = ("fields", "texts")
+
+    def __init__(
+        self, fields: tuple[str, ...] = (), texts: Optional[dict[str, dict[str, str]]] = None
+    ) -> None:
+        self.fields = fields  # the record's translatable fields
+        self.texts = texts or {}
+
+    def get(self, language: str, name: str) -> Optional[str]:
+        """The text of field ``name`` in ``language``; None when it is not translated."""
+        return self.texts.get(language, {}).get(name)
+
+    def __getstate__(self) -> tuple[tuple[str, ...], dict[str, dict[str, str]]]:
+        return self.fields, self.texts
+
+    def __setstate__(self, state: tuple[tuple[str, ...], dict[str, dict[str, str]]]) -> None:
+        self.fields, self.texts = state
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Translations):
+            return NotImplemented
+        return (self.fields, self.texts) == (other.fields, other.texts)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Translations({self.fields!r}, {self.texts!r})"
 
 
 def fact(
@@ -91,6 +138,31 @@ def given(*, default: Any = MISSING, default_factory: Any = MISSING, compare: bo
     if default_factory is not MISSING:
         return field(default_factory=default_factory, compare=compare, metadata=meta)
     return field(compare=compare, metadata=meta)
+
+
+def translated(*names: str) -> Any:
+    """The translations of the record's prose fields ``names``: under each key of
+    :data:`TRANSLATED_LANGUAGES` (``zh:``), a mapping of some of ``names`` to their text.
+    Absent: not translated (the English is shown; the completeness test fails on it)."""
+    meta = {_META: (_TRANSLATED, names, MISSING, False)}
+    return field(
+        default_factory=lambda: Translations(names), compare=False, repr=False, metadata=meta
+    )
+
+
+def _read_translations(node: Node, names: tuple[str, ...]) -> Translations:
+    texts: dict[str, dict[str, str]] = {}
+    for language in TRANSLATED_LANGUAGES:
+        if not node.has(language):
+            continue
+        found = texts[language] = {}
+        for name, value in node.get(language).known(*names).entries():
+            found[name] = nonempty(Node.text, "a translation cannot be empty")(value)
+    return Translations(names, texts)
+
+
+def _translations_reader(names: Any) -> Reader:
+    return lambda node: _read_translations(node, tuple(names))
 
 
 def text_list(node: Node) -> tuple[str, ...]:
@@ -151,6 +223,10 @@ class _Schema:
                 keys += SOURCE_KEYS
                 reads.append((f.name, _SOURCED, None, True, MISSING))
                 continue
+            if key == _TRANSLATED:  # translated() keeps the field names in the reader's place
+                keys += TRANSLATED_LANGUAGES
+                reads.append((f.name, _TRANSLATED, _translations_reader(read), True, MISSING))
+                continue
             if read is None:
                 raise TypeError(f"{cls.__name__}.{f.name} has no reader (fact, sourced, given)")
             key = key or f.name
@@ -191,6 +267,8 @@ def read_record(
     for name, key, read, required, missing in schema.reads:
         if read is None:
             values[name] = node.provenance()
+        elif key == _TRANSLATED:
+            values[name] = read(node)
         elif required or node.has(key):
             values[name] = read(node.get(key))
         elif missing is not MISSING:

@@ -10,7 +10,15 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, opt_choice, read_record, sourced
+from tfenv.kb._schema import (
+    Translations,
+    choice,
+    fact,
+    opt_choice,
+    read_record,
+    sourced,
+    translated,
+)
 from tfenv.models.choices import CHANGE_KINDS
 
 if TYPE_CHECKING:
@@ -46,6 +54,8 @@ class Change:
     undo: Optional[str] = fact(Node.opt_text, default=None)
     # the known issue that describes the same trap (reported once)
     issue: Optional[str] = fact(Node.kebab_id, default=None)
+    # the prose in other languages (zh:), read with tfenv.kb.prose.prose
+    translations: Translations = translated("summary", "action", "undo")
 
 
 @lru_cache(maxsize=8)

@@ -23,7 +23,15 @@ from packaging.specifiers import SpecifierSet
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, opt_choice, read_record, sourced
+from tfenv.kb._schema import (
+    Translations,
+    choice,
+    fact,
+    opt_choice,
+    read_record,
+    sourced,
+    translated,
+)
 from tfenv.models.platform import PLATFORM_KEYS
 
 if TYPE_CHECKING:
@@ -238,6 +246,8 @@ class ErrorEntry:
     supersedes: tuple[str, ...] = fact(
         lambda n: tuple(i.kebab_id() for i in n.opt_items()), default=()
     )
+    # the prose in other languages (zh:), read with tfenv.kb.prose.prose
+    translations: Translations = translated("title", "cause", "fix")
 
 
 @lru_cache(maxsize=8)

@@ -11,7 +11,15 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, opt_choice, read_record, sourced
+from tfenv.kb._schema import (
+    Translations,
+    choice,
+    fact,
+    opt_choice,
+    read_record,
+    sourced,
+    translated,
+)
 from tfenv.kb.tensorflow import platform_set
 from tfenv.models.choices import REMEDIES
 
@@ -72,6 +80,8 @@ class KnownIssue:
     remedy: Optional[str] = fact(opt_choice(*REMEDIES), default=None)
     python: Optional[SpecifierSet] = fact(_opt_spec, default=None)  # None: every Python
     action: str = fact(required=True, default="")  # what to do about it (check-upgrade's fix)
+    # the prose in other languages (zh:), read with tfenv.kb.prose.prose
+    translations: Translations = translated("summary", "action")
 
     def text_for(self, cc: Optional[Version] = None) -> str:
         """The summary for a GPU of capability ``cc``: ``{gpu}`` in it names that GPU

@@ -1,0 +1,41 @@
+"""A record's prose in the language of the output: the one accessor.
+
+The knowledge base keeps its prose (explain's titles, causes and fixes, known issues'
+summaries and actions, changes' summaries) in English, with translations beside it in
+the same record, keyed by language (``zh:``; see :func:`tfenv.kb._schema.translated`).
+Every reader of such prose asks :func:`prose`, never the field itself, so the choice of
+language is made here and nowhere else; a field with no translation reads in English.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Protocol
+
+from tfenv.kb._schema import Translations
+
+__all__ = ["opt_prose", "prose"]
+
+
+class _Translated(Protocol):
+    @property
+    def translations(self) -> Translations: ...
+
+
+def prose(record: _Translated, name: str, language: Optional[str] = None) -> str:
+    """Field ``name`` of ``record`` in ``language`` (default: the output's language)."""
+    english: str = getattr(record, name)
+    return opt_prose(record, name, language) or english
+
+
+def opt_prose(record: _Translated, name: str, language: Optional[str] = None) -> Optional[str]:
+    """:func:`prose` of an optional field: None when the English is None."""
+    english: Optional[str] = getattr(record, name)
+    if english is None:
+        return None
+    if language is None:
+        from tfenv.i18n import language as current
+
+        language = current()
+    if language == "en":
+        return english
+    return record.translations.get(language, name) or english
