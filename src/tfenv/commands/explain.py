@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import _
+from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -242,13 +243,13 @@ def _to_dict(result: Explanation) -> dict[str, object]:
         "matches": [
             {
                 "id": m.entry.id,
-                "title": m.entry.title,
+                "title": prose(m.entry, "title"),
                 "severity": m.entry.severity,
                 "line": m.excerpt,
                 "line_number": m.line,
                 "count": m.count,
                 "named": dict(m.groups),
-                "cause": m.entry.cause,
+                "cause": prose(m.entry, "cause"),
                 "fix": m.fix_text,
                 "facts": list(m.facts),
                 "elsewhere": m.elsewhere,
@@ -279,7 +280,7 @@ def _print(result: Explanation) -> None:
         _print_match(m, f"{i + 1}. " if len(shown) > 1 else "", said, f"{i + 1}.")
     if errors and noise:
         print()
-        parts = [f"{m.entry.title}{_times(m)} (line {m.line})" for m in noise]
+        parts = [f"{prose(m.entry, 'title')}{_times(m)} (line {m.line})" for m in noise]
         print("Harmless notices (nothing to fix): " + "; ".join(parts) + ".")
 
 
@@ -299,9 +300,9 @@ def _print_match(m: Match, number: str, said: dict[str, str], label: str) -> Non
         return text
 
     where = f"line {m.line}" + (f", {m.count} times" if m.count > 1 else "")
-    print(f"{number}{m.entry.title} [{m.entry.severity}]  ({m.entry.id}; {where})")
+    print(f"{number}{prose(m.entry, 'title')} [{m.entry.severity}]  ({m.entry.id}; {where})")
     print(f"  line:  {visible(m.excerpt)}")
-    cause = m.entry.cause
+    cause = prose(m.entry, "cause")
     print(f"  cause: {cause}" if once(cause) else f"  cause: as for {said[cause]}")
     for fact in m.facts:
         if once(fact):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
 from tfenv.explain.context import Answer, Context, target_of
+from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -48,7 +49,7 @@ class Match:
 
     @property
     def fix_text(self) -> str:
-        return self.fix or self.entry.fix
+        return self.fix or prose(self.entry, "fix")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from tfenv.explain.common import (
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.hints import sm_cc
 from tfenv.kb.errors import CatalogPattern
+from tfenv.kb.prose import prose
 from tfenv.rules.gpu_code import code_for
 
 if TYPE_CHECKING:
@@ -409,7 +410,7 @@ def _xla_ptx(groups: Mapping[str, str], ctx: Context) -> Answer:
                 "compiles fails, so a model runs with XLA off."
             )
     issue = next((i for i in ctx.kb.known_issues if i.id == "xla-blackwell-ptxas-12-5"), None)
-    fix = issue.action if issue is not None else None
+    fix = prose(issue, "action") if issue is not None else None
     return Answer(tuple(facts), fix)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from packaging.version import Version
 
 from tfenv.i18n import N_, _, language
+from tfenv.kb.prose import opt_prose, prose
 from tfenv.kb.releases import build_of
 from tfenv.models import messages
 from tfenv.rules.gpu_code import gpu_code
@@ -60,7 +61,7 @@ def _finding(
     sources = sources_of(changes) or (build.provenance.sources[:1] if build else ())
     ref = changes[0].id if len(changes) == 1 else None
     if f.up and len(changes) == 1 and not fix:
-        fix = changes[0].action
+        fix = prose(changes[0], "action")
     if fix and not fix.endswith("."):
         fix += "."
     return UpgradeFinding(severity, kind, summary, fix, sources, ref)
@@ -278,7 +279,7 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
             continue
         severity: Severity = "blocker" if issue.severity == "broken" else "warning"
         other = issue.prefer or _unaffected(f, issue)
-        fix = issue.action
+        fix = prose(issue, "action")
         if other is not None and other != f.end:
             action = fix[:1].lower() + fix[1:] if language() == "en" else fix
             fix = _("Use TensorFlow {release} instead, or {action}").format(
@@ -365,7 +366,7 @@ def _remedied_finding(change: Change, done: object) -> UpgradeFinding:
     return UpgradeFinding(
         "info",
         change.kind,
-        change.summary,
+        prose(change, "summary"),
         _("None needed: {done}.").format(done=done),
         change.provenance.sources[:1],
         change.id,
@@ -389,13 +390,18 @@ def _change_finding(f: Facts, change: Change) -> UpgradeFinding:
     if f.up:
         severity: Severity = "info" if gain else "warning"
         return UpgradeFinding(
-            severity, change.kind, change.summary, change.action, sources, change.id
+            severity,
+            change.kind,
+            prose(change, "summary"),
+            prose(change, "action"),
+            sources,
+            change.id,
         )
     severity = "warning" if gain or change.kind == "api" else "info"
     summary = _("Going below {since} undoes: {summary}").format(
-        since=change.since, summary=change.summary
+        since=change.since, summary=prose(change, "summary")
     )
-    fix = change.undo or _(
+    fix = opt_prose(change, "undo") or _(
         "Expect the behaviour before {since}; adjust code and requirements that relied on it."
     ).format(since=change.since)
     return UpgradeFinding(severity, change.kind, summary, fix, sources, change.id)
