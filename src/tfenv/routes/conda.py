@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_, _
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 from tfenv.shells import Shell, command, shell_for
 
@@ -79,7 +80,7 @@ def _span(versions: tuple[Version, ...]) -> str:
 
 class CondaRoute(Route):
     name = "conda"
-    why = "a conda-forge TensorFlow CUDA build, pinned by build string and cuda-version"
+    why = N_("a conda-forge TensorFlow CUDA build, pinned by build string and cuda-version")
     accelerators = frozenset({"cuda"})
     managers = ("auto", "conda")
     locker = "conda"
@@ -93,26 +94,28 @@ class CondaRoute(Route):
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         kb, target, v = where.kb, where.target, option.version
         if target.platform.conda_subdir != "linux-64":
-            return "conda-forge builds TensorFlow with CUDA for linux-64 only"
+            return _("conda-forge builds TensorFlow with CUDA for linux-64 only")
         build = conda_forge_build(kb, v, target)
         if build is None:
             newest = kb.conda.tf_newest
             if v > newest:
-                return f"conda-forge has no TensorFlow {v} (its newest is {newest})"
-            return f"conda-forge has no TensorFlow {v} CUDA build"
+                return _("conda-forge has no TensorFlow {version} (its newest is {newest})").format(
+                    version=v, newest=newest
+                )
+            return _("conda-forge has no TensorFlow {version} CUDA build").format(version=v)
         variant = conda_variant(kb, v, target)
         if variant is None:
-            cudas = ", ".join(str(c) for c in build.cuda) or "none usable"
-            return (
-                f"conda-forge's TensorFlow {v} CUDA builds ({cudas}) need a newer driver "
+            cudas = ", ".join(str(c) for c in build.cuda) or _("none usable")
+            return _(
+                "conda-forge's TensorFlow {version} CUDA builds ({cudas}) need a newer driver "
                 "than this machine's"
-            )
+            ).format(version=v, cudas=cudas)
         py = target.python
         if py is not None and variant.python is not None and py not in variant.python:
-            return (
-                f"conda-forge built TensorFlow {v} with CUDA {variant.cuda} for Python "
-                f"{_span(variant.python)}, not {py}"
-            )
+            return _(
+                "conda-forge built TensorFlow {version} with CUDA {cuda} for Python "
+                "{pythons}, not {python}"
+            ).format(version=v, cuda=variant.cuda, pythons=_span(variant.python), python=py)
         return None
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
@@ -135,18 +138,30 @@ class CondaRoute(Route):
         if cap is not None:
             specs.append(f"cudnn<{cap.version}")
             warnings.append(
-                f"cudnn<{cap.version} is pinned: cuDNN {cap.version} and later have no code "
-                f"for compute capability {target.cc} (below {cap.min_cc[variant.cuda.major]})."
+                _(
+                    "cudnn<{cap} is pinned: cuDNN {cap} and later have no code "
+                    "for compute capability {cc} (below {lowest})."
+                ).format(cap=cap.version, cc=target.cc, lowest=cap.min_cc[variant.cuda.major])
             )
         name = conda_env_name(opt.version)
         reasons = (
-            f"conda-forge's TensorFlow {opt.version} CUDA {variant.cuda} build "
-            f"(cuDNN {variant.cudnn or 'unknown'} pinned by the recipe; builds "
-            f"{', '.join(map(str, variant.builds))}): the newest variant this driver supports "
-            f"(source: {build.provenance.sources[0]}).",
+            _(
+                "conda-forge's TensorFlow {version} CUDA {cuda} build "
+                "(cuDNN {cudnn} pinned by the recipe; builds "
+                "{builds}): the newest variant this driver supports "
+                "(source: {source})."
+            ).format(
+                version=opt.version,
+                cuda=variant.cuda,
+                cudnn=variant.cudnn or _("unknown"),
+                builds=", ".join(map(str, variant.builds)),
+                source=build.provenance.sources[0],
+            ),
             python_why,
-            f"A new conda environment '{name}' with conda-forge only; the active environment "
-            "is left alone.",
+            _(
+                "A new conda environment '{name}' with conda-forge only; the active environment "
+                "is left alone."
+            ).format(name=name),
         )
         conda = tuple(specs)
         packages = Packages(
@@ -170,15 +185,32 @@ def _python(
     target: Target, chosen: Optional[Version], variant: CondaTfVariant, version: Version
 ) -> tuple[Optional[Version], str]:
     """The Python of a conda plan, from the conda facts only, and why."""
-    builds = f"conda-forge built TensorFlow {version} with CUDA {variant.cuda} for"
     if variant.python is None:
-        return None, (f"Python: which Pythons {builds} is not recorded (unknown); conda picks one.")
+        return None, _(
+            "Python: which Pythons conda-forge built TensorFlow {version} with CUDA {cuda} for "
+            "is not recorded (unknown); conda picks one."
+        ).format(version=version, cuda=variant.cuda)
     span = _span(variant.python)
     if target.python is not None:
-        how = "detected" if "python" in target.detected else "given"
-        return target.python, f"Python {target.python}: {how}; {builds} Python {span}."
+        if "python" in target.detected:
+            template = _(
+                "Python {python}: detected; conda-forge built TensorFlow {version} with CUDA "
+                "{cuda} for Python {pythons}."
+            )
+        else:
+            template = _(
+                "Python {python}: given; conda-forge built TensorFlow {version} with CUDA "
+                "{cuda} for Python {pythons}."
+            )
+        text = template.format(
+            python=target.python, version=version, cuda=variant.cuda, pythons=span
+        )
+        return target.python, text
     python = chosen if chosen in variant.python else max(variant.python)
-    return python, f"Python {python}: the newest Python {builds} ({span})."
+    return python, _(
+        "Python {python}: the newest Python conda-forge built TensorFlow {version} with CUDA "
+        "{cuda} for ({pythons})."
+    ).format(python=python, version=version, cuda=variant.cuda, pythons=span)
 
 
 def _cudnn_cap(
@@ -207,13 +239,17 @@ def _warnings(build: CondaTfBuild, variant: CondaTfVariant) -> tuple[str, ...]:
     out = []
     if build.upload == "unknown":
         out.append(
-            f"Whether conda-forge published TensorFlow {build.version} is not established "
-            f"(its recipe had these builds); 'conda search -c conda-forge "
-            f"tensorflow={build.version}' shows it."
+            _(
+                "Whether conda-forge published TensorFlow {version} is not established "
+                "(its recipe had these builds); 'conda search -c conda-forge "
+                "tensorflow={version}' shows it."
+            ).format(version=build.version)
         )
     broken = [v for v in build.variants if v.broken]
     for v in broken:
         out.append(
-            f"conda-forge's CUDA {v.cuda} builds of {build.version} are not used: {v.broken}."
+            _("conda-forge's CUDA {cuda} builds of {version} are not used: {why}.").format(
+                cuda=v.cuda, version=build.version, why=v.broken
+            )
         )
     return tuple(out)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_, _
 from tfenv.routes.base import (
     Choice,
     Delivery,
@@ -31,7 +32,7 @@ __all__ = ["CondaPipRoute"]
 
 class CondaPipRoute(Route):
     name = "conda+pip"
-    why = "conda provides cudatoolkit and cuDNN, pip provides TensorFlow"
+    why = N_("conda provides cudatoolkit and cuDNN, pip provides TensorFlow")
     accelerators = frozenset({"cuda"})
     managers = ("auto", "conda")
     locker = "conda"
@@ -42,12 +43,14 @@ class CondaPipRoute(Route):
         cb = option.build.for_machine(where.target.os) if option.build else None
         cuda = cb.cuda if cb else None
         if cuda is None or conda_match(where.kb.conda.cudatoolkit.conda_forge, cuda) is None:
-            return f"conda-forge has no cudatoolkit {cuda or '(unknown)'}"
+            return _("conda-forge has no cudatoolkit {cuda}").format(cuda=cuda or _("(unknown)"))
         py = where.target.python
         if py is not None and (option.wheels is None or not option.wheels.serves(str(py))):
             # pip installs the wheel into the environment: said here so that, with
             # --manager conda, conda-forge's own build can still serve this Python
-            return f"TensorFlow {option.version} has no wheel for Python {py}"
+            return _("TensorFlow {version} has no wheel for Python {python}").format(
+                version=option.version, python=py
+            )
         return None
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:

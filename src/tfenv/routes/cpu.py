@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import N_, _
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ CPU_PACKAGE = "tensorflow-cpu"
 
 class CpuRoute(Route):
     name = "cpu"
-    why = "TensorFlow from pip, running on the CPU"
+    why = N_("TensorFlow from pip, running on the CPU")
     accelerators = frozenset({"cpu"})
     managers = ("auto", "pip")
     emits = ("requirements",)
@@ -65,17 +66,28 @@ def cpu_distribution(
     ours, theirs = ws.size, opt.wheels.size
     if ours and theirs and ours >= theirs:
         return None  # no smaller: tensorflow's wheel carries no GPU code here
-    sizes = ""
-    if ours and theirs:
-        sizes = (
-            f": its largest {platform} wheel is {_mb(ours)}, tensorflow's {_mb(theirs)}, "
-            f"which carries the CUDA build ({_mb(theirs - ours)} more to download and install)"
-        )
     src = release.provenance
-    return CPU_PACKAGE, (
-        f"{CPU_PACKAGE} {opt.version}: TensorFlow {opt.version}'s CPU-only distribution, "
-        f"the same TensorFlow without GPU support{sizes} (index data: "
-        f"{src.sources[0]}, retrieved {src.retrieved})."
+    if ours and theirs:
+        return CPU_PACKAGE, _(
+            "{package} {version}: TensorFlow {version}'s CPU-only distribution, the same "
+            "TensorFlow without GPU support: its largest {platform} wheel is {ours}, "
+            "tensorflow's {theirs}, which carries the CUDA build ({more} more to download and "
+            "install) (index data: {source}, retrieved {retrieved})."
+        ).format(
+            package=CPU_PACKAGE,
+            version=opt.version,
+            platform=platform,
+            ours=_mb(ours),
+            theirs=_mb(theirs),
+            more=_mb(theirs - ours),
+            source=src.sources[0],
+            retrieved=src.retrieved,
+        )
+    return CPU_PACKAGE, _(
+        "{package} {version}: TensorFlow {version}'s CPU-only distribution, the same "
+        "TensorFlow without GPU support (index data: {source}, retrieved {retrieved})."
+    ).format(
+        package=CPU_PACKAGE, version=opt.version, source=src.sources[0], retrieved=src.retrieved
     )
 
 
@@ -91,10 +103,12 @@ def _unused_gpu(where: Where) -> tuple[str, ...]:
         return ()
     from tfenv.kb.jetson import is_jetson
 
-    gpu = t.gpu_name or f"the GPU of compute capability {t.cc}"
+    gpu = t.gpu_name or _("the GPU of compute capability {cc}").format(cc=t.cc)
     out = [
-        f"{gpu} is not used: the TensorFlow wheels on the package index have no CUDA on "
-        "Linux aarch64."
+        _(
+            "{gpu} is not used: the TensorFlow wheels on the package index have no CUDA on "
+            "Linux aarch64."
+        ).format(gpu=gpu)
     ]
     if is_jetson(where.kb, t.gpu_name, t.cc):
         out += where.kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import N_, _
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ __all__ = ["MetalRoute"]
 
 class MetalRoute(Route):
     name = "metal"
-    why = "TensorFlow with Apple's tensorflow-metal plug-in for the Apple GPU"
+    why = N_("TensorFlow with Apple's tensorflow-metal plug-in for the Apple GPU")
     accelerators = frozenset({"metal"})
     managers = ("auto", "pip")
     emits = ("requirements",)
@@ -23,7 +24,9 @@ class MetalRoute(Route):
         from tfenv.kb.metal import metal_plugin  # imported for Apple silicon targets only
 
         if metal_plugin(where.kb, option.version) is None:
-            return f"no tensorflow-metal release is paired with TensorFlow {option.version}"
+            return _("no tensorflow-metal release is paired with TensorFlow {version}").format(
+                version=option.version
+            )
         return None
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
@@ -36,17 +39,26 @@ class MetalRoute(Route):
             return Delivery(choice.python, None, None, Packages(pip=(pin, *choice.runtime)))
         metal = f"tensorflow-metal=={plugin.version}"
         pair = plugin.pair
-        basis = "Apple's table" if pair.status == "established" else "inferred"
+        basis = _("Apple's table") if pair.status == "established" else _("inferred")
         reasons = (
-            f"tensorflow-metal {plugin.version}: the plug-in paired with TensorFlow "
-            f"{pair.tensorflow_text} ({basis}; source: {pair.provenance.sources[0]}).",
+            _(
+                "tensorflow-metal {plugin}: the plug-in paired with TensorFlow {tensorflow} "
+                "({basis}; source: {source})."
+            ).format(
+                plugin=plugin.version,
+                tensorflow=pair.tensorflow_text,
+                basis=basis,
+                source=pair.provenance.sources[0],
+            ),
         )
         warnings: tuple[str, ...] = ()
         if pair.status != "established":
             warnings = (
-                f"The pairing of tensorflow-metal {plugin.version} with TensorFlow "
-                f"{pair.tensorflow_text} is inferred: {pair.basis}. If `import tensorflow` "
-                "fails in libmetal_plugin.dylib, 'tfenv explain' reads the message.",
+                _(
+                    "The pairing of tensorflow-metal {plugin} with TensorFlow {tensorflow} is "
+                    "inferred: {basis}. If `import tensorflow` fails in libmetal_plugin.dylib, "
+                    "'tfenv explain' reads the message."
+                ).format(plugin=plugin.version, tensorflow=pair.tensorflow_text, basis=pair.basis),
             )
         pip = (pin, metal, *choice.runtime)
         packages = Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import N_, _, ngettext
 from tfenv.kb.cuda_wheels import CudaWheels, Policy, cuda_wheels
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
@@ -37,7 +38,7 @@ def wheels_for(where: Where, option: TfOption, python: Optional[Version]) -> Opt
 
 class PipRoute(Route):
     name = "pip"
-    why = (
+    why = N_(
         "pip installs TensorFlow and the CUDA/cuDNN libraries as wheels "
         "(tensorflow[and-cuda]); nothing to install system-wide"
     )
@@ -48,12 +49,12 @@ class PipRoute(Route):
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         if not where.target.platform.is_linux:
-            return "the CUDA wheels of tensorflow[and-cuda] are for Linux (and WSL2) only"
+            return _("the CUDA wheels of tensorflow[and-cuda] are for Linux (and WSL2) only")
         if option.and_cuda_problem:
             return option.and_cuda_problem
         found = wheels_for(where, option, where.target.python)
         if found is None:
-            return f"tensorflow {option.version} has no and-cuda extra"
+            return _("tensorflow {version} has no and-cuda extra").format(version=option.version)
         return found.problem
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
@@ -104,30 +105,46 @@ def pin_reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, 
     out = []
     if found.dropped:
         missing = found.missing or found.dropped
-        what = "has" if len(missing) == 1 else "have"
-        where = f"{opt.wheels.platform if opt.wheels else 'this platform'}, Python {choice.python}"
+        platform = opt.wheels.platform if opt.wheels else _("this platform")
         left = ", ".join(found.dropped)
         out.append(
-            f"tensorflow[and-cuda]=={opt.version} cannot be installed here: its extra pins "
-            f"{_words(missing)}, which {what} no installable wheel ({where}). The plan installs "
-            f"TensorFlow and the extra's CUDA wheels one by one without TensorRT ({left}), "
-            "which TensorFlow loads only when present (TF-TRT stays off)."
+            ngettext(
+                "tensorflow[and-cuda]=={version} cannot be installed here: its extra pins "
+                "{missing}, which has no installable wheel ({platform}, Python {python}). The "
+                "plan installs TensorFlow and the extra's CUDA wheels one by one without "
+                "TensorRT ({left}), which TensorFlow loads only when present (TF-TRT stays off).",
+                "tensorflow[and-cuda]=={version} cannot be installed here: its extra pins "
+                "{missing}, which have no installable wheel ({platform}, Python {python}). The "
+                "plan installs TensorFlow and the extra's CUDA wheels one by one without "
+                "TensorRT ({left}), which TensorFlow loads only when present (TF-TRT stays off).",
+                len(missing),
+            ).format(
+                version=opt.version,
+                missing=_words(missing),
+                platform=platform,
+                python=choice.python,
+                left=left,
+            )
         )
     if found.ranged and found.policy == "build":
         out.append(
-            f"CUDA wheels pinned to what TensorFlow {opt.version} was built with (its and-cuda "
-            "extra gives ranges, and pip would take the newest): "
-            + ", ".join(str(p) for p in found.pins if "cudnn" in p.name or "runtime" in p.name)
-            + " and the rest of the extra at its floors (--cuda-libs newest takes the newest "
-            "the GPU and driver run)."
+            _(
+                "CUDA wheels pinned to what TensorFlow {version} was built with (its and-cuda "
+                "extra gives ranges, and pip would take the newest): {pins} and the rest of the "
+                "extra at its floors (--cuda-libs newest takes the newest the GPU and driver run)."
+            ).format(version=opt.version, pins=_main_pins(found))
         )
     elif found.ranged:
-        caps = "; ".join(found.caps) or "no cap applied"
+        caps = "; ".join(found.caps) or _("no cap applied")
         out.append(
-            "CUDA wheels: the newest the and-cuda extra allows that the GPU and driver run ("
-            + caps
-            + "): "
-            + ", ".join(str(p) for p in found.pins if "cudnn" in p.name or "runtime" in p.name)
-            + "."
+            _(
+                "CUDA wheels: the newest the and-cuda extra allows that the GPU and driver run "
+                "({caps}): {pins}."
+            ).format(caps=caps, pins=_main_pins(found))
         )
     return tuple(out)
+
+
+def _main_pins(found: CudaWheels) -> str:
+    """The runtime and cuDNN wheels among the pins: the ones a reason names."""
+    return ", ".join(str(p) for p in found.pins if "cudnn" in p.name or "runtime" in p.name)

@@ -7,6 +7,7 @@ from typing import Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 from tfenv.routes.system_steps import linux_steps, windows_env, windows_steps
 
@@ -15,7 +16,7 @@ __all__ = ["SystemRoute"]
 
 class SystemRoute(Route):
     name = "system"
-    why = "TensorFlow from pip, CUDA and cuDNN installed system-wide by hand"
+    why = N_("TensorFlow from pip, CUDA and cuDNN installed system-wide by hand")
     accelerators = frozenset({"cuda"})
     managers = ("auto", "pip")
     emits = ("requirements", "activation", "install-guide")

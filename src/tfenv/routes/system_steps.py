@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_, _
 from tfenv.models.platform import system
 from tfenv.shells import command
 
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
 
 __all__ = ["linux_steps", "windows_env", "windows_steps"]
 
-_ARCHIVE = "NVIDIA's CUDA Toolkit archive (https://developer.nvidia.com/cuda-toolkit-archive)"
-_CUDNN_ARCHIVE = "NVIDIA's cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive)"
+_ARCHIVE = N_("NVIDIA's CUDA Toolkit archive (https://developer.nvidia.com/cuda-toolkit-archive)")
+_CUDNN_ARCHIVE = N_("NVIDIA's cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive)")
 
 
 def windows_env(kb: KnowledgeBase, cuda: Optional[Version]) -> tuple[tuple[str, str], ...]:
@@ -50,24 +51,40 @@ def windows_steps(
     manual = kb.windows_manual
     found = manual.installer(cuda)
     steps = [_driver_step(found), _cuda_step(found, cuda)]
-    folder = found.folder if found else f"the toolkit's folder (v{cuda.major}.{cuda.minor})"
+    folder = (
+        found.folder
+        if found
+        else _("the toolkit's folder (v{series})").format(series=f"{cuda.major}.{cuda.minor}")
+    )
     if cudnn is not None:
         steps.append(_cudnn_step(manual, cuda, cudnn, folder))
     steps.append(
-        f"PATH: put {folder}\\bin and {folder}\\extras\\CUPTI\\lib64 (and cuDNN's bin folder "
-        "if you kept it apart) on PATH, before any other CUDA version's bin folder: the "
-        "installer adds the bin folder to the system PATH; activate-tfenv.bat (cmd.exe) and "
-        "activate-tfenv.ps1 (PowerShell), which --emit writes, set all of them for one "
-        "session. Open a new terminal afterwards."
+        _(
+            "PATH: put {folder}\\bin and {folder}\\extras\\CUPTI\\lib64 (and cuDNN's bin folder "
+            "if you kept it apart) on PATH, before any other CUDA version's bin folder: the "
+            "installer adds the bin folder to the system PATH; activate-tfenv.bat (cmd.exe) and "
+            "activate-tfenv.ps1 (PowerShell), which --emit writes, set all of them for one "
+            "session. Open a new terminal afterwards."
+        ).format(folder=folder)
     )
     if manual.needs_redist(tf):
         steps.append(
-            f"Install the {manual.redist_name} from {manual.redist_url}: TensorFlow "
-            f">= {manual.redist_from} needs {' and '.join(manual.redist_provides)} on PATH "
-            "(its import fails with 'Could not find the DLL(s)' otherwise)."
+            _(
+                "Install the {redist} from {url}: TensorFlow >= {since} needs {dlls} on PATH "
+                "(its import fails with 'Could not find the DLL(s)' otherwise)."
+            ).format(
+                redist=manual.redist_name,
+                url=manual.redist_url,
+                since=manual.redist_from,
+                dlls=_(" and ").join(manual.redist_provides),
+            )
         )
     if manual.needs_zlib(cudnn):
-        steps.append(f"Put {manual.zlib_dll} on PATH (next to cuDNN's DLLs): {manual.zlib_note}")
+        steps.append(
+            _("Put {dll} on PATH (next to cuDNN's DLLs): {note}").format(
+                dll=manual.zlib_dll, note=manual.zlib_note
+            )
+        )
     steps.append(_install_step(manual, tf, python))
     steps.append(_verify_step(manual, tf))
     return tuple(steps)
@@ -77,73 +94,104 @@ def _install_step(manual: WindowsManual, tf: Version, python: Optional[Version])
     """In a new terminal (so that PATH holds the folders above), in a venv of the plan's
     Python: its interpreter is Scripts\\python.exe, activated per shell."""
     venv = manual.venv(python, f"tf-{tf}")
-    which = f"Python {python.major}.{python.minor}" if python else "the plan's Python"
-    return (
+    which = f"Python {python.major}.{python.minor}" if python else _("the plan's Python")
+    return _(
         "Install TensorFlow with the commands under Install, in a new terminal (so that PATH "
-        f"holds the folders above) and in an environment of {which} (64-bit): for example "
-        f"{venv['create']} run by that Python (python --version shows which one PATH gives), "
-        f"then activate it with {venv['cmd']} in cmd.exe or "
-        f"{venv['powershell']} in PowerShell; its interpreter is {venv['interpreter']}."
+        "holds the folders above) and in an environment of {which} (64-bit): for example "
+        "{create} run by that Python (python --version shows which one PATH gives), "
+        "then activate it with {cmd} in cmd.exe or "
+        "{powershell} in PowerShell; its interpreter is {interpreter}."
+    ).format(
+        which=which,
+        create=venv["create"],
+        cmd=venv["cmd"],
+        powershell=venv["powershell"],
+        interpreter=venv["interpreter"],
     )
 
 
 def _driver_step(found: Optional[CudaInstaller]) -> str:
-    bundled = (
-        f" (the toolkit installer bundles driver {found.bundled_driver}, usually older than "
-        "the one your GPU needs)"
-        if found and found.bundled_driver
-        else ""
-    )
-    return (
+    if found and found.bundled_driver:
+        return _(
+            "NVIDIA driver: keep the installed one if it meets the floor above; otherwise install "
+            "the newest driver for your GPU from NVIDIA's driver page, with 'Custom (Advanced)' > "
+            "'Perform a clean installation' when replacing an old one, and restart (the toolkit "
+            "installer bundles driver {driver}, usually older than the one your GPU needs)."
+        ).format(driver=found.bundled_driver)
+    return _(
         "NVIDIA driver: keep the installed one if it meets the floor above; otherwise install "
         "the newest driver for your GPU from NVIDIA's driver page, with 'Custom (Advanced)' > "
-        f"'Perform a clean installation' when replacing an old one, and restart{bundled}."
+        "'Perform a clean installation' when replacing an old one, and restart."
     )
 
 
 def _cuda_step(found: Optional[CudaInstaller], cuda: Version) -> str:
     if found is None:
-        return (
-            f"CUDA Toolkit {cuda}: the installer is not recorded here (unknown); take the "
-            f"Windows local installer of {cuda} from {_ARCHIVE}, choose 'Custom (Advanced)' "
+        return _(
+            "CUDA Toolkit {cuda}: the installer is not recorded here (unknown); take the "
+            "Windows local installer of {cuda} from {archive}, choose 'Custom (Advanced)' "
             "and untick the driver components."
-        )
-    return (
-        f"CUDA Toolkit {found.version}: download {found.installer} from {found.url} "
-        f"(archive page {found.archive_page}); run it, choose 'Custom (Advanced)' and untick "
+        ).format(cuda=cuda, archive=_(_ARCHIVE))
+    return _(
+        "CUDA Toolkit {version}: download {installer} from {url} "
+        "(archive page {page}); run it, choose 'Custom (Advanced)' and untick "
         "'Driver components' (and GeForce Experience, PhysX), so that the driver of step 1 "
-        f"stays. It installs to {found.folder} and sets CUDA_PATH and {found.path_variable}."
+        "stays. It installs to {folder} and sets CUDA_PATH and {variable}."
+    ).format(
+        version=found.version,
+        installer=found.installer,
+        url=found.url,
+        page=found.archive_page,
+        folder=found.folder,
+        variable=found.path_variable,
     )
 
 
 def _cudnn_step(manual: WindowsManual, cuda: Version, cudnn: Version, folder: str) -> str:
     found = manual.archive(cuda, cudnn)
+    copy = _(
+        "Unzip it and copy cuda\\bin\\*.dll into {folder}\\bin, cuda\\include\\*.h "
+        "into {folder}\\include and cuda\\lib\\x64\\*.lib into {folder}\\lib\\x64 (or keep "
+        "the unzipped folder apart, e.g. {apart}, and add its bin folder to PATH)."
+    ).format(folder=folder, apart=manual.cudnn_apart)
     if found is None:
-        what = (
-            f"cuDNN {cudnn} for CUDA {cuda.major}.{cuda.minor}: the archive is not recorded "
-            f"here (unknown); take the Windows zip from {_CUDNN_ARCHIVE}"
+        return _(
+            "cuDNN {cudnn} for CUDA {cuda}: the archive is not recorded here (unknown); take "
+            "the Windows zip from {archive}. {copy}"
+        ).format(
+            cudnn=cudnn, cuda=f"{cuda.major}.{cuda.minor}", archive=_(_CUDNN_ARCHIVE), copy=copy
         )
-    else:
-        sha = f", sha256 {found.sha256}" if found.sha256 else ""
-        what = (
-            f"cuDNN {found.version} for CUDA {found.cuda}: download {found.archive} from "
-            f"{found.url} (an NVIDIA developer login is needed{sha})"
+    if found.sha256:
+        return _(
+            "cuDNN {version} for CUDA {cuda}: download {archive} from {url} (an NVIDIA "
+            "developer login is needed, sha256 {sha256}). {copy}"
+        ).format(
+            version=found.version,
+            cuda=found.cuda,
+            archive=found.archive,
+            url=found.url,
+            sha256=found.sha256,
+            copy=copy,
         )
-    return (
-        f"{what}. Unzip it and copy cuda\\bin\\*.dll into {folder}\\bin, cuda\\include\\*.h "
-        f"into {folder}\\include and cuda\\lib\\x64\\*.lib into {folder}\\lib\\x64 (or keep "
-        f"the unzipped folder apart, e.g. {manual.cudnn_apart}, and add its bin folder to PATH)."
+    return _(
+        "cuDNN {version} for CUDA {cuda}: download {archive} from {url} (an NVIDIA "
+        "developer login is needed). {copy}"
+    ).format(
+        version=found.version, cuda=found.cuda, archive=found.archive, url=found.url, copy=copy
     )
 
 
 def _verify_step(manual: WindowsManual, tf: Version) -> str:
     check = command(list(manual.verify), "windows")
     dlls = manual.dlls_for(tf)
-    listed = f" It loads {', '.join(dlls.cuda + dlls.cudnn)} from PATH." if dlls else ""
-    return (
-        f"Verify: {check} lists a PhysicalDevice with device_type='GPU'; only the CPU means "
-        f"a DLL was not found ('tfenv doctor' names the missing ones and their folder).{listed}"
-    )
+    text = _(
+        "Verify: {check} lists a PhysicalDevice with device_type='GPU'; only the CPU means "
+        "a DLL was not found ('tfenv doctor' names the missing ones and their folder)."
+    ).format(check=check)
+    if not dlls:
+        return text
+    loads = _("It loads {dlls} from PATH.").format(dlls=", ".join(dlls.cuda + dlls.cudnn))
+    return _("{sentence} {more}").format(sentence=text, more=loads)
 
 
 def linux_steps(
@@ -159,46 +207,83 @@ def linux_steps(
     package = manual.toolkit_package(cuda)
     wsl = system(os).is_wsl2
     driver = (
-        "NVIDIA driver: on WSL2 the Windows driver serves Linux too: install nothing driver-"
-        "related inside WSL2 (no runfile driver, no cuda-drivers package)."
+        _(
+            "NVIDIA driver: on WSL2 the Windows driver serves Linux too: install nothing driver-"
+            "related inside WSL2 (no runfile driver, no cuda-drivers package)."
+        )
         if wsl
-        else "NVIDIA driver: keep the installed one if it meets the floor above; otherwise "
-        "install a newer one from your distribution or NVIDIA first."
+        else _(
+            "NVIDIA driver: keep the installed one if it meets the floor above; otherwise "
+            "install a newer one from your distribution or NVIDIA first."
+        )
     )
     options = " ".join(manual.runfile_options)
     if found is None:
-        toolkit = (
-            f"CUDA Toolkit {cuda}: the runfile is not recorded here (unknown); take it from "
-            f"{_ARCHIVE} and run it with {options} (toolkit only), or install NVIDIA's "
-            f"repository package {package}."
-        )
+        toolkit = _(
+            "CUDA Toolkit {cuda}: the runfile is not recorded here (unknown); take it from "
+            "{archive} and run it with {options} (toolkit only), or install NVIDIA's "
+            "repository package {package}."
+        ).format(cuda=cuda, archive=_(_ARCHIVE), options=options, package=package)
     else:
-        bundled = (
-            f"; it bundles driver {found.bundled_driver}, which --toolkit leaves out"
+        page = (
+            _("archive page {page}; it bundles driver {driver}, which --toolkit leaves out").format(
+                page=found.archive_page, driver=found.bundled_driver
+            )
             if found.bundled_driver
-            else ""
+            else _("archive page {page}").format(page=found.archive_page)
         )
-        toolkit = (
-            f"CUDA Toolkit {found.version}: download {found.installer} from {found.url} "
-            f"(archive page {found.archive_page}{bundled}) and run "
-            f"{command(['sudo', 'sh', found.installer, *manual.runfile_options], 'posix')} "
-            f"(toolkit only, into {folder}); or install NVIDIA's repository package {package} "
-            f"(never the cuda or cuda-drivers meta-package{' on WSL2' if wsl else ''})."
+        run = command(["sudo", "sh", found.installer, *manual.runfile_options], "posix")
+        template = (
+            _(
+                "CUDA Toolkit {version}: download {installer} from {url} ({page}) and run "
+                "{run} (toolkit only, into {folder}); or install NVIDIA's repository package "
+                "{package} (never the cuda or cuda-drivers meta-package on WSL2)."
+            )
+            if wsl
+            else _(
+                "CUDA Toolkit {version}: download {installer} from {url} ({page}) and run "
+                "{run} (toolkit only, into {folder}); or install NVIDIA's repository package "
+                "{package} (never the cuda or cuda-drivers meta-package)."
+            )
+        )
+        toolkit = template.format(
+            version=found.version,
+            installer=found.installer,
+            url=found.url,
+            page=page,
+            run=run,
+            folder=folder,
+            package=package,
         )
     steps = [driver, toolkit]
     if cudnn is not None:
         steps.append(
-            f"cuDNN {cudnn} for CUDA {cuda.major}: NVIDIA's repository package "
-            f"libcudnn{cudnn.major} pinned to a {cudnn} version built for CUDA "
-            f"{cuda.major}.{cuda.minor} (TensorFlow's own Dockerfile pins e.g. "
-            f"{manual.cudnn_example}), or the tar archive from {_CUDNN_ARCHIVE}: its "
-            f"include/cudnn*.h into {folder}/include and its libcudnn* files into {folder}/lib64."
+            _(
+                "cuDNN {cudnn} for CUDA {major}: NVIDIA's repository package "
+                "libcudnn{cudnn_major} pinned to a {cudnn} version built for CUDA "
+                "{series} (TensorFlow's own Dockerfile pins e.g. "
+                "{example}), or the tar archive from {archive}: its "
+                "include/cudnn*.h into {folder}/include and its libcudnn* files into "
+                "{folder}/lib64."
+            ).format(
+                cudnn=cudnn,
+                major=cuda.major,
+                cudnn_major=cudnn.major,
+                series=f"{cuda.major}.{cuda.minor}",
+                example=manual.cudnn_example,
+                archive=_(_CUDNN_ARCHIVE),
+                folder=folder,
+            )
         )
     steps.append(
-        f"Set the variables below ({folder}/lib64 on LD_LIBRARY_PATH, {folder}/bin on PATH): "
-        "activate-tfenv.sh, which --emit writes, sets them; source it in each new shell."
+        _(
+            "Set the variables below ({folder}/lib64 on LD_LIBRARY_PATH, {folder}/bin on PATH): "
+            "activate-tfenv.sh, which --emit writes, sets them; source it in each new shell."
+        ).format(folder=folder)
     )
-    steps.append("Install TensorFlow with the commands under Install.")
+    steps.append(_("Install TensorFlow with the commands under Install."))
     check = command(list(kb.windows_manual.verify), "posix")
-    steps.append(f"Verify: {check} lists a PhysicalDevice with device_type='GPU'.")
+    steps.append(
+        _("Verify: {check} lists a PhysicalDevice with device_type='GPU'.").format(check=check)
+    )
     return tuple(steps)

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import _
 from tfenv.models import choices, messages
 from tfenv.models.conflict import Conflict
 from tfenv.rules.base import Context, Rule
@@ -99,7 +100,7 @@ class Failure:
         return Conflict(
             "conflict.release",
             self.rule.kind,
-            topic=self.rule.topic,
+            topic=_(self.rule.topic),
             release=release,
             version=version,
             requirements=(self.requirement.text,),

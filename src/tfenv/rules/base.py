@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Literal, Optional
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from packaging.version import Version
 
@@ -43,14 +45,14 @@ Fact = Callable[["Target"], Optional[str]]
 @dataclass(frozen=True)
 class Rule:
     kind: str  # the requirements' kind: "driver", "python", "gpu-code", ...
-    topic: str  # the heading of a conflict: "The NVIDIA driver is too old"
+    topic: str  # the heading of a conflict: "The NVIDIA driver is too old" (N_: _() it)
     on: str  # the identifier whose candidates carry the requirements: "tensorflow"
     needs: Needs  # the requirements one candidate places on the stack
     fact: Optional[Fact] = None  # the target's fact a failure is about
     fact_key: Optional[str] = None  # its name in Target.detected ("driver", "gpu", ...)
     reads: Literal["index", "builds", "none"] = "builds"  # the facts it is decided from
     change_kind: Optional[str] = None  # the changes.yaml kind that records a move of it
-    check_hint: str = ""  # how to read the fact on a machine ("'nvidia-smi' shows it")
+    check_hint: str = ""  # how to read the fact on a machine ("'nvidia-smi' shows it"; N_)
 
     def sources(self, kb: KnowledgeBase, version: Version) -> tuple[str, ...]:
         """Where the facts that decide this rule for ``version`` come from."""
@@ -83,7 +85,7 @@ class Rule:
         if fact is None:
             return None
         if fact.origin is None:
-            return f"but {fact.text}"
+            return _("but {fact}").format(fact=fact.text)
         from tfenv.models.messages import render
 
-        return "but " + render(f"fact.{fact.origin}", {"fact": fact.text})
+        return _("but {fact}").format(fact=render(f"fact.{fact.origin}", {"fact": fact.text}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Optional
 
+from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Needs, Rule
 from tfenv.rules.facts import platform_fact
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, allowed, unmet
@@ -35,9 +36,11 @@ def _gpu_platform(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.accel != "cuda" or gpu_build(ctx, c) is not None:
         return ()
     build = c.option.build
-    where = ", ".join(sorted(build.gpu_platforms)) if build else "none known"
-    text = f"a platform with a CUDA build of TensorFlow {c.option.version} (CUDA builds: {where})"
-    fix = "Use WSL2 with the Linux wheels" if ctx.target.system.is_windows else ""
+    where = ", ".join(sorted(build.gpu_platforms)) if build else _("none known")
+    text = _("a platform with a CUDA build of TensorFlow {version} (CUDA builds: {where})").format(
+        version=c.option.version, where=where
+    )
+    fix = _("Use WSL2 with the Linux wheels") if ctx.target.system.is_windows else ""
     return (unmet(text, "gpu-platform", fix),)
 
 
@@ -49,7 +52,9 @@ def _built_with(identifier: Literal["cuda", "cudnn"], label: str) -> Needs:
         version = None if cb is None else cb.cuda if identifier == "cuda" else cb.cudnn
         if version is None or not isinstance(c, TfCandidate):
             return ()
-        text = f"{label} {version} (what TensorFlow {c.option.version} is built with)"
+        text = _("{library} {version} (what TensorFlow {release} is built with)").format(
+            library=label, version=version, release=c.option.version
+        )
         return (allowed(identifier, (str(version),), text, identifier),)
 
     return needs
@@ -57,11 +62,11 @@ def _built_with(identifier: Literal["cuda", "cudnn"], label: str) -> Needs:
 
 GPU_PLATFORM = Rule(
     "gpu-platform",
-    "No CUDA build of TensorFlow for this platform",
+    N_("No CUDA build of TensorFlow for this platform"),
     "tensorflow",
     _gpu_platform,
     platform_fact,
     change_kind="platform",
 )
-CUDA = Rule("cuda", "CUDA version mismatch", "tensorflow", _built_with("cuda", "CUDA"))
-CUDNN = Rule("cudnn", "cuDNN version mismatch", "tensorflow", _built_with("cudnn", "cuDNN"))
+CUDA = Rule("cuda", N_("CUDA version mismatch"), "tensorflow", _built_with("cuda", "CUDA"))
+CUDNN = Rule("cudnn", N_("cuDNN version mismatch"), "tensorflow", _built_with("cudnn", "cuDNN"))

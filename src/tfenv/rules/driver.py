@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import cuda_build_for
 from tfenv.rules.facts import driver_fact
@@ -21,13 +22,13 @@ def driver_fix(ctx: Context, floor: DriverVersion) -> str:
     cc = ctx.target.cc
     last = ctx.kb.cuda.last_branch(cc) if ctx.target.has_nvidia_gpu else None
     if last is None or floor.branch <= last.last_branch:
-        return f"Install an NVIDIA driver >= {floor}"
-    name = ctx.target.gpu_name or f"a GPU of compute capability {cc}"
-    return (
-        f"No NVIDIA driver that runs this release supports {name}: R{last.last_branch} was "
-        f"the last driver branch for {last.architecture} GPUs, and this release needs "
-        f"{floor} or newer; use a newer GPU"
-    )
+        return _("Install an NVIDIA driver >= {floor}").format(floor=floor)
+    name = ctx.target.gpu_name or _("a GPU of compute capability {cc}").format(cc=cc)
+    return _(
+        "No NVIDIA driver that runs this release supports {name}: R{branch} was "
+        "the last driver branch for {architecture} GPUs, and this release needs "
+        "{floor} or newer; use a newer GPU"
+    ).format(name=name, branch=last.last_branch, architecture=last.architecture, floor=floor)
 
 
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -39,7 +40,7 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
         return ()
     return (
         on_driver(
-            f"an NVIDIA driver >= {floor} ({rule})",
+            _("an NVIDIA driver >= {floor} ({rule})").format(floor=floor, rule=rule),
             lambda d: d is None or d >= floor,
             "driver",
             fix=driver_fix(ctx, floor),
@@ -49,11 +50,11 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
 
 DRIVER = Rule(
     "driver",
-    "The NVIDIA driver is too old",
+    N_("The NVIDIA driver is too old"),
     "tensorflow",
     _needs,
     driver_fact,
     "driver",
     change_kind="cuda",
-    check_hint="'nvidia-smi' shows the driver",
+    check_hint=N_("'nvidia-smi' shows the driver"),
 )

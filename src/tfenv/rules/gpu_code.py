@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import gpu_build
 from tfenv.rules.driver import driver_fix
@@ -80,19 +81,39 @@ class GpuCode:
         native = next((k for k in self.kinds if k.mode == "native"), None)
         jit = next((k for k in self.kinds if k.mode == "jit"), None)
         if self.verdict == "native" and native is not None:
-            return f"natively ({_sm(native.via)})"
+            return _("natively ({sm})").format(sm=_sm(native.via))
         if self.verdict == "jit" and jit is not None:
-            return f"by PTX JIT ({_compute(jit.via)})"
+            return _("by PTX JIT ({compute})").format(compute=_compute(jit.via))
         if self.verdict == "partly-jit":
             parts = [
-                f"the {k.kind} kernels natively ({_sm(k.via)})"
+                _("the {kind} kernels natively ({sm})").format(
+                    kind=_kind_label(k.kind), sm=_sm(k.via)
+                )
                 if k.mode == "native"
-                else f"the {k.kind} kernels by PTX JIT ({_compute(k.via)}) on first use"
+                else _("the {kind} kernels by PTX JIT ({compute}) on first use").format(
+                    kind=_kind_label(k.kind), compute=_compute(k.via)
+                )
                 for k in self.kinds
             ]
-            return " and ".join(parts)
+            return _(" and ").join(parts)
         missing = [k for k in self.kinds if k.mode == "none"]
-        return "not at all: " + "; ".join(f"the {k.kind} kernels {k.why_not}" for k in missing)
+        return _("not at all: {reasons}").format(
+            reasons=_("; ").join(
+                _("the {kind} kernels {why_not}").format(
+                    kind=_kind_label(k.kind), why_not=k.why_not
+                )
+                for k in missing
+            )
+        )
+
+
+#: the kinds of kernels builds.yaml records, as the sentences name them
+_KIND_LABELS = {"hand-written": N_("hand-written"), "MLIR-generated": N_("MLIR-generated")}
+
+
+def _kind_label(kind: str) -> str:
+    label = _KIND_LABELS.get(kind)
+    return _(label) if label is not None else kind
 
 
 def _sm(v: Optional[Version]) -> str:
@@ -109,8 +130,9 @@ def _kind(kind: str, code: KernelCode, cc: Version) -> KindCode:
         return KindCode(kind, "native", max(native))
     ptx = [p for p in code.ptx if (p.major, p.minor) <= (cc.major, cc.minor)]
     if not ptx:
-        have = ", ".join(_sm(s) for s in code.sass) or "no SASS"
-        return KindCode(kind, "none", None, why_not=f"have {have} and no PTX this GPU can JIT")
+        have = ", ".join(_sm(s) for s in code.sass) or _("no SASS")
+        why_not = _("have {sass} and no PTX this GPU can JIT").format(sass=have)
+        return KindCode(kind, "none", None, why_not=why_not)
     via = max(ptx)
     if code.arch_specific_ptx and via != cc:
         targets = ", ".join(code.ptx_targets)
@@ -118,10 +140,10 @@ def _kind(kind: str, code: KernelCode, cc: Version) -> KindCode:
             kind,
             "none",
             None,
-            why_not=(
-                f"carry PTX only for the architecture-specific target {targets}, which no GPU "
-                f"but compute capability {via} can JIT"
-            ),
+            why_not=_(
+                "carry PTX only for the architecture-specific target {targets}, which no GPU "
+                "but compute capability {cc} can JIT"
+            ).format(targets=targets, cc=via),
         )
     return KindCode(kind, "jit", via, code.ptx_isa)
 
@@ -143,13 +165,18 @@ def describe_caps(caps: ComputeCaps) -> str:
     """ "hand-written: sm_60 ... sm_90, PTX compute_90; MLIR-generated: ..."."""
 
     def one(code: KernelCode) -> str:
-        sass = ", ".join(_sm(v) for v in code.sass) or "no SASS"
+        sass = ", ".join(_sm(v) for v in code.sass) or _("no SASS")
         ptx = ", ".join(_compute(v) for v in code.ptx)
         if ptx and code.arch_specific_ptx:
-            ptx += f" ({', '.join(code.ptx_targets)} only)"
-        return f"{sass}; PTX {ptx}" if ptx else f"{sass}; no PTX"
+            ptx = _("{ptx} ({targets} only)").format(ptx=ptx, targets=", ".join(code.ptx_targets))
+        if ptx:
+            return _("{sass}; PTX {ptx}").format(sass=sass, ptx=ptx)
+        return _("{sass}; no PTX").format(sass=sass)
 
-    return "; ".join(f"{kind}: {one(code)}" for kind, code in caps.kinds)
+    return _("; ").join(
+        _("{kind}: {code}").format(kind=_kind_label(kind), code=one(code))
+        for kind, code in caps.kinds
+    )
 
 
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -164,10 +191,12 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
 
     return (
         on_gpu(
-            f"a GPU that TensorFlow {c.option.version}'s kernels load on ({describe_caps(caps)})",
+            _("a GPU that TensorFlow {release}'s kernels load on ({code})").format(
+                release=c.option.version, code=describe_caps(caps)
+            ),
             loads,
             "gpu-code",
-            fix=f"Use a GPU of compute capability >= {lowest}" if lowest else "",
+            fix=_("Use a GPU of compute capability >= {cc}").format(cc=lowest) if lowest else "",
         ),
     )
 
@@ -193,8 +222,10 @@ def _jit_needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
         return ()
     return (
         on_driver(
-            f"an NVIDIA driver >= {floor} to JIT-compile its PTX for compute capability {cc} "
-            f"({why})",
+            _(
+                "an NVIDIA driver >= {floor} to JIT-compile its PTX for compute capability {cc} "
+                "({why})"
+            ).format(floor=floor, cc=cc, why=why),
             lambda d: d is None or d >= floor,
             "jit-driver",
             fix=driver_fix(ctx, floor),
@@ -204,7 +235,7 @@ def _jit_needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
 
 GPU_CODE = Rule(
     "gpu-code",
-    "The GPU is not supported by the official wheels",
+    N_("The GPU is not supported by the official wheels"),
     "tensorflow",
     _needs,
     gpu_fact,
@@ -213,11 +244,11 @@ GPU_CODE = Rule(
 )
 JIT_DRIVER = Rule(
     "jit-driver",
-    "The NVIDIA driver is too old to JIT-compile the kernels for this GPU",
+    N_("The NVIDIA driver is too old to JIT-compile the kernels for this GPU"),
     "tensorflow",
     _jit_needs,
     driver_fact,
     "driver",
     change_kind="gpu-arch",
-    check_hint="'nvidia-smi' shows the driver",
+    check_hint=N_("'nvidia-smi' shows the driver"),
 )

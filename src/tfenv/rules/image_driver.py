@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_driver
 
@@ -40,42 +41,47 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     def admits(driver: Optional[DriverVersion]) -> bool:
         return driver is None or verdict(kb, clause, target, driver).admits is not False
 
-    text = (
-        f"a driver that {require_text(image)} admits ({clause.describe()}); otherwise "
-        f'nvidia-container-cli refuses to start it: "{clause.refusal}"'
-    )
+    text = _(
+        "a driver that {image} admits ({clause}); otherwise "
+        'nvidia-container-cli refuses to start it: "{refusal}"'
+    ).format(image=require_text(image), clause=clause.describe(), refusal=clause.refusal)
     return (on_driver(text, admits, "image-driver", fix=_fix(ctx, clause)),)
 
 
 def _fix(ctx: Context, clause: RequireCuda) -> str:
     floor = clause.cuda_floor
     if floor is None:
-        return "Install a driver the image's NVIDIA_REQUIRE_CUDA lists"
+        return _("Install a driver the image's NVIDIA_REQUIRE_CUDA lists")
     branches = [
         b.branch
         for b in ctx.kb.cuda.driver_branches
         if b.max_cuda is not None and b.max_cuda >= floor
     ]
     if not branches:
-        return f"Install a driver that reports CUDA >= {floor}"
+        return _("Install a driver that reports CUDA >= {cuda}").format(cuda=floor)
     branch = min(branches)
-    return f"Install an NVIDIA driver of branch {branch} or later (it reports CUDA >= {floor})"
+    return _(
+        "Install an NVIDIA driver of branch {branch} or later (it reports CUDA >= {cuda})"
+    ).format(branch=branch, cuda=floor)
 
 
 def _fact(target: Target) -> Optional[str]:
     if target.driver is None:
         return None
-    gpu = f" ({target.gpu_name})" if target.gpu_name else ""
-    return f"this machine's driver is {target.driver}{gpu}"
+    if target.gpu_name:
+        return _("this machine's driver is {driver} ({gpu})").format(
+            driver=target.driver, gpu=target.gpu_name
+        )
+    return _("this machine's driver is {driver}").format(driver=target.driver)
 
 
 IMAGE_DRIVER = Rule(
     "image-driver",
-    "The container image refuses this driver",
+    N_("The container image refuses this driver"),
     "tensorflow",
     _needs,
     _fact,
     "driver",
     reads="none",
-    check_hint="'nvidia-smi' shows the driver and the CUDA version it reports",
+    check_hint=N_("'nvidia-smi' shows the driver and the CUDA version it reports"),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, unmet
 
@@ -15,13 +16,13 @@ def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
 
     if metal_plugin(ctx.kb, c.option.version) is not None:
         return ()
-    text = f"a tensorflow-metal release for TensorFlow {c.option.version}"
+    text = _("a tensorflow-metal release for TensorFlow {release}").format(release=c.option.version)
     return (unmet(text, "metal"),)
 
 
 METAL = Rule(
     "metal",
-    "No tensorflow-metal release for these versions",
+    N_("No tensorflow-metal release for these versions"),
     "tensorflow",
     _needs,
     reads="index",

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.kb.releases import TfOption
     from tfenv.models.driver import DriverVersion
@@ -178,14 +180,18 @@ def on_version(
 def fact_candidates(target: Target) -> dict[str, Candidate]:
     """The target's facts as candidates: what the solver pins first, and what rules are
     checked against outside it. ``python`` is there only when the target fixes it."""
-    gpu = f"{target.gpu_name or 'GPU'} (compute capability {target.cc})"
+    gpu = _("{gpu} (compute capability {cc})").format(gpu=target.gpu_name or "GPU", cc=target.cc)
     facts: dict[str, Candidate] = {
         "platform": MachineCandidate("platform", "target", target.describe(), 0, target),
-        "gpu": GpuCandidate("gpu", "target", gpu if target.cc else "no NVIDIA GPU", 0, target.cc),
+        "gpu": GpuCandidate(
+            "gpu", "target", gpu if target.cc else _("no NVIDIA GPU"), 0, target.cc
+        ),
         "driver": DriverCandidate(
             "driver",
             "target",
-            f"driver {target.driver}" if target.driver else "driver (not known)",
+            _("driver {driver}").format(driver=target.driver)
+            if target.driver
+            else _("driver (not known)"),
             0,
             target.driver,
         ),

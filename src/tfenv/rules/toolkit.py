@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.facts import gpu_fact
 from tfenv.rules.model import Candidate, Requirement, VersionCandidate, on_gpu, on_version
@@ -20,7 +21,7 @@ def _cuda_gpu(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     toolkit = ctx.kb.cuda.toolkit(c.version)
     if toolkit is None or toolkit.cc_min is None:
         return ()
-    why = f"the lowest CUDA {c.version} can target"
+    why = _("the lowest CUDA {version} can target").format(version=c.version)
     return (_gpu_at_least(toolkit.cc_min, why, "cuda-gpu-range"),)
 
 
@@ -35,7 +36,9 @@ def _cudnn_cuda(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     def supports(cuda: Version) -> bool:
         return cuda.major in majors
 
-    text = f"CUDA {' or '.join(f'{m}.x' for m in majors)} (what cuDNN {c.version} supports)"
+    text = _("CUDA {majors} (what cuDNN {version} supports)").format(
+        majors=_(" or ").join(f"{m}.x" for m in majors), version=c.version
+    )
     return (on_version("cuda", text, supports, "cudnn-cuda"),)
 
 
@@ -46,22 +49,23 @@ def _cudnn_gpu(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if series is None or not series.min_cc:
         return ()
     lo = min(series.min_cc.values())
-    return (_gpu_at_least(lo, f"cuDNN {c.version}'s minimum", "cudnn-gpu"),)
+    why = _("cuDNN {version}'s minimum").format(version=c.version)
+    return (_gpu_at_least(lo, why, "cudnn-gpu"),)
 
 
 def _gpu_at_least(lo: Version, why: str, kind: str) -> Requirement:
     """A GPU of compute capability ``lo`` or newer (an unknown GPU is not held against it)."""
     return on_gpu(
-        f"a GPU of compute capability >= {lo} ({why})",
+        _("a GPU of compute capability >= {cc} ({why})").format(cc=lo, why=why),
         lambda cc: cc is None or cc >= lo,
         kind,
-        fix=f"Use a GPU of compute capability >= {lo}",
+        fix=_("Use a GPU of compute capability >= {cc}").format(cc=lo),
     )
 
 
 CUDA_GPU_RANGE = Rule(
     "cuda-gpu-range",
-    "The GPU is older than the CUDA toolkit supports",
+    N_("The GPU is older than the CUDA toolkit supports"),
     "cuda",
     _cuda_gpu,
     gpu_fact,
@@ -70,11 +74,11 @@ CUDA_GPU_RANGE = Rule(
 )
 CUDNN_GPU = Rule(
     "cudnn-gpu",
-    "The GPU is older than cuDNN supports",
+    N_("The GPU is older than cuDNN supports"),
     "cudnn",
     _cudnn_gpu,
     gpu_fact,
     "gpu",
     change_kind="gpu-arch",
 )
-CUDNN_CUDA = Rule("cudnn-cuda", "cuDNN does not support this CUDA", "cudnn", _cudnn_cuda)
+CUDNN_CUDA = Rule("cudnn-cuda", N_("cuDNN does not support this CUDA"), "cudnn", _cudnn_cuda)

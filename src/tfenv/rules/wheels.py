@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.facts import platform_fact
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, allowed, on_machine, unmet
@@ -20,14 +21,17 @@ def _no_wheel(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.option.wheels is not None:
         return ()
     opt, where = c.option, ctx.target.platform
-    text = f"a platform {opt.package} {opt.version} has wheels for (not {where})"
+    text = _("a platform {package} {version} has wheels for (not {platform})").format(
+        package=opt.package, version=opt.version, platform=where
+    )
     return (unmet(text, "no-wheel"),)
 
 
 def _stub(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.option.wheels is None or not c.option.stub_problem:
         return ()
-    return (unmet(f"an installable wheel: {c.option.stub_problem}", "stub"),)
+    text = _("an installable wheel: {problem}").format(problem=c.option.stub_problem)
+    return (unmet(text, "stub"),)
 
 
 def _python(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
@@ -41,11 +45,13 @@ def _python(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
         plugin = metal_plugin(ctx.kb, opt.version)
         if plugin is not None:
             pythons = tuple(p for p in pythons if p in plugin.pythons)
-    text = (
-        f"Python {_span(pythons)} (what {opt.package} {opt.version} has "
-        f"{ctx.target.platform} wheels for)"
+    text = _("Python {pythons} (what {package} {version} has {platform} wheels for)").format(
+        pythons=_span(pythons),
+        package=opt.package,
+        version=opt.version,
+        platform=ctx.target.platform,
     )
-    fix = f"Use Python {max(pythons)}" if pythons else ""
+    fix = _("Use Python {python}").format(python=max(pythons)) if pythons else ""
     keys = tuple(str(p) for p in pythons)
     return (allowed("python", keys, text, "python", ordered=True, fix=fix),)
 
@@ -59,32 +65,38 @@ def _glibc(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     name = f"{c.option.package} {c.option.version}"
     return (
         on_machine(
-            f"glibc >= {floor} (the manylinux floor of {name}'s wheels)",
+            _("glibc >= {floor} (the manylinux floor of {name}'s wheels)").format(
+                floor=floor, name=name
+            ),
             lambda t: t.glibc is None or t.glibc >= floor,
             "glibc",
-            fix=f"Move to a distribution with glibc >= {floor}",
+            fix=_("Move to a distribution with glibc >= {floor}").format(floor=floor),
         ),
     )
 
 
 def _span(versions: tuple[Version, ...]) -> str:
     if not versions:
-        return "(none)"
+        return _("(none)")
     lo, hi = min(versions), max(versions)
     return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 def _python_fact(target: Target) -> Optional[str]:
-    return f"the plan must use Python {target.python}" if target.python else None
+    if not target.python:
+        return None
+    return _("the plan must use Python {python}").format(python=target.python)
 
 
 def _glibc_fact(target: Target) -> Optional[str]:
-    return f"this machine has glibc {target.glibc}" if target.glibc else None
+    if not target.glibc:
+        return None
+    return _("this machine has glibc {glibc}").format(glibc=target.glibc)
 
 
 NO_WHEEL = Rule(
     "no-wheel",
-    "No wheel for this platform",
+    N_("No wheel for this platform"),
     "tensorflow",
     _no_wheel,
     platform_fact,
@@ -93,7 +105,7 @@ NO_WHEEL = Rule(
 )
 STUB = Rule(
     "stub",
-    "The wheel for this platform cannot be installed",
+    N_("The wheel for this platform cannot be installed"),
     "tensorflow",
     _stub,
     reads="index",
@@ -101,7 +113,7 @@ STUB = Rule(
 )
 PYTHON = Rule(
     "python",
-    "No wheel for this Python",
+    N_("No wheel for this Python"),
     "tensorflow",
     _python,
     _python_fact,
@@ -111,12 +123,12 @@ PYTHON = Rule(
 )
 GLIBC = Rule(
     "glibc",
-    "The system's glibc is too old",
+    N_("The system's glibc is too old"),
     "tensorflow",
     _glibc,
     _glibc_fact,
     "glibc",
     reads="index",
     change_kind="glibc",
-    check_hint="'ldd --version' shows glibc",
+    check_hint=N_("'ldd --version' shows glibc"),
 )
