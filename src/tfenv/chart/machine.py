@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.specifiers import SpecifierSet
 
 from tfenv import matrix, rules
+from tfenv.i18n import _
 from tfenv.resolver import solve_once
 
 if TYPE_CHECKING:
@@ -99,6 +100,6 @@ def why_not(conflicts: tuple[Conflict, ...]) -> tuple[str, str]:
         rule = rules.rule(conflict.kind)
         if rule is not None:
             found = next((c for c, kinds in CATEGORY.items() if rule.kind in kinds), "other")
-            return found, rule.topic
+            return found, _(rule.topic)
     first = conflicts[0].sentence.split(":", 1)[0] if conflicts else "Nothing fits"
     return "other", first

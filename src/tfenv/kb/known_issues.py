@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal, Optional, Union
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import (
@@ -20,6 +21,7 @@ from tfenv.kb._schema import (
     sourced,
     translated,
 )
+from tfenv.kb.prose import prose
 from tfenv.kb.tensorflow import platform_set
 from tfenv.models.choices import REMEDIES
 
@@ -87,12 +89,12 @@ class KnownIssue:
         """The summary for a GPU of capability ``cc``: ``{gpu}`` in it names that GPU
         ("compute capability 10.0"), or the GPUs the issue concerns when ``cc`` is unknown."""
         if cc is not None:
-            gpu = f"compute capability {cc}"
+            gpu = _("compute capability {cc}").format(cc=cc)
         elif self.compute_capability is not None:
-            gpu = f"GPUs of compute capability {self.compute_capability}"
+            gpu = _("GPUs of compute capability {spec}").format(spec=self.compute_capability)
         else:
-            gpu = "this GPU"
-        return self.summary.replace("{gpu}", gpu)
+            gpu = _("this GPU")
+        return prose(self, "summary").replace("{gpu}", gpu)
 
     def concerns(
         self, route: str, cc: Optional[Version] = None, python: Optional[Version] = None

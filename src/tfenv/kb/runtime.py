@@ -12,6 +12,7 @@ the sweep's per-cell outcomes for the docs table (``docs/runtime.md``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -21,6 +22,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique, unique_by_id
 from tfenv.kb._files import load_node
 
@@ -35,6 +37,13 @@ __all__ = [
 ]
 
 RUNTIME_FILE = "tensorflow/runtime.yaml"
+#: the evidence sentence tools/runtime_sweep.py writes (its values, read back for wording)
+_EVIDENCE = re.compile(
+    r"(?P<distribution>\S+) (?P<release>\S+) on Python (?P<python>\S+) broke with "
+    r"(?P<package>\S+) (?P<broke_with>\S+) and ran with (?P<line>\S+) \((?P=package) "
+    r"(?P<good>\S+) ran, (?P<bad>\S+) broke\)(?:; (?P<runs>\d+) runs of (?P<releases>\d+) "
+    r"release\(s\) alike)?"
+)
 FLAVOURS = ("gpu", "cpu")
 #: a cell's outcome: it trained a Keras step; it installed but failed to import or train;
 #: it did not install (uv found no solution or a build failed)
@@ -66,6 +75,23 @@ class RuntimeConstraint:
     def line(self) -> str:
         """The requirement line: ``numpy<2``."""
         return f"{self.package}{self.requirement}"
+
+    def evidence_text(self) -> str:
+        """:attr:`evidence` in the output's language: the sentence ``tools/runtime_sweep.py``
+        writes, read back into its values and worded again (as written when it does not
+        have that form)."""
+        found = _EVIDENCE.fullmatch(self.evidence)
+        if found is None:
+            return self.evidence
+        text = _(
+            "{distribution} {release} on Python {python} broke with {package} {broke_with} and "
+            "ran with {line} ({package} {good} ran, {bad} broke)"
+        ).format(**{k: v for k, v in found.groupdict().items() if k not in ("runs", "releases")})
+        if found["runs"] is None:
+            return text
+        return _("{evidence}; {runs} runs of {releases} release(s) alike").format(
+            evidence=text, runs=found["runs"], releases=found["releases"]
+        )
 
     def applies(self, version: Version, python: str) -> bool:
         """Whether a plan of TensorFlow ``version`` on Python ``python`` (X.Y) needs it."""

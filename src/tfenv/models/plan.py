@@ -35,8 +35,8 @@ def excluded(package: str, requirement: str) -> str:
     """What a requirement leaves out, in words: ``numpy 2 or newer`` for ``<2``."""
     specs = requirement.split(",")
     if len(specs) == 1 and specs[0].startswith("<") and not specs[0].startswith("<="):
-        return f"{package} {specs[0][1:]} or newer"
-    return f"{package} outside {requirement}"
+        return _("{package} {version} or newer").format(package=package, version=specs[0][1:])
+    return _("{package} outside {requirement}").format(package=package, requirement=requirement)
 
 
 def verify_command(accelerator: str) -> str:

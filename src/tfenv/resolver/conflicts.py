@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import rules
+from tfenv.i18n import N_, _
 from tfenv.models.conflict import Conflict
 from tfenv.rules.model import TfCandidate, fact_candidates
 
@@ -32,9 +33,9 @@ __all__ = ["conflicts_of"]
 
 # the solver's own kinds (not rules): what the request and the routes require
 _OWN_TOPICS = {
-    "route": "No install route fits",
-    "manager": "The requested package manager cannot install it",
-    "accelerator": "GPU support was required",
+    "route": N_("No install route fits"),
+    "manager": N_("The requested package manager cannot install it"),
+    "accelerator": N_("GPU support was required"),
 }
 _FIXED = ("platform", "gpu", "driver")
 
@@ -106,7 +107,7 @@ def _kind_order(kind: str) -> int:
 
 def _topic(kind: str) -> str:
     found = rules.rule(kind)
-    return found.topic if found is not None else _OWN_TOPICS.get(kind, "Conflict")
+    return _(found.topic if found is not None else _OWN_TOPICS.get(kind, N_("Conflict")))
 
 
 def _conflict(kind: str, causes: list[Cause], factory: Factory) -> Conflict:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from tfenv import routes, rules
+from tfenv.i18n import N_, _
 from tfenv.kb.releases import TfOption, tf_options
 from tfenv.rules.model import (
     Candidate,
@@ -41,7 +42,8 @@ RANK = {
     "cudnn": 7,
     "route": 8,
 }
-ACCEL_LABEL = {"cuda": "CUDA build", "metal": "Metal plug-in", "cpu": "CPU only"}
+#: what each accelerator is called in sentences (N_: translate with _() where used)
+ACCEL_LABEL = {"cuda": N_("CUDA build"), "metal": N_("Metal plug-in"), "cpu": N_("CPU only")}
 
 
 class Factory:
@@ -71,15 +73,15 @@ class Factory:
         t, r = self.target, self.request
         accels = self.accelerators()
         reqs = [
-            allowed("platform", ("target",), "the target platform"),
-            allowed("gpu", ("target",), "the target GPU"),
-            allowed("driver", ("target",), "the target driver"),
+            allowed("platform", ("target",), _("the target platform")),
+            allowed("gpu", ("target",), _("the target GPU")),
+            allowed("driver", ("target",), _("the target driver")),
             allowed("accelerator", accels, _accel_text(accels), "accelerator", ordered=True),
             Requirement("tensorflow", f"TensorFlow {r.tf_text}", self._matches_request, "request"),
             allowed(
                 "route",
                 tuple(x.name for x in routes.for_manager(r.manager)),
-                f"an install route usable with --manager {r.manager}",
+                _("an install route usable with --manager {manager}").format(manager=r.manager),
                 "manager",
             ),
         ]
@@ -96,11 +98,11 @@ class Factory:
             return (fact_candidates(self.target)[identifier],)
         if identifier == "accelerator":
             return tuple(
-                Candidate(identifier, a, ACCEL_LABEL[a], i) for i, a in enumerate(ACCEL_LABEL)
+                Candidate(identifier, a, _(ACCEL_LABEL[a]), i) for i, a in enumerate(ACCEL_LABEL)
             )
         if identifier == "route":
             return tuple(
-                Candidate(identifier, r.name, f"route {r.name}", i)
+                Candidate(identifier, r.name, _("route {route}").format(route=r.name), i)
                 for i, r in enumerate(routes.ROUTES)
             )
         if identifier == "tensorflow":
@@ -115,9 +117,11 @@ class Factory:
         out: list[tuple[tuple[int, int, int], Candidate]] = []
         for accel in self.accelerators():
             for pos, opt in enumerate(self._options_for(accel)):
-                label = f"TensorFlow {opt.version} ({ACCEL_LABEL[accel]})"
-                if opt.package != "tensorflow":
-                    label = f"{opt.package} {opt.version} ({ACCEL_LABEL[accel]})"
+                label = _("{name} {version} ({build})").format(
+                    name="TensorFlow" if opt.package == "tensorflow" else opt.package,
+                    version=opt.version,
+                    build=_(ACCEL_LABEL[accel]),
+                )
                 key = f"{opt.package}=={opt.version}/{accel}"
                 # known-broken releases go last, so they are used only when asked for; on
                 # Apple silicon every release with a paired Metal plug-in comes before the
@@ -187,7 +191,7 @@ class Factory:
     def _route_text(self, c: TfCandidate, choices: tuple[routes.Route, ...]) -> str:
         """ "an install route for it (conda: why not; conda+pip: why not)": with --manager
         other than auto, why the routes it asks for cannot install this release."""
-        text = "an install route for it"
+        text = _("an install route for it")
         if self.request.manager == "auto":
             return text
         why = []
@@ -196,14 +200,16 @@ class Factory:
                 continue
             problem = r.problem(self.where, c.option, c.accel)
             if problem:
-                why.append(f"{r.name}: {problem}")
-        return text + (f" ({'; '.join(why)})" if why else "")
+                why.append(_("{route}: {problem}").format(route=r.name, problem=problem))
+        if not why:
+            return text
+        return _("an install route for it ({why})").format(why=_("; ").join(why))
 
 
 def _accel_text(accels: tuple[str, ...]) -> str:
     if accels == ("cuda",):
-        return (
+        return _(
             "NVIDIA GPU support (this machine has an NVIDIA GPU; "
             "pass --allow-cpu to accept a CPU plan)"
         )
-    return " or ".join(ACCEL_LABEL[a] for a in accels)
+    return _(" or ").join(_(ACCEL_LABEL[a]) for a in accels)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv import routes
+from tfenv.i18n import _
 from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
 from tfenv.routes.container import newer_cuda_image
 from tfenv.rules.gpu_code import GpuCode, jit_floor
@@ -66,16 +67,20 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
             if jit is not None and (floor is None or jit > floor):
                 floor = jit
                 reasons.append(
-                    f"Driver >= {jit}: this GPU runs some kernels by PTX JIT, and {jit_why}"
-                    " (minor-version compatibility does not cover PTX JIT)."
+                    _(
+                        "Driver >= {floor}: this GPU runs some kernels by PTX JIT, and {why}"
+                        " (minor-version compatibility does not cover PTX JIT)."
+                    ).format(floor=jit, why=jit_why)
                 )
         warnings += _cuda_warnings(f, cuda, floor, code, cudnn)
-    reasons.append(f"Route {route.name}: {route.why}.")
+    reasons.append(_("Route {route}: {why}.").format(route=route.name, why=_(route.why)))
     if accel == "cuda":
         reasons += _route_not_taken(f, opt, route.name)
     warnings += _yanked(f, opt)
     warnings += [
-        f"{i.text_for(f.target.cc)} ({i.provenance.sources[0]})"
+        _("{issue} ({source})").format(
+            issue=i.text_for(f.target.cc), source=i.provenance.sources[0]
+        )
         for i in opt.issues
         if i.concerns(route.name, f.target.cc if accel == "cuda" else None, got.python)
         and (i.remedy is None or i.remedy not in got.remedies)
@@ -85,7 +90,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     host: tuple[str, ...] = ()
     if route.in_image and got.image is not None:
         host = route.host_needs(f.where, floor)
-        reasons.append("The host needs: " + "; ".join(host) + ".")
+        reasons.append(_("The host needs: {needs}.").format(needs=_("; ").join(host)))
     elif (
         f.target.glibc is None
         and opt.wheels
@@ -93,7 +98,9 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         and f.target.platform.is_linux
         and "glibc" not in route.waives(f.where, opt)  # conda-forge's build is not the wheel
     ):
-        warnings.append(f"glibc not known: the wheels need glibc >= {opt.wheels.glibc}.")
+        warnings.append(
+            _("glibc not known: the wheels need glibc >= {glibc}.").format(glibc=opt.wheels.glibc)
+        )
     pk = got.packages
     return Plan(
         tensorflow=str(opt.version),
@@ -140,11 +147,19 @@ def runtime_pins(
 def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
     """ "numpy<2: TensorFlow 2.10.1 declares numpy>=1.20 but cannot import or run with numpy
     2 or newer: <error> (measured: ...; sources: ...)"."""
-    declared = c.declared or f"no bound on {c.package}"
-    return (
-        f"{c.line}: TensorFlow {version} declares {declared} but cannot import or run with "
-        f"{excluded(c.package, c.requirement)}: {c.error.rstrip('.')} (measured: {c.evidence}; "
-        f"{'; '.join(c.sources)}; retrieved {c.retrieved})."
+    declared = c.declared or _("no bound on {package}").format(package=c.package)
+    return _(
+        "{line}: TensorFlow {version} declares {declared} but cannot import or run with "
+        "{excluded}: {error} (measured: {evidence}; {sources}; retrieved {retrieved})."
+    ).format(
+        line=c.line,
+        version=version,
+        declared=declared,
+        excluded=excluded(c.package, c.requirement),
+        error=c.error.rstrip("."),
+        evidence=c.evidence_text(),
+        sources="; ".join(c.sources),
+        retrieved=c.retrieved,
     )
 
 
@@ -157,7 +172,7 @@ def _apple_gpu_unused(
     from tfenv.kb.metal import no_metal_reason
 
     why = no_metal_reason(f.kb, opt.version, python)
-    return [f"This plan does not use the Apple GPU: {why}."] if why else []
+    return [_("This plan does not use the Apple GPU: {why}.").format(why=why)] if why else []
 
 
 def _version(mapping: Mapping[str, Candidate], identifier: str) -> Optional[Version]:
@@ -166,8 +181,6 @@ def _version(mapping: Mapping[str, Candidate], identifier: str) -> Optional[Vers
 
 
 def _tf_reason(f: Factory, opt: TfOption) -> str:
-    text = f"TensorFlow {opt.version}: the newest release matching '{f.request.tf_text}' "
-    text += "that fits this machine"
     newer_broken = {
         str(c.option.version)
         for c in f.candidates("tensorflow")
@@ -177,8 +190,15 @@ def _tf_reason(f: Factory, opt: TfOption) -> str:
         and f.request.tf.contains(c.option.version)
     }
     if newer_broken:
-        text += f" (skipped as known-broken: {', '.join(sorted(newer_broken))})"
-    return text + "."
+        return _(
+            "TensorFlow {version}: the newest release matching '{spec}' that fits this machine "
+            "(skipped as known-broken: {broken})."
+        ).format(
+            version=opt.version, spec=f.request.tf_text, broken=", ".join(sorted(newer_broken))
+        )
+    return _(
+        "TensorFlow {version}: the newest release matching '{spec}' that fits this machine."
+    ).format(version=opt.version, spec=f.request.tf_text)
 
 
 def _yanked(f: Factory, opt: TfOption) -> list[str]:
@@ -186,20 +206,31 @@ def _yanked(f: Factory, opt: TfOption) -> list[str]:
     if not opt.yanked:
         return []
     release = f.kb.index.release(opt.package, opt.version)
-    why = f" ({release.yanked_reason})" if release and release.yanked_reason else ""
-    return [
-        f"{opt.package} {opt.version} is yanked from the index{why}: it is used only because "
-        "it was pinned exactly."
-    ]
+    if release and release.yanked_reason:
+        text = _(
+            "{package} {version} is yanked from the index ({why}): it is used only because "
+            "it was pinned exactly."
+        ).format(package=opt.package, version=opt.version, why=release.yanked_reason)
+    else:
+        text = _(
+            "{package} {version} is yanked from the index: it is used only because "
+            "it was pinned exactly."
+        ).format(package=opt.package, version=opt.version)
+    return [text]
 
 
 def _python_reason(f: Factory, opt: TfOption, python: Optional[Version]) -> str:
     if python is None:
-        return "Python: not constrained."
+        return _("Python: not constrained.")
     if f.target.python is not None:
-        how = "detected" if "python" in f.target.detected else "given"
-        return f"Python {python}: {how}; TensorFlow {opt.version} has wheels for it."
-    return f"Python {python}: the newest Python TensorFlow {opt.version} has wheels for here."
+        if "python" in f.target.detected:
+            template = _("Python {python}: detected; TensorFlow {version} has wheels for it.")
+        else:
+            template = _("Python {python}: given; TensorFlow {version} has wheels for it.")
+        return template.format(python=python, version=opt.version)
+    return _("Python {python}: the newest Python TensorFlow {version} has wheels for here.").format(
+        python=python, version=opt.version
+    )
 
 
 def _cuda_reasons(
@@ -211,15 +242,35 @@ def _cuda_reasons(
     rule: str,
 ) -> list[str]:
     cb = opt.build.for_machine(f.target.os) if opt.build else None
-    src = f" (source: {cb.provenance.sources[0]})" if cb else ""
-    out = [
-        f"CUDA {cuda or 'unknown'} and cuDNN {cudnn or 'unknown'}: what TensorFlow "
-        f"{opt.version} was built and tested with{src}."
-    ]
+    values = {
+        "cuda": cuda or _("unknown"),
+        "cudnn": cudnn or _("unknown"),
+        "version": opt.version,
+    }
+    if cb:
+        built = _(
+            "CUDA {cuda} and cuDNN {cudnn}: what TensorFlow {version} was built and tested "
+            "with (source: {source})."
+        ).format(source=cb.provenance.sources[0], **values)
+    else:
+        built = _(
+            "CUDA {cuda} and cuDNN {cudnn}: what TensorFlow {version} was built and tested with."
+        ).format(**values)
+    out = [built]
     if floor is not None:
-        have = f"; this machine has {f.target.driver}" if f.target.driver else ""
-        wsl = " (WSL2 uses the Windows driver)" if f.target.system.is_wsl2 else ""
-        out.append(f"Driver >= {floor}: {rule}{wsl}{have}.")
+        why = (
+            _("{rule} (WSL2 uses the Windows driver)").format(rule=rule)
+            if f.target.system.is_wsl2
+            else rule
+        )
+        if f.target.driver:
+            out.append(
+                _("Driver >= {floor}: {why}; this machine has {driver}.").format(
+                    floor=floor, why=why, driver=f.target.driver
+                )
+            )
+        else:
+            out.append(_("Driver >= {floor}: {why}.").format(floor=floor, why=why))
     return out
 
 
@@ -230,13 +281,16 @@ def _jit(f: Factory, opt: TfOption) -> tuple[Optional[Version], str, Optional[Gp
 
 
 def _gpu_reason(f: Factory, code: Optional[GpuCode]) -> str:
-    name = f.target.gpu_name or "The GPU"
+    name = f.target.gpu_name or _("The GPU")
     if code is None:
-        return f"{name}: no GPU code information."
-    text = f"{name} (compute capability {f.target.cc}) runs "
+        return _("{gpu}: no GPU code information.").format(gpu=name)
     if code.verdict == "partly-jit":
-        return text + f"{code.text()} (compiled once, then cached in {_jit_cache(f)})."
-    return text + f"TensorFlow's kernels {code.text()}."
+        return _(
+            "{gpu} (compute capability {cc}) runs {code} (compiled once, then cached in {cache})."
+        ).format(gpu=name, cc=f.target.cc, code=code.text(), cache=_jit_cache(f))
+    return _("{gpu} (compute capability {cc}) runs TensorFlow's kernels {code}.").format(
+        gpu=name, cc=f.target.cc, code=code.text()
+    )
 
 
 def _cuda_warnings(
@@ -249,19 +303,27 @@ def _cuda_warnings(
     out = []
     t = f.target
     if t.driver is None and floor is not None:
-        out.append(f"The driver version is not known: this plan needs an NVIDIA driver >= {floor}.")
+        out.append(
+            _(
+                "The driver version is not known: this plan needs an NVIDIA driver >= {floor}."
+            ).format(floor=floor)
+        )
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
     own = toolkit.min_driver(t.driver_os) if toolkit and t.driver_os else None
     if t.driver is not None and own is not None and t.driver < own:
         out.append(
-            f"Driver {t.driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
-            "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a "
-            f"driver >= {own}; upgrade the driver if kernels fail to load."
+            _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a "
+                "driver >= {own}; upgrade the driver if kernels fail to load."
+            ).format(driver=t.driver, cuda=cuda, own=own)
         )
     if code is not None and code.verdict == "jit":
         out.append(
-            f"No native code for compute capability {t.cc}: kernels are JIT-compiled from PTX on "
-            f"first use (slow first start, cached afterwards in {_jit_cache(f)})."
+            _(
+                "No native code for compute capability {cc}: kernels are JIT-compiled from PTX on "
+                "first use (slow first start, cached afterwards in {cache})."
+            ).format(cc=t.cc, cache=_jit_cache(f))
         )
     if (
         toolkit is not None
@@ -270,8 +332,10 @@ def _cuda_warnings(
         and t.cc > toolkit.cc_max
     ):
         out.append(
-            f"CUDA {cuda} predates compute capability {t.cc} (it targets up to {toolkit.cc_max}): "
-            "its libraries run on this GPU only through PTX JIT, if at all."
+            _(
+                "CUDA {cuda} predates compute capability {cc} (it targets up to {highest}): "
+                "its libraries run on this GPU only through PTX JIT, if at all."
+            ).format(cuda=cuda, cc=t.cc, highest=toolkit.cc_max)
         )
         out += _cudnn_forward(f, cuda, cudnn)
         alternative = newer_cuda_image(f.kb, t)
@@ -289,16 +353,23 @@ def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]
     source = fc.provenance.sources[0].split(" ", 1)[0]
     if fc.covers(cudnn, cuda):
         config = f"CUDNN_LIB_CONFIG={fc.lib_config}"
-        config += " (the default)" if fc.lib_config_default else ""
+        if fc.lib_config_default:
+            config = _("{setting} (the default)").format(setting=config)
         return [
-            f"cuDNN {cudnn} runs on this GPU in its hardware forward-compatibility mode (PTX "
-            f"JIT; cuDNN {fc.since} and later on CUDA {fc.cuda_major_min}+, with {config}; "
-            f"some graph patterns excluded) ({source})."
+            _(
+                "cuDNN {cudnn} runs on this GPU in its hardware forward-compatibility mode (PTX "
+                "JIT; cuDNN {since} and later on CUDA {major}+, with {config}; "
+                "some graph patterns excluded) ({source})."
+            ).format(
+                cudnn=cudnn, since=fc.since, major=fc.cuda_major_min, config=config, source=source
+            )
         ]
     return [
-        f"cuDNN {cudnn} is not hardware forward compatible (that starts with cuDNN {fc.since} "
-        f"on CUDA {fc.cuda_major_min}+): NVIDIA does not support it on GPUs newer than its "
-        f"native list, so convolutions and other cuDNN operations may fail here ({source})."
+        _(
+            "cuDNN {cudnn} is not hardware forward compatible (that starts with cuDNN {since} "
+            "on CUDA {major}+): NVIDIA does not support it on GPUs newer than its "
+            "native list, so convolutions and other cuDNN operations may fail here ({source})."
+        ).format(cudnn=cudnn, since=fc.since, major=fc.cuda_major_min, source=source)
     ]
 
 
@@ -311,9 +382,15 @@ def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[str]:
     problem = routes.route(wanted[0]).problem(f.where, opt, "cuda")
     if problem:
         return [
-            f"Route {wanted[0]} (what the TensorFlow docs recommend) is not possible: {problem}."
+            _(
+                "Route {route} (what the TensorFlow docs recommend) is not possible: {problem}."
+            ).format(route=wanted[0], problem=problem)
         ]
-    return [f"Route {wanted[0]} (what the TensorFlow docs recommend) does not fit here."]
+    return [
+        _("Route {route} (what the TensorFlow docs recommend) does not fit here.").format(
+            route=wanted[0]
+        )
+    ]
 
 
 def _jit_cache(f: Factory) -> str:

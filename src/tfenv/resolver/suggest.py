@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from packaging.specifiers import SpecifierSet
 
 from tfenv import routes
+from tfenv.i18n import _
 from tfenv.models.conflict import Suggestion
 from tfenv.models.target import Request, Target
 
@@ -214,9 +215,9 @@ def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[Suggestion]:
             "way-out.arm-container-none",
             cc=cc,
             image=rel.image,
-            cuda=rel.cuda or "not known",
-            since=f" (the first CUDA for it is {first})" if first else "",
-            last=kb.containers.ngc_last_release or "not known",
+            cuda=rel.cuda or _("not known"),
+            since=_(" (the first CUDA for it is {cuda})").format(cuda=first) if first else "",
+            last=kb.containers.ngc_last_release or _("not known"),
             source=rel.provenance.sources[0],
         )
     rel = fits[0]

@@ -159,7 +159,7 @@ def _unknown(f: Facts, rule: rules.Rule) -> Optional[UpgradeFinding]:
         "TensorFlow {release} needs {requirement}; this machine's {fact} is not known"
     ).format(release=f.end, requirement=new, fact=rule.fact_key)
     fix = _("Check that this machine meets it ({hint}), or give --{fact}").format(
-        hint=rule.check_hint, fact=rule.fact_key
+        hint=_(rule.check_hint), fact=rule.fact_key
     )
 
     def value(v: Version) -> Optional[str]:
