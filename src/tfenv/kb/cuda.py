@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record, sourced
@@ -156,17 +157,23 @@ class CudaFacts:
         floor = fam.min_driver(os) if fam is not None else None
         if floor is not None and (own is None or floor <= own):
             major = version.release[0]
-            return floor, f"the CUDA {major}.x minor-version compatibility floor on {os}"
+            return floor, _("the CUDA {major}.x minor-version compatibility floor on {os}").format(
+                major=major, os=os
+            )
         if own is not None:
             why = (
-                f"CUDA {mm} needs at least its own toolkit driver {own} on {os}"
+                _("CUDA {cuda} needs at least its own toolkit driver {own} on {os}")
                 if floor is None
-                else f"CUDA {mm} shipped with driver {own} on {os}, below the family floor {floor}"
+                else _(
+                    "CUDA {cuda} shipped with driver {own} on {os}, below the family floor {floor}"
+                )
             )
-            return own, why
+            return own, why.format(cuda=mm, own=own, os=os, floor=floor)
         if tk is None and fam is None:
-            return None, f"CUDA {mm} is not a known CUDA release"
-        return None, f"the minimum {os} driver for CUDA {mm} is not established"
+            return None, _("CUDA {cuda} is not a known CUDA release").format(cuda=mm)
+        return None, _("the minimum {os} driver for CUDA {cuda} is not established").format(
+            os=os, cuda=mm
+        )
 
     def jit_floor(self, isa: Version, os: OsName) -> tuple[DriverVersion | None, str]:
         """The lowest driver that JIT-compiles PTX of ISA ``isa``, and why.
@@ -176,12 +183,16 @@ class CudaFacts:
         """
         cuda = self.ptx_isa.get(isa)
         if cuda is None:
-            return None, f"which CUDA release introduced PTX ISA {isa} is not recorded"
+            return None, _("which CUDA release introduced PTX ISA {isa} is not recorded").format(
+                isa=isa
+            )
         tk = self.toolkit(cuda)
         own = tk.min_driver(os) if tk is not None else None
         if own is None:
-            return None, f"the minimum {os} driver for CUDA {cuda} is not established"
-        return own, f"PTX ISA {isa} came with CUDA {cuda}"
+            return None, _("the minimum {os} driver for CUDA {cuda} is not established").format(
+                os=os, cuda=cuda
+            )
+        return own, _("PTX ISA {isa} came with CUDA {cuda}").format(isa=isa, cuda=cuda)
 
     def last_branch(self, cc: Version | None) -> ArchitectureSupport | None:
         """The last driver branch of the GPU architecture of compute capability ``cc``
