@@ -53,7 +53,7 @@ def _records(value: object, seen: set[int]) -> Iterator[object]:
 def translated_records(kb: KnowledgeBase) -> list[object]:
     seen: set[int] = set()
     found: list[object] = []
-    for name in ("errors", "known_issues", "changes", "platforms", "conda", "containers"):
+    for name in ("errors", "known_issues", "changes", "metal", "platforms", "conda", "containers"):
         found += _records(getattr(kb, name), seen)
     return found
 

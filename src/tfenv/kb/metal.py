@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, read_record, sourced
+from tfenv.kb._schema import Translations, choice, fact, read_record, sourced, translated
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -57,6 +57,8 @@ class MetalPair:
     loads_with: Optional[SpecifierSet] = fact(Node.opt_specifier)
     basis: str = fact()
     provenance: Provenance = sourced()
+    # the prose in other languages (zh:), read with tfenv.kb.prose.prose
+    translations: Translations = translated("basis")
 
     def describe(self) -> str:
         """ "tensorflow-metal 1.2.0 for TensorFlow >=2.18,<2.20 (inferred)"."""

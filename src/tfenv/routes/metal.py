@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _
+from tfenv.kb.prose import prose
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
@@ -58,7 +59,11 @@ class MetalRoute(Route):
                     "The pairing of tensorflow-metal {plugin} with TensorFlow {tensorflow} is "
                     "inferred: {basis}. If `import tensorflow` fails in libmetal_plugin.dylib, "
                     "'tfenv explain' reads the message."
-                ).format(plugin=plugin.version, tensorflow=pair.tensorflow_text, basis=pair.basis),
+                ).format(
+                    plugin=plugin.version,
+                    tensorflow=pair.tensorflow_text,
+                    basis=prose(pair, "basis"),
+                ),
             )
         pip = (pin, metal, *choice.runtime)
         packages = Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),))

@@ -95,7 +95,10 @@ class GpuCode:
                 )
                 for k in self.kinds
             ]
-            return _(" and ").join(parts)
+            text = parts[0]
+            for part in parts[1:]:
+                text = _("{kernels} and {more}").format(kernels=text, more=part)
+            return text
         missing = [k for k in self.kinds if k.mode == "none"]
         return _("not at all: {reasons}").format(
             reasons=_("; ").join(
