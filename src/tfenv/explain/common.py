@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from tfenv.i18n import _
 from tfenv.models.driver import DriverVersion
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def version_or_none(text: Optional[str]) -> Optional[Version]:
 
 
 def series_list(builds: Iterable[TfBuild]) -> str:
-    return ", ".join(str(b.series) for b in builds) or "none"
+    return ", ".join(str(b.series) for b in builds) or _("none")
 
 
 def span(versions: Sequence[Version]) -> str:
@@ -106,16 +107,31 @@ def driver_facts(ctx: Context, cuda: Version, os: DriverOs) -> list[str]:
     if floor is None:
         return []
     label = "Windows" if os == "windows" else "Linux"
-    text = f"CUDA {cuda} needs a {label} NVIDIA driver >= {floor} ({why})"
+    values = {"cuda": cuda, "system": label, "floor": floor, "why": why}
     m = ctx.machine
-    if m is None or m.driver_os != os:
-        return [text + "."]
+    if m is None or m.driver_os != os or (m.driver is None and ctx.target is None):
+        # (a machine only the text describes: its driver is not known)
+        return [
+            _("CUDA {cuda} needs a {system} NVIDIA driver >= {floor} ({why}).").format(**values)
+        ]
     if m.driver is None:
-        if ctx.target is None:  # a machine only the text describes: its driver is not known
-            return [text + "."]
-        return [text + "; this machine reports no NVIDIA driver."]
-    verdict = "enough" if m.driver >= floor else "too old: update the driver"
-    return [text + f"; this machine has {m.driver} ({verdict})."]
+        return [
+            _(
+                "CUDA {cuda} needs a {system} NVIDIA driver >= {floor} ({why}); this machine "
+                "reports no NVIDIA driver."
+            ).format(**values)
+        ]
+    if m.driver >= floor:
+        template = _(
+            "CUDA {cuda} needs a {system} NVIDIA driver >= {floor} ({why}); this machine has "
+            "{driver} (enough)."
+        )
+    else:
+        template = _(
+            "CUDA {cuda} needs a {system} NVIDIA driver >= {floor} ({why}); this machine has "
+            "{driver} (too old: update the driver)."
+        )
+    return [template.format(driver=m.driver, **values)]
 
 
 def wheel_versions(kb: KnowledgeBase, name: str, platform: Optional[str]) -> list[Version]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import InvalidVersion, Version
 
 from tfenv.explain.hints import Hints, read_hints
+from tfenv.i18n import N_, _
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
@@ -111,19 +112,25 @@ class Context:
     def describe_machine(self) -> str:
         m = self.machine
         if m is None:
-            return "not known (give --host, or --os/--python/--gpu/--driver)"
+            return _("not known (give --host, or --os/--python/--gpu/--driver)")
         if self.target is None:
-            return f"{m.describe()} (from the message)"
+            return _("{machine} (from the message)").format(machine=m.describe())
         if "platform" in self.from_text:
-            return (
-                f"{m.describe()} (from the message; this machine, {self.target.describe()}, "
-                "is another one)"
+            return _("{machine} (from the message; this machine, {this}, is another one)").format(
+                machine=m.describe(), this=self.target.describe()
             )
-        where = "detected" if self.target.detected else "given"
-        text = f"{m.describe()} ({where}"
+        detected = bool(self.target.detected)
         if self.from_text:
-            text += f"; {' and '.join(self.from_text)} from the message"
-        return text + ")"
+            template = (
+                _("{machine} (detected; {facts} from the message)")
+                if detected
+                else _("{machine} (given; {facts} from the message)")
+            )
+            return template.format(
+                machine=m.describe(), facts=_(" and ").join(_fact_name(f) for f in self.from_text)
+            )
+        template = _("{machine} (detected)") if detected else _("{machine} (given)")
+        return template.format(machine=m.describe())
 
     def solve(self, target: Target, request: Request, ways_out: bool = False) -> Resolution:
         """The solver's answer for ``target`` (remembered: several answers may ask); with
@@ -227,3 +234,12 @@ def target_of(host: HostProfile) -> Optional[Target]:
         return Target.from_facts(facts, detected, (n.text for n in host.current_notes()))
     except ValueError:
         return None
+
+
+#: the machine facts the text can give, as the machine line names them
+_FACT_NAMES = {"platform": N_("platform"), "python": N_("python"), "driver": N_("driver")}
+
+
+def _fact_name(fact: str) -> str:
+    found = _FACT_NAMES.get(fact)
+    return _(found) if found is not None else fact

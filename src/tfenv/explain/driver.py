@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from tfenv.explain.common import driver_os, version_or_none
 from tfenv.explain.context import Answer, Context
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.models.driver import DriverVersion
@@ -100,18 +101,22 @@ def _driver_facts(
     """The driver at hand: the CUDA it runs, its verdict against ``floor``, the series it runs."""
     top = ctx.kb.cuda.max_cuda_for_driver(driver)
     given = ctx.machine is not None and ctx.machine.driver is not None
-    where = "this machine has" if given else "the text shows"
-    text = f"The driver {where} is {driver}"
+    if given:
+        text = _("The driver this machine has is {driver}").format(driver=driver)
+    else:
+        text = _("The driver the text shows is {driver}").format(driver=driver)
     if top is not None:
-        text += f", which runs CUDA up to {top}"
+        text = _("{driver_is}, which runs CUDA up to {cuda}").format(driver_is=text, cuda=top)
     if floor is not None and driver < floor:
-        text += ": too old"
+        text = _("{driver_is}: too old.").format(driver_is=text)
     elif floor is not None:
-        text += (
-            ": new enough (this error then comes from another CUDA runtime than the "
-            "build's, e.g. a newer toolkit first on the loader path)"
-        )
-    facts = [text + "."]
+        text = _(
+            "{driver_is}: new enough (this error then comes from another CUDA runtime than the "
+            "build's, e.g. a newer toolkit first on the loader path)."
+        ).format(driver_is=text)
+    else:
+        text = _("{driver_is}.").format(driver_is=text)
+    facts = [text]
     yes, no = _runs(ctx, driver, os)
     if yes and no:
         facts.append(f"TensorFlow series whose CUDA build this driver runs: {_runs_text(yes, no)}.")
@@ -127,21 +132,28 @@ def _fix(ctx: Context, floor: Optional[DriverVersion], capped: bool) -> Optional
         target = m if m.cc is not None else replace(m, cc=Version("8.0"), gpu_name=None)
         res = ctx.solve(target, Request())
         if res.plan is not None and res.plan.gpu:
-            gpu = "" if m.cc is not None else " (for a GPU of compute capability 8.0; give --gpu)"
-            older = (
-                f"TensorFlow {res.plan.tensorflow} (CUDA {res.plan.cuda}) is the newest whose "
-                f"GPU build runs on driver {m.driver}{gpu}: `tfenv resolve --driver {m.driver} "
-                f"--tf {res.plan.tensorflow}`"
-            )
-    parts = []
+            values = {"tf": res.plan.tensorflow, "cuda": res.plan.cuda, "driver": m.driver}
+            if m.cc is not None:
+                older = _(
+                    "TensorFlow {tf} (CUDA {cuda}) is the newest whose GPU build runs on driver "
+                    "{driver}: `tfenv resolve --driver {driver} --tf {tf}`"
+                ).format(**values)
+            else:
+                older = _(
+                    "TensorFlow {tf} (CUDA {cuda}) is the newest whose GPU build runs on driver "
+                    "{driver} (for a GPU of compute capability 8.0; give --gpu): "
+                    "`tfenv resolve --driver {driver} --tf {tf}`"
+                ).format(**values)
+    update = None
     if floor is not None and not capped:
-        parts.append(f"Update the NVIDIA driver to {floor} or newer (keeps TensorFlow {ctx.tf})")
-    if older is not None:
-        parts.append(older)
-    if not parts:
+        update = _("Update the NVIDIA driver to {floor} or newer (keeps TensorFlow {tf})").format(
+            floor=floor, tf=ctx.tf
+        )
+    if update is not None and older is not None:
+        return _("{update}; or {older}.").format(update=update, older=older)
+    if update is None and older is None:
         return None
-    text = "; or ".join(parts) if not capped else parts[0]
-    return text + "."
+    return _("{fix}.").format(fix=update or older)
 
 
 def _smi_header(groups: Mapping[str, str], ctx: Context) -> Answer:

@@ -23,6 +23,7 @@ from tfenv.explain.common import (
 )
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.hints import sm_cc
+from tfenv.i18n import _
 from tfenv.kb.errors import CatalogPattern
 from tfenv.kb.prose import prose
 from tfenv.rules.gpu_code import code_for
@@ -55,23 +56,39 @@ def _cc_facts(ctx: Context, cc: Version) -> list[str]:
         code = code_for(b, cc)
         if code is not None:
             by[code.verdict].append(b)
-    facts = [f"Compute capability {cc} (sm_{cc.major}{cc.minor})."]
+    facts = [_("Compute capability {cc} ({sm}).").format(cc=cc, sm=f"sm_{cc.major}{cc.minor}")]
     build = ctx.build()
     code = code_for(build, cc) if build is not None else None
     if build is not None and code is not None:
-        facts.append(f"TensorFlow {ctx.tf} runs its kernels on it {code.text()}.")
-    facts.append(f"Official Linux wheels with native code for it: {series_list(by['native'])}.")
+        facts.append(
+            _("TensorFlow {tf} runs its kernels on it {code}.").format(tf=ctx.tf, code=code.text())
+        )
+    facts.append(
+        _("Official Linux wheels with native code for it: {series}.").format(
+            series=series_list(by["native"])
+        )
+    )
     if by["partly-jit"]:
         facts.append(
-            "Native hand-written kernels, MLIR-generated kernels JIT-compiled from PTX on "
-            f"first use: {series_list(by['partly-jit'])}."
+            _(
+                "Native hand-written kernels, MLIR-generated kernels JIT-compiled from PTX on "
+                "first use: {series}."
+            ).format(series=series_list(by["partly-jit"]))
         )
     if by["jit"]:
-        facts.append(f"Only PTX (JIT-compiled on first use) in: {series_list(by['jit'])}.")
+        facts.append(
+            _("Only PTX (JIT-compiled on first use) in: {series}.").format(
+                series=series_list(by["jit"])
+            )
+        )
     if by["cannot-load"]:
-        facts.append(f"Kernels that cannot load on it in: {series_list(by['cannot-load'])}.")
+        facts.append(
+            _("Kernels that cannot load on it in: {series}.").format(
+                series=series_list(by["cannot-load"])
+            )
+        )
     if not any(by[k] for k in ("native", "partly-jit", "jit")):
-        facts.append("No official TensorFlow 2.x wheel can run on it.")
+        facts.append(_("No official TensorFlow 2.x wheel can run on it."))
     return facts
 
 

@@ -19,6 +19,7 @@ from tfenv.explain.common import (
     series_list,
 )
 from tfenv.explain.context import Answer, Context
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -51,10 +52,15 @@ def _cuda_facts(ctx: Context, file: str, cuda: Version, os: str) -> list[str]:
     family = f"{cuda.major}.x" if cuda.major >= 11 or major_only else str(cuda)
     label = "Windows" if os == "windows" else "Linux"
     builds = builds_with_cuda(ctx.kb, cuda, os)
-    what = f"a CUDA {family} library" if major_only else f"the CUDA {cuda} library"
+    if major_only:
+        what = _("{file} is a CUDA {family} library (CUDA {family} names it so).")
+    else:
+        what = _("{file} is the CUDA {cuda} library (CUDA {family} names it so).")
     facts = [
-        f"{file} is {what} (CUDA {family} names it so).",
-        f"TensorFlow series built with CUDA {family} ({label}): {series_list(builds)}.",
+        what.format(file=file, family=family, cuda=cuda),
+        _("TensorFlow series built with CUDA {family} ({system}): {series}.").format(
+            family=family, system=label, series=series_list(builds)
+        ),
     ]
     dos = "windows" if os == "windows" else (driver_os(ctx) or "linux")
     if not major_only or cuda.major >= 11:
@@ -68,31 +74,37 @@ def windows_facts(ctx: Context) -> tuple[list[str], Optional[str]]:
     if last is None or last.windows is None:
         return [], None
     facts = [
-        f"Native-Windows GPU builds end with TensorFlow {last.series} (CUDA {last.windows.cuda}, "
-        f"cuDNN {last.windows.cudnn}); later releases run on the CPU on native Windows."
+        _(
+            "Native-Windows GPU builds end with TensorFlow {series} (CUDA {cuda}, "
+            "cuDNN {cudnn}); later releases run on the CPU on native Windows."
+        ).format(series=last.series, cuda=last.windows.cuda, cudnn=last.windows.cudnn)
     ]
     tf, build = ctx.tf, ctx.build()
     if tf is not None and Version(f"{tf.major}.{tf.minor}") > last.series:
         facts.append(
-            f"This environment has TensorFlow {tf}: on native Windows it never uses the GPU; "
-            "use WSL2 with tensorflow[and-cuda] for the GPU."
+            _(
+                "This environment has TensorFlow {tf}: on native Windows it never uses the GPU; "
+                "use WSL2 with tensorflow[and-cuda] for the GPU."
+            ).format(tf=tf)
         )
     elif build is not None and build.windows is not None and build.windows.cuda is not None:
         wb = build.windows
         facts.append(
-            f"TensorFlow {tf} on native Windows needs CUDA {wb.cuda} and cuDNN {wb.cudnn}."
+            _("TensorFlow {tf} on native Windows needs CUDA {cuda} and cuDNN {cudnn}.").format(
+                tf=tf, cuda=wb.cuda, cudnn=wb.cudnn
+            )
         )
-        return facts, (
-            f"Install CUDA {wb.cuda} and cuDNN {wb.cudnn} (what TensorFlow {tf} is built with) "
+        return facts, _(
+            "Install CUDA {cuda} and cuDNN {cudnn} (what TensorFlow {tf} is built with) "
             "and put their bin folders on PATH (or os.add_dll_directory before importing "
             "TensorFlow); or accept the CPU."
-        )
-    fix = (
-        f"For the GPU on native Windows use TensorFlow {last.series} with CUDA "
-        f"{last.windows.cuda} and cuDNN {last.windows.cudnn} (their bin folders on PATH, or "
+        ).format(cuda=wb.cuda, cudnn=wb.cudnn, tf=tf)
+    fix = _(
+        "For the GPU on native Windows use TensorFlow {series} with CUDA "
+        "{cuda} and cuDNN {cudnn} (their bin folders on PATH, or "
         "os.add_dll_directory before importing TensorFlow); for newer releases use WSL2 with "
         "`pip install tensorflow[and-cuda]`."
-    )
+    ).format(series=last.series, cuda=last.windows.cuda, cudnn=last.windows.cudnn)
     return facts, fix
 
 
@@ -105,8 +117,10 @@ def _dll(groups: Mapping[str, str], ctx: Context) -> Answer:
     if name == "cudnn":
         builds = builds_with_cudnn(ctx.kb, int(code), "windows")
         facts = [
-            f"{groups['dll']} is cuDNN {code}.x.",
-            f"TensorFlow series built with cuDNN {code} (Windows): {series_list(builds)}.",
+            _("{file} is cuDNN {major}.x.").format(file=groups["dll"], major=code),
+            _("TensorFlow series built with cuDNN {major} ({system}): {series}.").format(
+                major=code, system="Windows", series=series_list(builds)
+            ),
         ]
     else:
         cuda = _cuda_from_dll_code(code)
@@ -128,8 +142,10 @@ def _soname(groups: Mapping[str, str], ctx: Context) -> Answer:
     if name == "cudnn":
         builds = builds_with_cudnn(ctx.kb, v.major, "linux")
         facts = [
-            f"{groups['soname']} is cuDNN {v.major}.x.",
-            f"TensorFlow series built with cuDNN {v.major} (Linux): {series_list(builds)}.",
+            _("{file} is cuDNN {major}.x.").format(file=groups["soname"], major=v.major),
+            _("TensorFlow series built with cuDNN {major} ({system}): {series}.").format(
+                major=v.major, system="Linux", series=series_list(builds)
+            ),
         ]
         return Answer(tuple(facts + _wants(ctx, "cudnn", v)), _pip_fix(ctx))
     if name in ("cudart", "cublas", "cublasLt") and (v.major >= 11 or len(v.release) > 1):
@@ -206,7 +222,11 @@ def _cudnn_pair(groups: Mapping[str, str], ctx: Context) -> Answer:
         and (b.linux.cudnn.major, b.linux.cudnn.minor) == (mm.major, mm.minor)
     ]
     if builds:
-        facts.append(f"TensorFlow series built with cuDNN {mm} (Linux): {series_list(builds)}.")
+        facts.append(
+            _("TensorFlow series built with cuDNN {major} ({system}): {series}.").format(
+                major=mm, system="Linux", series=series_list(builds)
+            )
+        )
     fix = f"Install cuDNN {compiled.major}.x at {compiled} or newer (same major {compiled.major})"
     cuda = builds[-1].linux.cuda if builds and builds[-1].linux is not None else None
     wheel = ctx.kb.and_cuda.wheel("cudnn", cuda.major) if cuda is not None else None

@@ -11,6 +11,7 @@ from packaging.version import Version
 from tfenv.explain.common import nvidia_driver
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.libraries import windows_facts
+from tfenv.i18n import N_, _
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -62,33 +63,57 @@ def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
     tf = ctx.tf
     if tf is not None:
         metal = host.package_version("tensorflow-metal") if host else None
-        have = f"This environment has tensorflow {tf}" + (
-            f" with tensorflow-metal {metal}" if metal else ""
+        have = (
+            _("This environment has tensorflow {tf} with tensorflow-metal {metal}").format(
+                tf=tf, metal=metal
+            )
+            if metal
+            else _("This environment has tensorflow {tf}").format(tf=tf)
         )
         plugin = metal_plugin(kb, tf)
         pair = kb.metal.paired(tf) or kb.metal.paired(tf, "tensorflow-macos")
         if plugin is not None:
             facts.append(
-                f"{have}; TensorFlow {tf} pairs with tensorflow-metal {plugin.version} "
-                f"({plugin.pair.status}): pip install 'tensorflow-metal=={plugin.version}'."
+                _(
+                    "{have}; TensorFlow {tf} pairs with tensorflow-metal {metal} "
+                    "({status}): pip install 'tensorflow-metal=={metal}'."
+                ).format(have=have, tf=tf, metal=plugin.version, status=_status(plugin.pair.status))
             )
         elif pair is not None:
             facts.append(
-                f"{have}; TensorFlow {tf} pairs with tensorflow-metal {pair.metal} on "
-                f"{pair.package} {tf} ({pair.status}): pip install '{pair.package}=={tf}' "
-                f"'tensorflow-metal=={pair.metal}'."
+                _(
+                    "{have}; TensorFlow {tf} pairs with tensorflow-metal {metal} on "
+                    "{package} {tf} ({status}): pip install '{package}=={tf}' "
+                    "'tensorflow-metal=={metal}'."
+                ).format(
+                    have=have,
+                    tf=tf,
+                    metal=pair.metal,
+                    package=pair.package,
+                    status=_status(pair.status),
+                )
             )
         else:
-            facts.append(f"{have}; no tensorflow-metal release is paired with TensorFlow {tf}.")
+            facts.append(
+                _("{have}; no tensorflow-metal release is paired with TensorFlow {tf}.").format(
+                    have=have, tf=tf
+                )
+            )
     newest = newest_paired(kb)
     if newest is not None:
         version, best = newest
         pythons = ", ".join(str(p) for p in best.pythons)
         facts.append(
-            f"Newest pair: pip install 'tensorflow=={version}' 'tensorflow-metal=={best.version}' "
-            f"(Python {pythons}; {best.pair.status})."
+            _(
+                "Newest pair: pip install 'tensorflow=={tf}' 'tensorflow-metal=={metal}' "
+                "(Python {pythons}; {status})."
+            ).format(
+                tf=version, metal=best.version, pythons=pythons, status=_status(best.pair.status)
+            )
         )
-    facts.append("Pairs (Apple's table, checked against the plug-ins): " + _pairs(kb) + ".")
+    facts.append(
+        _("Pairs (Apple's table, checked against the plug-ins): {pairs}.").format(pairs=_pairs(kb))
+    )
     floor = _macos_fact(ctx, newest[1].version if newest is not None else None)
     if floor:
         facts.append(floor)
@@ -102,12 +127,23 @@ def _macos_fact(ctx: Context, metal: Optional[Version]) -> Optional[str]:
     ws = release.wheelset("macos_arm64") if release is not None else None
     if ws is None or ws.macos is None:
         return None
-    text = f"tensorflow-metal {metal} needs macOS {ws.macos} or later (its arm64 wheel's tag)"
+    values = {"metal": metal, "macos": ws.macos}
     seen = ctx.hints.macos
-    if seen is not None:
-        verdict = "too old: update macOS first" if seen < ws.macos else "new enough"
-        text += f"; the text shows macOS {seen}: {verdict}"
-    return text + "."
+    if seen is None:
+        return _(
+            "tensorflow-metal {metal} needs macOS {macos} or later (its arm64 wheel's tag)."
+        ).format(**values)
+    if seen < ws.macos:
+        template = _(
+            "tensorflow-metal {metal} needs macOS {macos} or later (its arm64 wheel's tag); "
+            "the text shows macOS {seen}: too old: update macOS first."
+        )
+    else:
+        template = _(
+            "tensorflow-metal {metal} needs macOS {macos} or later (its arm64 wheel's tag); "
+            "the text shows macOS {seen}: new enough."
+        )
+    return template.format(seen=seen, **values)
 
 
 _SYMBOL = re.compile(r"ymbol not found(?: in flat namespace)?:? '?(?P<sym>_{1,2}\w{1,300})")
@@ -121,14 +157,27 @@ def _symbol_facts(text: str) -> list[str]:
     sym = m.group("sym")
     if sym.lstrip("_").startswith("TF_"):
         return [
-            f"The plug-in needs {sym} from TensorFlow's C API, which this TensorFlow lacks: "
-            "TensorFlow is older than the plug-in expects (or not the build the plug-in was "
-            "made for)."
+            _(
+                "The plug-in needs {symbol} from TensorFlow's C API, which this TensorFlow lacks: "
+                "TensorFlow is older than the plug-in expects (or not the build the plug-in was "
+                "made for)."
+            ).format(symbol=sym)
         ]
     return [
-        f"The plug-in needs the C++ symbol {sym}, which this TensorFlow no longer exports: "
-        "the plug-in is older than this TensorFlow."
+        _(
+            "The plug-in needs the C++ symbol {symbol}, which this TensorFlow no longer exports: "
+            "the plug-in is older than this TensorFlow."
+        ).format(symbol=sym)
     ]
+
+
+#: a pairing's status as the sentences name it
+_STATUS = {"established": N_("established"), "inferred": N_("inferred")}
+
+
+def _status(status: str) -> str:
+    found = _STATUS.get(status)
+    return _(found) if found is not None else status
 
 
 def _pairs(kb: KnowledgeBase) -> str:
@@ -142,9 +191,9 @@ def _pairs(kb: KnowledgeBase) -> str:
     out = []
     for pair in sorted(best.values(), key=lambda p: p.metal, reverse=True):
         extra = "" if pair.package == "tensorflow" else f", {pair.package}"
-        extra += "" if pair.status == "established" else f", {pair.status}"
+        extra += "" if pair.status == "established" else f", {_status(pair.status)}"
         out.append(f"TensorFlow {pair.tensorflow_text}: {pair.metal}{extra}")
-    return "; ".join(out)
+    return _("; ").join(out)
 
 
 def _windows_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
