@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_, _
 from tfenv.kb.index import OLDEST_TF
 
 if TYPE_CHECKING:
@@ -25,7 +26,24 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
 
-__all__ = ["TfOption", "build_of", "known_versions", "tf_options"]
+__all__ = ["Problem", "TfOption", "build_of", "known_versions", "tf_options"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why an option cannot install: its English template (``N_``) and the values, worded in
+    the output's language when shown (:meth:`text`), because the options are cached on disk
+    whatever the language of the run that derived them."""
+
+    template: str
+    values: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, template: str, **values: object) -> Problem:
+        return cls(template, tuple((k, str(v)) for k, v in sorted(values.items())))
+
+    def text(self) -> str:
+        return _(self.template).format(**dict(self.values))
 
 
 @dataclass(frozen=True)
@@ -38,9 +56,9 @@ class TfOption:
     build: Optional[TfBuild]
     wheels: Optional[WheelSet]  # None: no wheel for the platform
     pythons: tuple[Version, ...]  # installable Pythons (stub targets checked)
-    stub_problem: Optional[str]  # why a stub wheel cannot be installed, if it cannot
+    stub_problem: Optional[Problem]  # why a stub wheel cannot be installed, if it cannot
     issues: tuple[KnownIssue, ...]
-    and_cuda_problem: Optional[str]  # why tensorflow[and-cuda]==version cannot install here
+    and_cuda_problem: Optional[Problem]  # why tensorflow[and-cuda]==version cannot install here
 
     @property
     def broken(self) -> bool:
@@ -128,13 +146,15 @@ def _with_headers(build: Optional[TfBuild], release: Release) -> Optional[TfBuil
 
 def _and_cuda_problem(
     kb: KnowledgeBase, wheels: Optional[WheelSet], version: Version, platform: str
-) -> Optional[str]:
+) -> Optional[Problem]:
     if wheels is None or wheels.and_cuda is None:
-        return f"tensorflow {version} has no and-cuda extra"
+        return Problem.of(N_("tensorflow {version} has no and-cuda extra"), version=version)
     for line in wheels.and_cuda:
         req = kb.index.extra_line(line)  # parsed once when the index was loaded
         if req is None:
-            return f"its and-cuda requirement {line!r} cannot be parsed"
+            return Problem.of(
+                N_("its and-cuda requirement {line} cannot be parsed"), line=repr(line)
+            )
         known = kb.index.cuda_versions(req.name)
         if not known or req.name in kb.and_cuda.optional.packages:
             continue  # not recorded, or optional (left out where it has no wheel)
@@ -144,7 +164,13 @@ def _and_cuda_problem(
             and req.specifier.contains(cw.version, prereleases=True)
             for cw in known
         ):
-            return f"its and-cuda extra requires {line}, which has no {platform} wheel on the index"
+            return Problem.of(
+                N_(
+                    "its and-cuda extra requires {line}, which has no {platform} wheel on the index"
+                ),
+                line=line,
+                platform=platform,
+            )
     return None
 
 
@@ -154,23 +180,34 @@ def _through_stub(
     target: str,
     platform: str,
     pythons: tuple[Version, ...],
-) -> tuple[tuple[Version, ...], Optional[str]]:
+) -> tuple[tuple[Version, ...], Optional[Problem]]:
     """A stub wheel only installs where the package it redirects to has a wheel."""
     real = kb.index.release(target, release.version)
     real_wheels = real.wheelset(platform) if real else None
     if real_wheels is None:
-        return (), (
-            f"the {platform} wheel of tensorflow {release.version} is a stub that requires "
-            f"{target}=={release.version}, which has no {platform} wheel on the index"
+        return (), Problem.of(
+            N_(
+                "the {platform} wheel of tensorflow {version} is a stub that requires "
+                "{target}=={version}, which has no {platform} wheel on the index"
+            ),
+            platform=platform,
+            version=release.version,
+            target=target,
         )
     available = {Version(p) for p in real_wheels.pythons if _is_xy(p)}
     usable = tuple(p for p in pythons if p in available)
     if not usable:
         theirs = ", ".join(str(p) for p in sorted(available)) or "none"
-        return (), (
-            f"the {platform} wheel of tensorflow {release.version} is a stub for "
-            f"{target}=={release.version}, whose wheels serve Python {theirs}, none of which "
-            "the stub itself serves"
+        return (), Problem.of(
+            N_(
+                "the {platform} wheel of tensorflow {version} is a stub for "
+                "{target}=={version}, whose wheels serve Python {pythons}, none of which "
+                "the stub itself serves"
+            ),
+            platform=platform,
+            version=release.version,
+            target=target,
+            pythons=theirs,
         )
     return usable, None
 

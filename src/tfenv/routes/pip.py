@@ -51,7 +51,7 @@ class PipRoute(Route):
         if not where.target.platform.is_linux:
             return _("the CUDA wheels of tensorflow[and-cuda] are for Linux (and WSL2) only")
         if option.and_cuda_problem:
-            return option.and_cuda_problem
+            return option.and_cuda_problem.text()
         found = wheels_for(where, option, where.target.python)
         if found is None:
             return _("tensorflow {version} has no and-cuda extra").format(version=option.version)

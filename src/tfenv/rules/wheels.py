@@ -30,7 +30,7 @@ def _no_wheel(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
 def _stub(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.option.wheels is None or not c.option.stub_problem:
         return ()
-    text = _("an installable wheel: {problem}").format(problem=c.option.stub_problem)
+    text = _("an installable wheel: {problem}").format(problem=c.option.stub_problem.text())
     return (unmet(text, "stub"),)
 
 
