@@ -271,3 +271,16 @@ def test_ptx_invalid_names_each_arch_specific_target_and_its_one_capability(
     facts = " ".join(m.facts)
     assert f"architecture-specific target {', '.join(targets)}, which no GPU but" in facts
     assert sum("TensorFlow 2.20.0" in f for f in m.facts) == 1
+
+
+def test_self_checks_could_not_find_dll_is_the_missing_dll(kb: KnowledgeBase) -> None:
+    """TensorFlow 1.x and 2.0 check for the CUDA runtime DLL before the import
+    (self_check.py; tensorflow/tensorflow#31808): the same answer as the loader's message."""
+    text = (
+        "ImportError: Could not find 'cudart64_100.dll'. TensorFlow requires that this DLL be "
+        "installed in a directory that is named in your %PATH% environment variable. Download "
+        "and install CUDA 10.0 from this URL: https://developer.nvidia.com/cuda-90-download-archive"
+    )
+    m = explain(text, kb).matches[0]
+    assert (m.entry.id, m.groups["dll"]) == ("windows-cuda-dll-missing", "cudart64_100.dll")
+    assert "CUDA 10.0" in " ".join(m.facts)
