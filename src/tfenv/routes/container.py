@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import N_, _
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 
 # The image choice (tfenv.rules.container_images) is imported where it is used: this
@@ -109,7 +110,7 @@ def ngc_gpu_way_outs(
 
 class ContainerRoute(Route):
     name = "container"
-    why = (
+    why = N_(
         "TensorFlow in a container image that carries CUDA and cuDNN; the host needs only "
         "the NVIDIA driver and the NVIDIA Container Toolkit"
     )
@@ -125,7 +126,9 @@ class ContainerRoute(Route):
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         if _image(where.kb, option, where.target) is None:
-            return f"no container image of TensorFlow {option.version} runs on this host"
+            return _("no container image of TensorFlow {version} runs on this host").format(
+                version=option.version
+            )
         return None
 
     def waives(self, where: Where, option: TfOption) -> frozenset[str]:
@@ -262,7 +265,7 @@ def _pip_issues(opt: TfOption, image: ContainerImage, remedies: frozenset[str]) 
         return ()
     without_extra = not any("[and-cuda]" in p for p in image.pip)
     return tuple(
-        f"{i.summary} ({i.provenance.sources[0]})"
+        _("{issue} ({source})").format(issue=i.text_for(), source=i.provenance.sources[0])
         for i in opt.issues
         if i.concerns("pip")
         and not i.concerns("container")
@@ -356,12 +359,20 @@ def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
         ok, how = ngc_gpu_support(kb, rel, target.cc)
         if not ok or rel.cuda is None:
             continue
-        tf = f"TensorFlow {rel.tensorflow}" if rel.tensorflow else "a TensorFlow not recorded"
-        return (
-            f"Alternative: NVIDIA's NGC image {rel.image} ({tf}, CUDA {rel.cuda}, facts "
-            f"{rel.status}) has a CUDA that targets compute capability {target.cc} ({how}); "
+        tf = f"TensorFlow {rel.tensorflow}" if rel.tensorflow else _("a TensorFlow not recorded")
+        return _(
+            "Alternative: NVIDIA's NGC image {image} ({tf}, CUDA {cuda}, facts "
+            "{status}) has a CUDA that targets compute capability {cc} ({how}); "
             "whether its TensorFlow carries native kernels for this GPU is not established "
-            f"(`tfenv resolve --manager container --tf {rel.tensorflow}`; "
-            f"{rel.provenance.sources[0].split(' ', 1)[0]})."
+            "(`tfenv resolve --manager container --tf {release}`; {source})."
+        ).format(
+            image=rel.image,
+            tf=tf,
+            cuda=rel.cuda,
+            status=rel.status,
+            cc=target.cc,
+            how=how,
+            release=rel.tensorflow,
+            source=rel.provenance.sources[0].split(" ", 1)[0],
         )
     return None

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 from packaging.version import Version
 
 from tfenv import rules
+from tfenv.i18n import _
 from tfenv.models.require_cuda import HostFacts, RequireCuda, Verdict, evaluate
 from tfenv.rules.model import TfCandidate
 
@@ -283,17 +284,17 @@ def ngc_gpu_support(kb: KnowledgeBase, rel: NgcRelease, cc: Version) -> tuple[Op
     The release notes' range where they state it; else the range of the CUDA inside
     (what that toolkit can target): inferred.
     """
-    lo, hi, how = rel.cc_min, rel.cc_max, "stated in the release notes"
+    lo, hi, how = rel.cc_min, rel.cc_max, _("stated in the release notes")
     if lo is None or hi is None:
         toolkit = kb.cuda.toolkit(rel.cuda) if rel.cuda else None
         lo = lo if lo is not None else (toolkit.cc_min if toolkit else None)
         hi = hi if hi is not None else (toolkit.cc_max if toolkit else None)
-        how = (
-            f"inferred: the release notes' GPU range was not read; CUDA {rel.cuda} inside "
-            f"targets compute capability {lo} to {hi}"
-        )
+        how = _(
+            "inferred: the release notes' GPU range was not read; CUDA {cuda} inside "
+            "targets compute capability {lo} to {hi}"
+        ).format(cuda=rel.cuda, lo=lo, hi=hi)
     if lo is None or hi is None:
-        return None, "not known"
+        return None, _("not known")
     return lo <= cc <= hi, how
 
 
