@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import choice, fact, records, sourced
@@ -121,28 +122,42 @@ class JetsonFacts:
         """What a Jetson of compute capability ``cc`` can do instead of the index's wheels:
         NVIDIA's JetPack wheel (the newest known) and the l4t containers, as sentences."""
         found = self.way_out(cc, driver)
-        module = f"{name or 'a Jetson'} (compute capability {cc})"
+        module = _("{name} (compute capability {cc})").format(name=name or _("a Jetson"), cc=cc)
         guide = self.wheels_provenance.sources[0].split(" (")[0]
         out = []
         if found is not None and found.wheel is not None:
             jp, wheel = found.jetpack, found.wheel
             out.append(
-                f"On {module}, use NVIDIA's TensorFlow for JetPack: the newest known is "
-                f"{wheel.version} for JetPack {'/'.join(jp.releases)} (Python {wheel.python}, "
-                f"CUDA {jp.cuda or 'unknown'}, cuDNN {jp.cudnn or 'unknown'}; {wheel.status} "
-                f"from public install scripts, not NVIDIA's release notes): {found.install} "
-                f"(NVIDIA's guide: {guide})."
+                _(
+                    "On {module}, use NVIDIA's TensorFlow for JetPack: the newest known is "
+                    "{version} for JetPack {jetpack} (Python {python}, CUDA {cuda}, cuDNN "
+                    "{cudnn}; {status} from public install scripts, not NVIDIA's release "
+                    "notes): {install} (NVIDIA's guide: {guide})."
+                ).format(
+                    module=module,
+                    version=wheel.version,
+                    jetpack="/".join(jp.releases),
+                    python=wheel.python,
+                    cuda=jp.cuda or _("unknown"),
+                    cudnn=jp.cudnn or _("unknown"),
+                    status=wheel.status,
+                    install=found.install,
+                    guide=guide,
+                )
             )
         elif found is not None:
             out.append(
-                f"On {module} (JetPack {'/'.join(found.jetpack.releases)}), no NVIDIA "
-                "TensorFlow build is known (unknown whether one exists): build TensorFlow "
-                "from source for it."
+                _(
+                    "On {module} (JetPack {jetpack}), no NVIDIA TensorFlow build is known "
+                    "(unknown whether one exists): build TensorFlow from source for it."
+                ).format(module=module, jetpack="/".join(found.jetpack.releases))
             )
         out.append(
-            f"Or use NVIDIA's Jetson containers {' / '.join(self.images)} with the tag of "
-            f"your L4T release (seen: {', '.join(self.tags_seen[-3:])}); NVIDIA's NGC "
-            "TensorFlow images for Arm servers (SBSA) do not run on a Jetson."
+            _(
+                "Or use NVIDIA's Jetson containers {images} with the tag of your L4T release "
+                "(seen: {tags}); NVIDIA's NGC TensorFlow images for Arm servers (SBSA) do not "
+                "run on a Jetson."
+            ).format(images=" / ".join(self.images), tags=", ".join(self.tags_seen[-3:]))
         )
         return out
 

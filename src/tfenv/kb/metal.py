@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import Translations, choice, fact, read_record, sourced, translated
@@ -62,8 +63,9 @@ class MetalPair:
 
     def describe(self) -> str:
         """ "tensorflow-metal 1.2.0 for TensorFlow >=2.18,<2.20 (inferred)"."""
-        return (
-            f"tensorflow-metal {self.metal} for TensorFlow {self.tensorflow_text} ({self.status})"
+        status = _("established") if self.status == "established" else _("inferred")
+        return _("tensorflow-metal {metal} for TensorFlow {tensorflow} ({status})").format(
+            metal=self.metal, tensorflow=self.tensorflow_text, status=status
         )
 
 
@@ -160,28 +162,33 @@ def no_metal_reason(
     if plugin is not None:
         if python is None or python in plugin.pythons:
             return None
-        tags = ", ".join(str(p) for p in plugin.pythons) or "none"
-        return (
-            f"tensorflow-metal {plugin.version} has no wheel for Python {python} "
-            f"(only {tags}): for the Apple GPU, use one of those Pythons"
-        )
+        tags = ", ".join(str(p) for p in plugin.pythons) or _("none")
+        return _(
+            "tensorflow-metal {plugin} has no wheel for Python {python} "
+            "(only {pythons}): for the Apple GPU, use one of those Pythons"
+        ).format(plugin=plugin.version, python=python, pythons=tags)
     newest = newest_paired(kb)
     if newest is None:
-        return f"no tensorflow-metal release is paired with TensorFlow {version}"
+        return _("no tensorflow-metal release is paired with TensorFlow {version}").format(
+            version=version
+        )
     tf, best = newest
     hint = f"tfenv resolve --tf {tf}"
+    values = {"version": version, "pairing": best.pair.describe(), "plugin": best.version}
     if python is not None and python not in best.pythons and best.pythons:
         hint += f" --python {max(best.pythons)}"
-        text = f"tensorflow-metal has no wheel for Python {python}; "
+        text = _(
+            "tensorflow-metal has no wheel for Python {python}; no tensorflow-metal release is "
+            "paired with TensorFlow {version}; the newest pairing is {pairing}"
+        ).format(python=python, **values)
     else:
-        text = ""
-    text += (
-        f"no tensorflow-metal release is paired with TensorFlow {version}; the newest pairing "
-        f"is {best.pair.describe()}"
-    )
+        text = _(
+            "no tensorflow-metal release is paired with TensorFlow {version}; the newest pairing "
+            "is {pairing}"
+        ).format(**values)
     if best.pair.loads_with is not None and not best.pair.loads_with.contains(version, True):
-        text += (
-            f", and tensorflow-metal {best.version} does not load into {version} (import "
+        text = _(
+            "{text}, and tensorflow-metal {plugin} does not load into {version} (import "
             "fails with 'Symbol not found' or 'Library not loaded' in libmetal_plugin.dylib)"
-        )
-    return text + f". For the Apple GPU: {hint}"
+        ).format(text=text, **values)
+    return _("{text}. For the Apple GPU: {hint}").format(text=text, hint=hint)
