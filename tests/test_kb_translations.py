@@ -68,19 +68,32 @@ def problems(record: object) -> list[str]:
             english = getattr(record, name)
             if not english:
                 continue
-            text = translations.get(language, name)
             where = f"{ident}.{language}.{name}"
+            text = translations.get(language, name)
             if not text:
                 out.append(f"{where}: no translation")
-                continue
-            if not _CJK.search(text):
-                out.append(f"{where}: not {language} text: {text!r}")
-            if sorted(_PLACEHOLDER.findall(english)) != sorted(_PLACEHOLDER.findall(text)):
-                out.append(f"{where}: placeholders differ")
-            for pattern in (_BACKTICKED, _URL, _VERSION):
-                lost = [s for s in pattern.findall(english) if s not in text]
-                if lost:
-                    out.append(f"{where}: lost {lost}")
+            elif isinstance(english, tuple) != isinstance(text, tuple) or (
+                len(english) != len(text) and isinstance(text, tuple)
+            ):
+                out.append(f"{where}: not one translation per item")
+            elif isinstance(english, tuple) and isinstance(text, tuple):
+                for i, (one, its) in enumerate(zip(english, text)):
+                    out += _differences(f"{where}[{i}]", language, one, its)
+            elif isinstance(text, str):
+                out += _differences(where, language, english, text)
+    return out
+
+
+def _differences(where: str, language: str, english: str, text: str) -> list[str]:
+    out = []
+    if not _CJK.search(text):
+        out.append(f"{where}: not {language} text: {text!r}")
+    if sorted(_PLACEHOLDER.findall(english)) != sorted(_PLACEHOLDER.findall(text)):
+        out.append(f"{where}: placeholders differ")
+    for pattern in (_BACKTICKED, _URL, _VERSION):
+        lost = [s for s in pattern.findall(english) if s not in text]
+        if lost:
+            out.append(f"{where}: lost {lost}")
     return out
 
 

@@ -36,7 +36,7 @@ a warm start that unpickles the records pays nothing for it.
 from __future__ import annotations
 
 from dataclasses import MISSING, field, fields
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from tfenv.kb._fields import Node
 
@@ -71,25 +71,31 @@ _TRANSLATED = "<translated>"
 TRANSLATED_LANGUAGES = ("zh",)
 
 
+#: a translated field's value: a text, or a list of texts for a list field
+Translated = Union[str, tuple[str, ...]]
+
+
 class Translations:
-    """A record's prose in other languages: language -> field name -> text."""
+    """A record's prose in other languages: language -> field name -> text (or texts)."""
 
     __slots__ = ("fields", "texts")
 
     def __init__(
-        self, fields: tuple[str, ...] = (), texts: Optional[dict[str, dict[str, str]]] = None
+        self,
+        fields: tuple[str, ...] = (),
+        texts: Optional[dict[str, dict[str, Translated]]] = None,
     ) -> None:
         self.fields = fields  # the record's translatable fields
         self.texts = texts or {}
 
-    def get(self, language: str, name: str) -> Optional[str]:
+    def get(self, language: str, name: str) -> Optional[Translated]:
         """The text of field ``name`` in ``language``; None when it is not translated."""
         return self.texts.get(language, {}).get(name)
 
-    def __getstate__(self) -> tuple[tuple[str, ...], dict[str, dict[str, str]]]:
+    def __getstate__(self) -> tuple[tuple[str, ...], dict[str, dict[str, Translated]]]:
         return self.fields, self.texts
 
-    def __setstate__(self, state: tuple[tuple[str, ...], dict[str, dict[str, str]]]) -> None:
+    def __setstate__(self, state: tuple[tuple[str, ...], dict[str, dict[str, Translated]]]) -> None:
         self.fields, self.texts = state
 
     def __eq__(self, other: object) -> bool:
@@ -151,13 +157,19 @@ def translated(*names: str) -> Any:
 
 
 def _read_translations(node: Node, names: tuple[str, ...]) -> Translations:
-    texts: dict[str, dict[str, str]] = {}
+    texts: dict[str, dict[str, Translated]] = {}
+    text = nonempty(Node.text, "a translation cannot be empty")
     for language in TRANSLATED_LANGUAGES:
         if not node.has(language):
             continue
-        found = texts[language] = {}
+        found: dict[str, Translated] = {}
         for name, value in node.get(language).known(*names).entries():
-            found[name] = nonempty(Node.text, "a translation cannot be empty")(value)
+            found[name] = (
+                tuple(text(v) for v in value.items())
+                if isinstance(value.value, list)
+                else text(value)
+            )
+        texts[language] = found
     return Translations(names, texts)
 
 

@@ -19,7 +19,8 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import fact, given, read_record, records, sourced
+from tfenv.kb._schema import Translations, fact, given, read_record, records, sourced, translated
+from tfenv.kb.prose import prose_texts
 from tfenv.models.driver import DriverVersion
 from tfenv.models.require_cuda import RequireCuda, RequireCudaError, parse
 
@@ -238,9 +239,12 @@ class HostNeeds:
     linux: tuple[str, ...] = fact(Node.texts)
     wsl2: tuple[str, ...] = fact(Node.texts)
     provenance: Provenance = sourced()
+    # the prose in other languages (zh:), read with tfenv.kb.prose
+    translations: Translations = translated("linux", "wsl2")
 
     def for_os(self, os: str) -> tuple[str, ...]:
-        return self.linux if os == "linux" else self.wsl2
+        """What a host of ``os`` needs, in the output's language."""
+        return prose_texts(self, "linux" if os == "linux" else "wsl2")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Optional, Protocol
 
 from tfenv.kb._schema import Translations
 
-__all__ = ["opt_prose", "prose"]
+__all__ = ["opt_prose", "prose", "prose_texts"]
 
 
 class _Translated(Protocol):
@@ -38,4 +38,16 @@ def opt_prose(record: _Translated, name: str, language: Optional[str] = None) ->
         language = current()
     if language == "en":
         return english
-    return record.translations.get(language, name) or english
+    found = record.translations.get(language, name)
+    return found if isinstance(found, str) and found else english
+
+
+def prose_texts(record: _Translated, name: str, language: Optional[str] = None) -> tuple[str, ...]:
+    """:func:`prose` of a list field (each text in its place)."""
+    english: tuple[str, ...] = getattr(record, name)
+    if language is None:
+        from tfenv.i18n import language as current
+
+        language = current()
+    found = record.translations.get(language, name) if language != "en" else None
+    return found if isinstance(found, tuple) and len(found) == len(english) else english

@@ -172,8 +172,12 @@ class ContainerRoute(Route):
         target = where.target
         needs = list(where.kb.containers.host.for_os("linux" if target.system.is_linux else "wsl2"))
         if floor is not None:
-            which = "Windows " if not target.system.is_linux else ""
-            needs.insert(0, f"{which}NVIDIA driver >= {floor}")
+            need = (
+                _("NVIDIA driver >= {floor}")
+                if target.system.is_linux
+                else _("Windows NVIDIA driver >= {floor}")
+            )
+            needs.insert(0, need.format(floor=floor))
         return tuple(needs)
 
 
@@ -204,21 +208,36 @@ def _reasons(
     if image.family == "cuda-base":
         return (
             *image.why,
-            f"Python {python or 'unknown'}: installed in the image; the newest Python "
-            f"TensorFlow {opt.version} has wheels for (the host's Python does not matter).",
+            _(
+                "Python {python}: installed in the image; the newest Python "
+                "TensorFlow {version} has wheels for (the host's Python does not matter)."
+            ).format(python=python or _("unknown"), version=opt.version),
         )
-    which = "NVIDIA's NGC TensorFlow container" if image.family == "ngc" else "the official image"
+    which = (
+        _("NVIDIA's NGC TensorFlow container") if image.family == "ngc" else _("the official image")
+    )
     out = [
-        f"Image {image.image}: {which} for TensorFlow {opt.version} "
-        f"({image.status}; source: {image.source}).",
+        _("Image {image}: {which} for TensorFlow {version} ({status}; source: {source}).").format(
+            image=image.image,
+            which=which,
+            version=opt.version,
+            status=image.status,
+            source=image.source,
+        ),
         *image.why,
     ]
     if image.cuda is None:
-        out.append(f"CUDA inside the image: not recorded ({image.status}).")
+        out.append(_("CUDA inside the image: not recorded ({status}).").format(status=image.status))
     else:
-        out.append(f"CUDA {image.cuda} and cuDNN {image.cudnn or 'unknown'} inside the image.")
-    py = f"Python {image.python}" if image.python else "its Python (version not recorded)"
-    out.append(f"Python: the image's own, {py}; the host's Python does not matter.")
+        out.append(
+            _("CUDA {cuda} and cuDNN {cudnn} inside the image.").format(
+                cuda=image.cuda, cudnn=image.cudnn or _("unknown")
+            )
+        )
+    py = f"Python {image.python}" if image.python else _("its Python (version not recorded)")
+    out.append(
+        _("Python: the image's own, {python}; the host's Python does not matter.").format(python=py)
+    )
     if image.family == "ngc":
         out += _ngc_notes(kb, image)
     return tuple(out)
@@ -228,10 +247,19 @@ def _ngc_notes(kb: KnowledgeBase, image: ContainerImage) -> list[str]:
     last = kb.containers.ngc_last
     if last.release is None:
         return []
-    notice = f' ("{last.notice.strip()}")' if last.notice else ""
+    values = {"release": last.release, "status": last.status, "source": last.provenance.sources[0]}
+    if last.notice:
+        return [
+            _(
+                'NGC {release} is the last NVIDIA TensorFlow container ("{notice}") ({status}; '
+                "{source}): no newer NGC TensorFlow will follow."
+            ).format(notice=last.notice.strip(), **values)
+        ]
     return [
-        f"NGC {last.release} is the last NVIDIA TensorFlow container{notice} ({last.status}; "
-        f"{last.provenance.sources[0]}): no newer NGC TensorFlow will follow."
+        _(
+            "NGC {release} is the last NVIDIA TensorFlow container ({status}; "
+            "{source}): no newer NGC TensorFlow will follow."
+        ).format(**values)
     ]
 
 
@@ -278,21 +306,27 @@ def _warnings(kb: KnowledgeBase, target: Target, image: ContainerImage) -> tuple
     out = []
     if image.way_out == "forward-compat" and target.driver is not None and image.min_driver:
         out.append(
-            f"Driver {target.driver} is below what {image.image} requires "
-            f"({image.min_driver}): it runs only through CUDA forward "
-            "compatibility, which NVIDIA supports on data-center GPUs under Linux; "
-            "upgrade the driver for any other GPU."
+            _(
+                "Driver {driver} is below what {image} requires "
+                "({floor}): it runs only through CUDA forward "
+                "compatibility, which NVIDIA supports on data-center GPUs under Linux; "
+                "upgrade the driver for any other GPU."
+            ).format(driver=target.driver, image=image.image, floor=image.min_driver)
         )
     if image.family == "ngc" and image.min_driver is None:
         out.append(
-            f"The driver {image.image} requires is not known from NVIDIA's release notes "
-            f"({image.status}): check them before relying on an older driver."
+            _(
+                "The driver {image} requires is not known from NVIDIA's release notes "
+                "({status}): check them before relying on an older driver."
+            ).format(image=image.image, status=image.status)
         )
     if target.system.is_wsl2:
         out.append(
-            "On Windows the container runs through WSL2: use Docker Desktop with the WSL2 "
-            "backend (or Docker Engine with the NVIDIA Container Toolkit inside the WSL2 "
-            "distribution); the Windows NVIDIA driver serves the GPU."
+            _(
+                "On Windows the container runs through WSL2: use Docker Desktop with the WSL2 "
+                "backend (or Docker Engine with the NVIDIA Container Toolkit inside the WSL2 "
+                "distribution); the Windows NVIDIA driver serves the GPU."
+            )
         )
     return tuple(out)
 
@@ -305,8 +339,10 @@ def _clause(
 
     if image.require is None:
         return (
-            f"{image.image}'s NVIDIA_REQUIRE_CUDA: not recorded ({image.require_status}); "
-            "the host driver floor comes from the CUDA inside.",
+            _(
+                "{image}'s NVIDIA_REQUIRE_CUDA: not recorded ({status}); "
+                "the host driver floor comes from the CUDA inside."
+            ).format(image=image.image, status=image.require_status),
         ), ()
     found = verdict(kb, image.require, target, target.driver)
     if found.admits is True:
@@ -316,36 +352,66 @@ def _clause(
 
 def _admits(kb: KnowledgeBase, image: ContainerImage, target: Target, found: Verdict) -> str:
     cuda = kb.cuda.max_cuda_for_driver(target.driver) if target.driver else None
-    reports = f", which reports CUDA {cuda}" if cuda else ""
-    term = f"`{found.term}`" if found.term else "an empty clause"
-    text = f"nvidia-container-cli starts it: {_require_text(image)} admits driver {target.driver}"
-    text += f"{reports}, through {term}"
+    term = f"`{found.term}`" if found.term else _("an empty clause")
+    values = {"clause": _require_text(image), "driver": target.driver, "term": term}
+    if cuda:
+        text = _(
+            "nvidia-container-cli starts it: {clause} admits driver {driver}, which reports "
+            "CUDA {cuda}, through {term}"
+        ).format(cuda=cuda, **values)
+    else:
+        text = _(
+            "nvidia-container-cli starts it: {clause} admits driver {driver}, through {term}"
+        ).format(**values)
     if found.term is not None and found.term.branch is not None:
         floor = image.require.cuda_floor if image.require else None
-        below = f" (below cuda>={floor})" if floor else ""
-        text += f"{below}: a listed driver branch"
+        if floor:
+            text = _("{text} (below cuda>={floor}): a listed driver branch").format(
+                text=text, floor=floor
+            )
+        else:
+            text = _("{text}: a listed driver branch").format(text=text)
         if found.admitted:
-            gpu = target.gpu_name or "the GPU"
-            text += f", for every brand {gpu} may report ({', '.join(found.admitted)})"
-    return text + "."
+            text = _("{text}, for every brand {gpu} may report ({brands})").format(
+                text=text, gpu=target.gpu_name or _("the GPU"), brands=", ".join(found.admitted)
+            )
+    return _("{text}.").format(text=text)
 
 
 def _undecided(image: ContainerImage, target: Target, found: Verdict) -> str:
-    head = f"Whether nvidia-container-cli starts {image.image} is not known"
-    clause = f"{_require_text(image)}: {found.clause.describe()}"
+    values = {
+        "image": image.image,
+        "clause": f"{_require_text(image)}: {found.clause.describe()}",
+    }
     if target.driver is None:
-        return f"{head}: the driver is not known; {clause}."
+        return _(
+            "Whether nvidia-container-cli starts {image} is not known: the driver is not known; "
+            "{clause}."
+        ).format(**values)
     if found.admits is False:
-        return f"nvidia-container-cli refuses to start {image.image}: {found.refusal}; {clause}."
-    unnamed = " the GPU's brand is not known (name the GPU with --gpu);"
-    brands = "" if target.gpu_name else unnamed
-    if found.admitted or found.refused:
-        brands = (
-            f" it admits driver {target.driver} if the GPU reports brand "
-            f"{' or '.join(found.admitted) or '(none)'}, not if it reports "
-            f"{' or '.join(found.refused) or '(none)'};"
+        return _("nvidia-container-cli refuses to start {image}: {refusal}; {clause}.").format(
+            refusal=found.refusal, **values
         )
-    return f"{head} (it depends on the GPU's brand):{brands} {clause}."
+    if found.admitted or found.refused:
+        return _(
+            "Whether nvidia-container-cli starts {image} is not known (it depends on the GPU's "
+            "brand): it admits driver {driver} if the GPU reports brand {admitted}, not if it "
+            "reports {refused}; {clause}."
+        ).format(
+            driver=target.driver,
+            admitted=_(" or ").join(found.admitted) or _("(none)"),
+            refused=_(" or ").join(found.refused) or _("(none)"),
+            **values,
+        )
+    if target.gpu_name:
+        return _(
+            "Whether nvidia-container-cli starts {image} is not known (it depends on the GPU's "
+            "brand): {clause}."
+        ).format(**values)
+    return _(
+        "Whether nvidia-container-cli starts {image} is not known (it depends on the GPU's "
+        "brand): the GPU's brand is not known (name the GPU with --gpu); {clause}."
+    ).format(**values)
 
 
 def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 from packaging.version import Version
 
 from tfenv import rules
-from tfenv.i18n import _
+from tfenv.i18n import _, language
 from tfenv.models.require_cuda import HostFacts, RequireCuda, Verdict, evaluate
 from tfenv.rules.model import TfCandidate
 
@@ -75,13 +75,15 @@ class ContainerImage:
 
 def container_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
     """The image for ``opt`` on this host (see the module docstring)."""
-    key = ("container-image", opt.package, str(opt.version), target)
+    key = ("container-image", opt.package, str(opt.version), target, language())
     return kb.memo(key, lambda: choose(kb, opt, target))
 
 
 def require_text(image: ContainerImage) -> str:
     """ "tensorflow/tensorflow:2.17.0-gpu's NVIDIA_REQUIRE_CUDA (inferred)"."""
-    return f"{image.image}'s NVIDIA_REQUIRE_CUDA ({image.require_status})"
+    return _("{image}'s NVIDIA_REQUIRE_CUDA ({status})").format(
+        image=image.image, status=image.require_status
+    )
 
 
 def choose(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
@@ -106,22 +108,30 @@ def mismatch(
     loaded cuDNN has the same major and at least the minor it was compiled with.
     """
     if build is None or build.cuda is None or build.cudnn is None:
-        return f"what TensorFlow {version} is built with is not recorded"
+        return _("what TensorFlow {version} is built with is not recorded").format(version=version)
     if cuda is None or cudnn is None:
-        return "the CUDA and cuDNN inside it are not recorded"
+        return _("the CUDA and cuDNN inside it are not recorded")
     out = []
     for name, have, need in (("CUDA", cuda, build.cuda), ("cuDNN", cudnn, build.cudnn)):
+        values = {"name": name, "have": have, "need": need, "version": version}
         if have.major != need.major:
-            out.append(f"{name} {have} where TensorFlow {version} is built with {name} {need}")
+            out.append(
+                _("{name} {have} where TensorFlow {version} is built with {name} {need}").format(
+                    **values
+                )
+            )
         elif have.minor < need.minor:
-            out.append(f"{name} {have}, older than the {name} {need} TensorFlow {version} needs")
+            out.append(
+                _("{name} {have}, older than the {name} {need} TensorFlow {version} needs").format(
+                    **values
+                )
+            )
     if not out:
         return None
-    why = (
-        " (TensorFlow loads the libraries of its build's CUDA major and needs a cuDNN of the "
-        "same major and at least the minor it was compiled with)"
-    )
-    return "it carries " + ", and ".join(out) + why
+    return _(
+        "it carries {differences} (TensorFlow loads the libraries of its build's CUDA major and "
+        "needs a cuDNN of the same major and at least the minor it was compiled with)"
+    ).format(differences=_(", and ").join(out))
 
 
 def _official(kb: KnowledgeBase, opt: TfOption) -> Optional[ContainerImage]:
@@ -154,8 +164,10 @@ def _not_official(kb: KnowledgeBase, opt: TfOption) -> str:
     build = opt.build.linux if opt.build else None
     rec = official.release(opt.version)
     if rec is not None:
-        return _refusal(official.image(opt.version), rec, build, opt.version) + "."
-    text = f"No official image of TensorFlow {opt.version} is recorded"
+        return _("{refusal}.").format(
+            refusal=_refusal(official.image(opt.version), rec, build, opt.version)
+        )
+    text = _("No official image of TensorFlow {version} is recorded").format(version=opt.version)
     for other in kb.containers.official.series(opt.version):
         spec = next(iter(other.versions))
         if spec.operator != "==" or "*" in spec.version:
@@ -163,24 +175,28 @@ def _not_official(kb: KnowledgeBase, opt: TfOption) -> str:
         image = official.image(Version(spec.version))
         fits = mismatch(other.cuda, other.cudnn, build, Version(spec.version))
         if other.status == "unknown":
-            text += f"; {image} exists, its contents are not known"
+            more = _("{image} exists, its contents are not known").format(image=image)
         elif fits is None:
-            text += (
-                f"; {image} carries TensorFlow {spec.version} (tfenv resolve --tf "
-                f"{spec.version} --manager container uses it)"
-            )
+            more = _(
+                "{image} carries TensorFlow {version} (tfenv resolve --tf "
+                "{version} --manager container uses it)"
+            ).format(image=image, version=spec.version)
         else:
-            text += f"; the series' image {image} is not used either: {fits}"
-    return text + "."
+            more = _("the series' image {image} is not used either: {why}").format(
+                image=image, why=fits
+            )
+        text = _("{text}; {more}").format(text=text, more=more)
+    return _("{text}.").format(text=text)
 
 
 def _refusal(image: str, rec: OfficialRelease, build: Optional[CudaBuild], version: Version) -> str:
     if rec.status == "unknown":
-        return f"The official image {image} is not used: what it carries is not known ({rec.note})"
+        return _(
+            "The official image {image} is not used: what it carries is not known ({note})"
+        ).format(image=image, note=rec.note)
     why = mismatch(rec.cuda, rec.cudnn, build, version)
-    return (
-        f"The official image {image} does not work: {why} ({rec.status}; "
-        f"{'; '.join(rec.provenance.sources)})"
+    return _("The official image {image} does not work: {why} ({status}; {sources})").format(
+        image=image, why=why, status=rec.status, sources="; ".join(rec.provenance.sources)
     )
 
 
@@ -197,20 +213,30 @@ def _cuda_base(kb: KnowledgeBase, opt: TfOption) -> Optional[ContainerImage]:
     specs = _pip_specs(kb, opt)
     if base is None or specs is None:
         return None
-    what = specs[0] if len(specs) == 1 else f"{specs[0]} with its and-cuda extra's CUDA wheels"
-    instead = (
-        f"Instead: {base.image}, NVIDIA's CUDA {build.cuda} base image (only the CUDA runtime; "
-        f"{base.provenance.sources[0]}), with a Python from the deadsnakes PPA (as "
-        f"tensorflow/build's Dockerfiles install it) and {what}, which bring CUDA "
-        f"{build.cuda} and cuDNN {build.cudnn or 'of the build'}; the Dockerfile that --emit "
+    what = (
+        specs[0]
+        if len(specs) == 1
+        else _("{spec} with its and-cuda extra's CUDA wheels").format(spec=specs[0])
+    )
+    instead = _(
+        "Instead: {image}, NVIDIA's CUDA {cuda} base image (only the CUDA runtime; "
+        "{source}), with a Python from the deadsnakes PPA (as "
+        "tensorflow/build's Dockerfiles install it) and {what}, which bring CUDA "
+        "{cuda} and cuDNN {cudnn}; the Dockerfile that --emit "
         "writes installs the project's hashed lock with --require-hashes when there is one."
+    ).format(
+        image=base.image,
+        cuda=build.cuda,
+        source=base.provenance.sources[0],
+        what=what,
+        cudnn=build.cudnn or _("of the build"),
     )
     if len(specs) > 1:
-        instead += (
-            f" Not tensorflow[and-cuda]=={opt.version} itself: its extra also pins TensorRT "
+        instead = _(
+            "{text} Not tensorflow[and-cuda]=={version} itself: its extra also pins TensorRT "
             "(unresolvable or without wheels for every Python), which TensorFlow loads only "
             "for its optional TF-TRT integration; the other pins are installed as listed."
-        )
+        ).format(text=instead, version=opt.version)
     return ContainerImage(
         image=base.image,
         family="cuda-base",
@@ -305,11 +331,11 @@ def ngc_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[Cont
         for rel in kb.containers.ngc_for(opt.version):
             ok, how = ngc_gpu_support(kb, rel, target.cc)
             if ok:
-                why = (
-                    f"TensorFlow {opt.version}'s official wheels have no code this GPU "
-                    f"(compute capability {target.cc}) can load; NVIDIA's NGC build of it in "
-                    f"{rel.image} supports it ({how})."
-                )
+                why = _(
+                    "TensorFlow {version}'s official wheels have no code this GPU "
+                    "(compute capability {cc}) can load; NVIDIA's NGC build of it in "
+                    "{image} supports it ({how})."
+                ).format(version=opt.version, cc=target.cc, image=rel.image, how=how)
                 return _ngc(rel, "gpu-code", why)
     return _forward_compat(kb, opt, target)
 
