@@ -14,7 +14,17 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, nonempty, read_record, records, sourced, text_list
+from tfenv.kb._schema import (
+    Translations,
+    choice,
+    fact,
+    nonempty,
+    read_record,
+    records,
+    sourced,
+    text_list,
+    translated,
+)
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -89,6 +99,8 @@ class CondaTfVariant:
     builds: tuple[int, ...] = fact(lambda n: tuple(i.integer(0) for i in n.items()))
     # why the maintainers call these builds broken
     broken: Optional[str] = fact(Node.opt_text, missing=None)
+    # the prose in other languages (zh:), read with tfenv.kb.prose
+    translations: Translations = translated("broken")
 
     @property
     def build_glob(self) -> str:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, opt_record, read_record, record, sourced
@@ -219,7 +220,8 @@ def cuda_wheels(
     for line in ws.and_cuda:
         req = kb.index.extra_line(line)
         if req is None:
-            return CudaWheels(policy, (), problem=f"its and-cuda requirement {line!r} is invalid")
+            problem = _("its and-cuda requirement {line} is invalid").format(line=repr(line))
+            return CudaWheels(policy, (), problem=problem)
         name = req.name
         exact = _exact(req.specifier)
         ranged = ranged or exact is None
@@ -237,10 +239,11 @@ def cuda_wheels(
                 continue
             if not kb.index.cuda_versions(name):
                 continue  # not recorded: nothing to check or pin
-            where = f"{ws.platform} wheel for Python {python}"
-            return CudaWheels(
-                policy, (), problem=f"its and-cuda extra requires {line}, which has no {where}"
-            )
+            problem = _(
+                "its and-cuda extra requires {line}, which has no {platform} wheel for Python "
+                "{python}"
+            ).format(line=line, platform=ws.platform, python=python)
+            return CudaWheels(policy, (), problem=problem)
         chosen = exact if exact is not None and exact in known else None
         if chosen is None:
             chosen, cap = _choose(kb, name, sorted(known), policy, cc, driver)
@@ -283,7 +286,11 @@ def _choose(
     if major is not None and cc is not None:
         fits = [v for v in known if _cudnn_runs(kb, v, major, cc)]
         if not fits or fits[-1] != usable[-1]:
-            caps.append(f"cuDNN no newer than the series that support compute capability {cc}")
+            caps.append(
+                _("cuDNN no newer than the series that support compute capability {cc}").format(
+                    cc=cc
+                )
+            )
         usable = fits or known[:1]
     if name in kb.and_cuda.cuda_versioned.packages and driver is not None:
         top = kb.cuda.max_cuda_for_driver(driver)
@@ -291,13 +298,19 @@ def _choose(
             fits = [v for v in usable if (v.major, v.minor) <= (top.major, top.minor)]
             if not fits:
                 caps.append(
-                    f"CUDA wheels at the build versions (driver {driver} supports CUDA {top}, "
-                    "below the extra's floor)"
+                    _(
+                        "CUDA wheels at the build versions (driver {driver} supports CUDA {cuda}, "
+                        "below the extra's floor)"
+                    ).format(driver=driver, cuda=top)
                 )
             elif fits[-1] != usable[-1]:
-                caps.append(f"CUDA wheels no newer than CUDA {top} (what driver {driver} supports)")
+                caps.append(
+                    _(
+                        "CUDA wheels no newer than CUDA {cuda} (what driver {driver} supports)"
+                    ).format(cuda=top, driver=driver)
+                )
             usable = fits or usable[:1]
-    return usable[-1], "; ".join(caps)
+    return usable[-1], _("; ").join(caps)
 
 
 def _cudnn_runs(kb: KnowledgeBase, version: Version, cuda_major: int, cc: Version) -> bool:

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import _, ngettext
+
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same records, cheaper to define (see tfenv.models._record)
@@ -200,13 +202,19 @@ class RequireCuda:
         for branch, brands in self.branches().items():
             groups.setdefault(brands, []).append(branch)
         for brands, numbers in groups.items():
-            which = _join([str(n) for n in numbers], "or")
-            noun = "branch" if len(numbers) == 1 else "branches"
+            which = _join([str(n) for n in numbers], _("or"))
             if brands is None:
-                parts.append(f"a driver of {noun} {which}")
+                text = ngettext(
+                    "a driver of branch {branches}", "a driver of branches {branches}", len(numbers)
+                )
             else:
-                parts.append(f"a driver of {noun} {which} (brands: {', '.join(brands)})")
-        return _join(parts, "or") if parts else "nothing (an empty clause)"
+                text = ngettext(
+                    "a driver of branch {branches} (brands: {brands})",
+                    "a driver of branches {branches} (brands: {brands})",
+                    len(numbers),
+                )
+            parts.append(text.format(branches=which, brands=", ".join(brands or ())))
+        return _join(parts, _("or")) if parts else _("nothing (an empty clause)")
 
 
 def parse(text: str) -> RequireCuda:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.i18n import N_, _
+from tfenv.kb.prose import opt_prose
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 from tfenv.shells import Shell, command, shell_for
 
@@ -249,7 +250,7 @@ def _warnings(build: CondaTfBuild, variant: CondaTfVariant) -> tuple[str, ...]:
     for v in broken:
         out.append(
             _("conda-forge's CUDA {cuda} builds of {version} are not used: {why}.").format(
-                cuda=v.cuda, version=build.version, why=v.broken
+                cuda=v.cuda, version=build.version, why=opt_prose(v, "broken")
             )
         )
     return tuple(out)
