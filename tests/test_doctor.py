@@ -450,3 +450,25 @@ def test_doctor_interpreter_errors_name_the_flag_given(
     assert "cannot run it as a Python interpreter" in err
     other = "--python" if flag == "--interpreter" else "--interpreter"
     assert other not in err.split("\n")[0]
+
+
+def test_partly_jit_gpu_line_reads_as_one_sentence(kb: KnowledgeBase) -> None:
+    """A GPU that runs some kinds of a release's kernels natively and others by PTX JIT:
+    the ok line names each kind once ("runs TensorFlow X: the ... kernels natively and
+    ..."), never "X's kernels the ... kernels"."""
+    from tfenv.doctor.checks import _compute_finding
+    from tfenv.rules.gpu_code import gpu_code
+
+    cases = [
+        (build, cc)
+        for build in kb.builds
+        if build.compute is not None
+        for cc in (Version(f"{m}.{n}") for m in range(3, 13) for n in range(10))
+        if gpu_code(cc, build.compute).verdict == "partly-jit"
+    ]
+    assert cases, "the frozen KB has a release and a GPU that is partly JIT"
+    build, cc = cases[0]
+    finding = _compute_finding(GpuInfo(0, "Some GPU", cc), build, "~/.nv/ComputeCache")
+    assert finding.title.startswith(f"Some GPU (compute capability {cc}) runs TensorFlow ")
+    assert "kernels the" not in finding.title
+    assert " kernels natively (sm_" in finding.title

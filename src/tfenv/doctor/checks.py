@@ -394,8 +394,13 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
             ).format(built=built, cache=cache),
             _("use a release with native code for this GPU (`tfenv resolve`)"),
         )
-    summary = f"{name} runs TensorFlow {build.series}'s kernels {code.text()}"
-    return Finding(fid, "ok", summary, built)
+    if code.verdict == "partly-jit":  # the value names each kind of kernel itself
+        summary = _("{name} runs TensorFlow {series}: {value}")
+    else:
+        summary = _("{name} runs TensorFlow {series}'s kernels {value}")
+    return Finding(
+        fid, "ok", summary.format(name=name, series=build.series, value=code.text()), built
+    )
 
 
 def _env_findings(environ: Mapping[str, str]) -> list[Finding]:
