@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tfenv.models.conflict import Conflict, Suggestion
+    from tfenv.models.conflict import Conflict, Skipped, Suggestion
 
 __all__ = [
     "TEMPLATES",
@@ -23,6 +23,7 @@ __all__ = [
     "failure_sentence",
     "render",
     "sentences",
+    "skipped_sentence",
     "suggestion_sentence",
     "template",
 ]
@@ -57,6 +58,9 @@ TEMPLATES: Mapping[str, str] = {
     # a rule one release fails (check-upgrade's findings), without the rule's heading
     "failure.needs": "{release} needs {requirement}",
     "failure.needs+fact": "{release} needs {requirement}, but {fact}",
+    # an ok plan: why each newer series (or Python) was not taken (resolver/skipped.py)
+    "skipped.tensorflow": "{name}: {reasons}.",
+    "skipped.python": "Python {name}: {reasons}.",
     # where a fact of the target comes from
     "fact.detected": "{fact} (detected)",
     "fact.given": "{fact} (given)",
@@ -200,6 +204,12 @@ def _fact(c: Conflict) -> str:
     assert c.fact is not None
     origin = c.fact.origin
     return render(f"fact.{origin}", {"fact": c.fact.text}) if origin else c.fact.text
+
+
+def skipped_sentence(s: Skipped) -> str:
+    """A newer series (or Python) an ok plan does not take, and why, in one line."""
+    reasons = [failure_sentence(c) for c in s.conflicts]
+    return render(f"skipped.{s.subject}", {"name": s.name, "reasons": "; ".join(reasons)})
 
 
 def suggestion_sentence(s: Suggestion) -> str:
