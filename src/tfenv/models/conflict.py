@@ -102,11 +102,12 @@ class Skipped:
     """A newer choice an ok plan does not take, and why: ``subject`` "tensorflow" (a newer
     series: ``name`` "2.17") or "python" (a newer Python: ``name`` "3.13"); ``conflicts``
     are the rules its newest release fails here (``failure.*`` sentences), in the rules'
-    order."""
+    order. Consecutive series that fail alike are one value, ``oldest`` to ``name``."""
 
     subject: str
     name: str
     conflicts: tuple[Conflict, ...] = ()
+    oldest: Optional[str] = None  # the oldest series of a run that fails alike ("2.11")
 
     @property
     def sentence(self) -> str:
@@ -116,6 +117,7 @@ class Skipped:
         return {
             "subject": self.subject,
             "name": self.name,
+            "oldest": self.oldest,
             "rules": [c.kind for c in self.conflicts],
             "conflicts": [c.to_dict() for c in self.conflicts],
             "sentence": self.sentence,

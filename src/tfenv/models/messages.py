@@ -60,6 +60,7 @@ TEMPLATES: Mapping[str, str] = {
     "failure.needs+fact": "{release} needs {requirement}, but {fact}",
     # an ok plan: why each newer series (or Python) was not taken (resolver/skipped.py)
     "skipped.tensorflow": "{name}: {reasons}.",
+    "skipped.tensorflow+range": "{oldest} to {name}: {reasons}.",
     "skipped.python": "Python {name}: {reasons}.",
     # where a fact of the target comes from
     "fact.detected": "{fact} (detected)",
@@ -209,7 +210,9 @@ def _fact(c: Conflict) -> str:
 def skipped_sentence(s: Skipped) -> str:
     """A newer series (or Python) an ok plan does not take, and why, in one line."""
     reasons = [failure_sentence(c) for c in s.conflicts]
-    return render(f"skipped.{s.subject}", {"name": s.name, "reasons": "; ".join(reasons)})
+    message = f"skipped.{s.subject}" + ("+range" if s.oldest else "")
+    fields = {"name": s.name, "oldest": s.oldest, "reasons": "; ".join(reasons)}
+    return render(message, fields)
 
 
 def suggestion_sentence(s: Suggestion) -> str:

@@ -18,6 +18,7 @@ from packaging.version import Version
 
 from tfenv import rules
 from tfenv.models.conflict import Conflict, Skipped
+from tfenv.resolver.conflicts import ABSENT, bare_label
 from tfenv.rules.model import TfCandidate
 
 if TYPE_CHECKING:
@@ -40,10 +41,15 @@ def skipped_of(f: Factory, plan: Plan) -> tuple[Skipped, ...]:
         key = Version(f"{v.major}.{v.minor}")
         if key not in newest or newest[key].option.version < v:
             newest[key] = c
-    out = []
+    out: list[Skipped] = []
     for series in sorted(newest, reverse=True):
         found = _why_not(f, newest[series])
-        if found:
+        if not found:
+            continue
+        last = out[-1] if out else None
+        if last is not None and last.subject == "tensorflow" and _alike(last.conflicts, found):
+            out[-1] = replace(last, oldest=str(series))  # one line for a run failing alike
+        else:
             out.append(Skipped("tensorflow", str(series), found))
     python = _newer_python(f, plan)
     if python is not None:
@@ -51,14 +57,28 @@ def skipped_of(f: Factory, plan: Plan) -> tuple[Skipped, ...]:
     return tuple(out)
 
 
+def _alike(a: tuple[Conflict, ...], b: tuple[Conflict, ...]) -> bool:
+    """The same rules on the same facts (and the same needs, where they name no release)."""
+
+    def key(c: Conflict) -> tuple[object, ...]:
+        need = () if c.kind in ABSENT else c.requirements
+        return (c.kind, c.fact, need)
+
+    return [key(c) for c in a] == [key(c) for c in b]
+
+
 def _why_not(f: Factory, c: TfCandidate) -> tuple[Conflict, ...]:
     version = str(c.option.version)
     found = rules.failures(f.context, c)
+    absent = [x for x in found if x.rule.kind in ABSENT]
+    if absent:  # nothing to install here: that alone, and no accelerator in its name
+        found = absent[:1]
     if found:
         seen: set[str] = set()
         out = []
         for failure in found:
-            conflict = failure.conflict(f.target, c.label, version)
+            label = bare_label(c) if absent else c.label
+            conflict = failure.conflict(f.target, label, version)
             if conflict.sentence not in seen:  # one rule may place the same need twice
                 seen.add(conflict.sentence)
                 out.append(conflict)
