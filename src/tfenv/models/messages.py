@@ -66,6 +66,10 @@ TEMPLATES: Mapping[str, str] = {
     "fact.detected": "{fact} (detected)",
     "fact.given": "{fact} (given)",
     # ways out (resolver/suggest.py)
+    "way-out.pre": (
+        "Only a pre-release fits this machine: TensorFlow {tensorflow}, which tfenv and pip "
+        "take only when asked (--pre): {command}."
+    ),
     "way-out.other-tf": (
         "TensorFlow {tensorflow} fits this machine (the newest that does): {command}."
     ),

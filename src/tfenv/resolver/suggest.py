@@ -6,14 +6,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from tfenv import routes
 from tfenv.models.conflict import Suggestion
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
-    from packaging.version import Version
-
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.containers import NgcRelease
     from tfenv.models.plan import Plan
@@ -64,6 +63,19 @@ def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
         "way-out.other-tf",
         tensorflow=plan.tensorflow,
         command=_tfenv(t, "--tf", plan.tensorflow),
+    )
+
+
+def _pre(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+    """Only a pre-release fits: say so, and give --pre (pip and tfenv skip them otherwise)."""
+    if r.pre:
+        return None
+    plan = solve(t, replace(r, pre=True))
+    if plan is None or not Version(plan.tensorflow).is_prerelease:
+        return None
+    flags = ["--pre"] if not r.tf else ["--tf", plan.tensorflow]
+    return Suggestion.of(
+        "way-out.pre", tensorflow=plan.tensorflow, command=_tfenv(t, *flags)
     )
 
 
@@ -230,6 +242,7 @@ def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[Suggestion]:
 
 
 _RULES: tuple[Callable[[Solve, Target, Request], Optional[Suggestion]], ...] = (
+    _pre,
     _other_tf,
     _newer_driver,
     _wsl2,
