@@ -322,12 +322,23 @@ def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
             "driver", "warning", f"Driver {have}: the floor for CUDA {cuda} is not known", why
         )
     if have < floor:
+        from tfenv.rules.driver import branch_limit
+
+        limits = [
+            branch_limit(inp.kb, g.compute_capability, floor, g.name)
+            for g in inp.host.gpus
+            if g.compute_capability is not None
+        ]
+        limit = next((x for x in limits if x), None)
+        fix = f"update the NVIDIA driver to {floor} or newer"
+        if limit:  # advice that cannot be followed is not given
+            fix = f"{limit}: install a TensorFlow release whose CUDA runs on driver {have}"
         return Finding(
             "driver",
             "problem",
             f"Driver {have} is older than {floor}, which CUDA {cuda} needs",
             why,
-            f"update the NVIDIA driver to {floor} or newer",
+            fix,
         )
     return Finding("driver", "ok", f"Driver {have} runs CUDA {cuda} (needs {floor})", why)
 

@@ -102,6 +102,8 @@ def driver_os(ctx: Context) -> Optional[DriverOs]:
 
 def driver_facts(ctx: Context, cuda: Version, os: DriverOs) -> list[str]:
     """The driver CUDA ``cuda`` needs on ``os``, and whether this machine's has it."""
+    from tfenv.rules.driver import branch_limit
+
     floor, why = ctx.kb.cuda.driver_floor(cuda, os)
     if floor is None:
         return []
@@ -114,7 +116,10 @@ def driver_facts(ctx: Context, cuda: Version, os: DriverOs) -> list[str]:
         if ctx.target is None:  # a machine only the text describes: its driver is not known
             return [text + "."]
         return [text + "; this machine reports no NVIDIA driver."]
+    limit = branch_limit(ctx.kb, ctx.cc, floor, m.gpu_name) if m.driver < floor else None
     verdict = "enough" if m.driver >= floor else "too old: update the driver"
+    if limit:
+        verdict = f"too old, and {limit}"
     return [text + f"; this machine has {m.driver} ({verdict})."]
 
 

@@ -62,6 +62,7 @@ TEMPLATES: Mapping[str, str] = {
     "skipped.tensorflow": "{name}: {reasons}.",
     "skipped.tensorflow+range": "{oldest} to {name}: {reasons}.",
     "skipped.python": "Python {name}: {reasons}.",
+    "skipped.also": "{reason} (also: {topics})",
     # where a fact of the target comes from
     "fact.detected": "{fact} (detected)",
     "fact.given": "{fact} (given)",
@@ -212,10 +213,14 @@ def _fact(c: Conflict) -> str:
 
 
 def skipped_sentence(s: Skipped) -> str:
-    """A newer series (or Python) an ok plan does not take, and why, in one line."""
-    reasons = [failure_sentence(c) for c in s.conflicts]
+    """A newer series (or Python) an ok plan does not take, in one line: the first reason
+    in full, the other rules it fails by their headings."""
+    reason = failure_sentence(s.conflicts[0]) if s.conflicts else ""
+    also = list(dict.fromkeys(c.topic for c in s.conflicts[1:] if c.topic != s.conflicts[0].topic))
+    if also:
+        reason = render("skipped.also", {"reason": reason, "topics": "; ".join(also)})
     message = f"skipped.{s.subject}" + ("+range" if s.oldest else "")
-    fields = {"name": s.name, "oldest": s.oldest, "reasons": "; ".join(reasons)}
+    fields = {"name": s.name, "oldest": s.oldest, "reasons": reason}
     return render(message, fields)
 
 

@@ -15,6 +15,7 @@ from packaging.version import Version
 from tfenv import routes
 from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
 from tfenv.routes.container import newer_cuda_image
+from tfenv.rules.driver import branch_limit
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
 
@@ -253,10 +254,16 @@ def _cuda_warnings(
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
     own = toolkit.min_driver(t.driver_os) if toolkit and t.driver_os else None
     if t.driver is not None and own is not None and t.driver < own:
+        limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
+        advice = (
+            f"{limit}, so kernels that need them may fail to load here"
+            if limit
+            else "upgrade the driver if kernels fail to load"
+        )
         out.append(
             f"Driver {t.driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
             "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a "
-            f"driver >= {own}; upgrade the driver if kernels fail to load."
+            f"driver >= {own}; {advice}."
         )
     if code is not None and code.verdict == "jit":
         out.append(

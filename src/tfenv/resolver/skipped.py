@@ -27,6 +27,15 @@ if TYPE_CHECKING:
 
 __all__ = ["skipped_of"]
 
+# the reason a line names first: what no setting of this machine changes (its GPU, its
+# platform), then the rules' own order (a stable sort keeps it)
+_FIRST = {
+    k: i
+    for i, k in enumerate(
+        ("gpu-code", "cuda-gpu-range", "cudnn-gpu", "gpu-platform", "no-wheel", "stub", "metal")
+    )
+}
+
 
 def skipped_of(f: Factory, plan: Plan) -> tuple[Skipped, ...]:
     """The newer series (newest first) and the newer Python the plan does not take."""
@@ -58,18 +67,19 @@ def skipped_of(f: Factory, plan: Plan) -> tuple[Skipped, ...]:
 
 
 def _alike(a: tuple[Conflict, ...], b: tuple[Conflict, ...]) -> bool:
-    """The same rules on the same facts (and the same needs, where they name no release)."""
+    """The same first reason: the same rule on the same fact, and the same need unless the
+    rule is about what the machine is (its GPU, its platform: the need names the release)."""
 
     def key(c: Conflict) -> tuple[object, ...]:
-        need = () if c.kind in ABSENT else c.requirements
+        need = () if c.kind in _FIRST else c.requirements
         return (c.kind, c.fact, need)
 
-    return [key(c) for c in a] == [key(c) for c in b]
+    return bool(a) and bool(b) and key(a[0]) == key(b[0])
 
 
 def _why_not(f: Factory, c: TfCandidate) -> tuple[Conflict, ...]:
     version = str(c.option.version)
-    found = rules.failures(f.context, c)
+    found = sorted(rules.failures(f.context, c), key=lambda x: _FIRST.get(x.rule.kind, 99))
     absent = [x for x in found if x.rule.kind in ABSENT]
     if absent:  # nothing to install here: that alone, and no accelerator in its name
         found = absent[:1]
