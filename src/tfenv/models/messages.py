@@ -145,6 +145,23 @@ TEMPLATES: Mapping[str, str] = {
     "team.none+newest": (
         "No TensorFlow version runs on every target (newest per target: {newest}); {blockers}"
     ),
+    # a team version held down by one target (team.py: Limit)
+    "team.limit": (
+        "Target '{target}' holds the team at TensorFlow {tensorflow}; the others run newer "
+        "releases alone ({others})."
+    ),
+    "team.limit+reasons": (
+        "Target '{target}' holds the team at TensorFlow {tensorflow}: {reasons} The others "
+        "run newer releases alone ({others})."
+    ),
+    "team.split": (
+        "To split the team, give '{target}' a TensorFlow of its own in {file}: "
+        '[{table}] tensorflow = "{series}".'
+    ),
+    "team.split+shared": (
+        "To split the team, give '{target}' a TensorFlow of its own in {file}: "
+        '[{table}] tensorflow = "{series}"; the others then share TensorFlow {shared}.'
+    ),
     # check-upgrade: a move the solver rejects that no check named (upgrade/assess.py)
     "upgrade.does-not-resolve": "It does not resolve here: {conflicts}",
     "upgrade.see-resolve": "Run 'tfenv resolve' for details.",
