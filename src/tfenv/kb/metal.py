@@ -37,6 +37,7 @@ __all__ = [
     "metal_plugin",
     "newest_paired",
     "no_metal_reason",
+    "own_distributions",
 ]
 
 METAL_FILE = "metal.yaml"
@@ -106,6 +107,12 @@ def load(root: Optional[Path] = None) -> MetalFacts:
     return parse(load_node(METAL_FILE, root))
 
 
+def own_distributions(kb: KnowledgeBase) -> tuple[str, ...]:
+    """The distributions other than ``tensorflow`` that the pairings name (Apple's
+    ``tensorflow-macos``): where tensorflow has no macOS arm64 wheel, they provide it."""
+    return tuple(sorted({p.package for p in kb.metal.pairs} - {"tensorflow"}))
+
+
 def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
     """The tensorflow-metal release to pair with TensorFlow ``version`` on Apple silicon
     (None: the docs name no Metal route for it, or no plug-in is paired with it)."""
@@ -116,6 +123,8 @@ def _plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
     if "metal" not in (r.route for r in kb.platforms.routes_for(version, PLATFORM)):
         return None
     pair = kb.metal.paired(version)
+    for package in own_distributions(kb) if pair is None else ():
+        pair = pair or kb.metal.paired(version, package)
     if pair is None:
         return None
     release = kb.index.release("tensorflow-metal", pair.metal)

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Optional
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
+    from packaging.version import Version
+
     from tfenv.kb.releases import TfOption
 
 __all__ = ["MetalRoute"]
@@ -38,8 +40,10 @@ class MetalRoute(Route):
         pair = plugin.pair
         basis = "Apple's table" if pair.status == "established" else "inferred"
         reasons = (
+            *_own_build(where, opt),
             f"tensorflow-metal {plugin.version}: the plug-in paired with TensorFlow "
             f"{pair.tensorflow_text} ({basis}; source: {pair.provenance.sources[0]}).",
+            *_macos_floor(where, plugin.version),
         )
         warnings: tuple[str, ...] = ()
         if pair.status != "established":
@@ -51,3 +55,33 @@ class MetalRoute(Route):
         pip = (pin, metal, *choice.runtime)
         packages = Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),))
         return Delivery(choice.python, None, None, packages, reasons, warnings)
+
+
+def _own_build(where: Where, opt: TfOption) -> tuple[str, ...]:
+    """Apple's tensorflow-macos where tensorflow has no macOS arm64 wheel (before 2.13):
+    the platforms.yaml record that says so, with its source."""
+    if opt.package == "tensorflow":
+        return ()
+    from tfenv.kb.metal import PLATFORM
+
+    found = [r for r in where.kb.platforms.routes_for(opt.version, PLATFORM) if r.route == "metal"]
+    if not found:
+        return ()
+    record = found[0]
+    summary = record.summary.rstrip(".")
+    source = record.provenance.sources[0]
+    return (f"{opt.package} {opt.version}: {summary} (source: {source}).",)
+
+
+def _macos_floor(where: Where, version: Version) -> tuple[str, ...]:
+    """The oldest macOS the plug-in's arm64 wheel is tagged for (the index data)."""
+    from tfenv.kb.metal import PLATFORM
+
+    release = where.kb.index.release("tensorflow-metal", version)
+    wheels = release.wheelset(PLATFORM) if release is not None else None
+    if wheels is None or wheels.macos is None:
+        return ()
+    return (
+        f"macOS {wheels.macos} or later: what the tensorflow-metal {version} wheel is tagged "
+        "for (pypi-simple:/tensorflow-metal/).",
+    )
