@@ -64,3 +64,16 @@ def test_intel_mac_is_not_offered_tensorflow_macos_metal(
     plan = json.loads(capsys.readouterr().out)["plan"]
     assert plan["route"] == "cpu"
     assert "tensorflow-metal" not in " ".join(plan["packages"]["pip"])
+
+
+@pytest.mark.parametrize(("tf", "deps"), [("2.10", "2.10.0"), ("2.5", "2.5.0"), ("2.11", None)])
+def test_conda_deps_named_where_the_apple_channel_has_them(
+    capsys: pytest.CaptureFixture[str], tf: str, deps: str | None
+) -> None:
+    """apple::tensorflow-deps exists for 2.5-2.10 only (the channel's file list)."""
+    reasons = " ".join(_plan(capsys, "--tf", tf)["reasons"])
+    if deps is None:
+        assert "tensorflow-deps" not in reasons
+    else:
+        assert f"conda install -c apple tensorflow-deps=={deps}" in reasons
+        assert "anaconda.org/apple/tensorflow-deps" in reasons

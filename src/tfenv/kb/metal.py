@@ -30,6 +30,7 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
 
 __all__ = [
     "METAL_FILE",
+    "CondaDeps",
     "MetalFacts",
     "MetalPair",
     "MetalPlugin",
@@ -67,10 +68,29 @@ class MetalPair:
 
 
 @dataclass(frozen=True)
+class CondaDeps:
+    """Apple's conda metapackage of TensorFlow's dependencies (``apple::tensorflow-deps``),
+    installed before ``tensorflow-macos`` in a conda environment: its versions (each for
+    the TensorFlow series of the same X.Y) and the channel's subdir."""
+
+    channel: str
+    package: str
+    subdir: str
+    versions: tuple[Version, ...]
+    provenance: Provenance
+
+    def for_series(self, version: Version) -> Optional[Version]:
+        """The newest version of the package for the series of ``version`` (None: none)."""
+        found = [v for v in self.versions if (v.major, v.minor) == (version.major, version.minor)]
+        return max(found) if found else None
+
+
+@dataclass(frozen=True)
 class MetalFacts:
     pairs: tuple[MetalPair, ...]
     table: tuple[str, ...]  # Apple's table rows, verbatim
     table_provenance: Provenance
+    conda_deps: Optional[CondaDeps] = None
 
     def paired(self, version: Version, package: str = "tensorflow") -> Optional[MetalPair]:
         """The plug-in paired with TensorFlow ``version``: Apple's own pairing before an
@@ -93,12 +113,24 @@ class MetalPlugin:
 
 
 def parse(root: Node) -> MetalFacts:
-    root.only("table", "pairs")
+    root.only("table", "pairs", "conda_deps")
     table = root.get("table").only("header", "rows", "source", "retrieved")
+    deps = root.opt("conda_deps")
+    conda_deps = None
+    if deps.value is not None:
+        deps.only("channel", "package", "subdir", "versions", "source", "retrieved")
+        conda_deps = CondaDeps(
+            channel=deps.get("channel").text(),
+            package=deps.get("package").text(),
+            subdir=deps.get("subdir").text(),
+            versions=tuple(Version(t) for t in deps.get("versions").texts()),
+            provenance=deps.provenance(),
+        )
     return MetalFacts(
         pairs=tuple(read_record(MetalPair, n) for n in root.get("pairs").items()),
         table=(table.get("header").text(), *table.get("rows").texts()),
         table_provenance=table.provenance(),
+        conda_deps=conda_deps,
     )
 
 

@@ -70,7 +70,17 @@ def _own_build(where: Where, opt: TfOption) -> tuple[str, ...]:
     record = found[0]
     summary = record.summary.rstrip(".")
     source = record.provenance.sources[0]
-    return (f"{opt.package} {opt.version}: {summary} (source: {source}).",)
+    out = [f"{opt.package} {opt.version}: {summary} (source: {source})."]
+    deps = where.kb.metal.conda_deps
+    version = deps.for_series(opt.version) if deps is not None else None
+    if deps is not None and version is not None:
+        out.append(
+            f"In a conda environment (Miniforge), Apple's {deps.package} {version} from the "
+            f"'{deps.channel}' channel ({deps.subdir}) installs the dependencies first: "
+            f"conda install -c {deps.channel} {deps.package}=={version}, then the pip line "
+            f"(source: {deps.provenance.sources[0]})."
+        )
+    return tuple(out)
 
 
 def _macos_floor(where: Where, version: Version) -> tuple[str, ...]:
