@@ -387,3 +387,23 @@ def test_check_upgrade_k80_never_told_to_install_a_driver(
     assert "R470 was the last driver branch for Kepler GPUs" in out
     assert "Install an NVIDIA driver" not in out
     assert "upgrade the driver" not in out
+
+
+def test_lock_json_summary_carries_the_limits(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """The summary `tfenv lock --json` prints, built from a real team plan."""
+    from tfenv.commands.lock import _summary
+    from tfenv.lock import LockOutcome, TargetFiles
+
+    team = team_resolve(kb, load_config(_team(tmp_path, TEAM)))
+    files = tuple(
+        TargetFiles(n, r.plan.route, r.plan.tensorflow, ())
+        for n, r in team.resolutions
+        if r.plan is not None
+    )
+    doc = _summary(LockOutcome(team, files, ()), tmp_path)
+    assert doc["tensorflow"] == "2.14.1"
+    limits = doc["limits"]
+    assert isinstance(limits, list)
+    assert [x["target"] for x in limits] == ["old"]
+    assert limits[0]["split"]["others_share"] == "2.21.0"
+    json.dumps(doc)  # serialisable as printed
