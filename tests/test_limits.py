@@ -400,7 +400,7 @@ def test_lock_json_summary_carries_the_limits(tmp_path: Path, kb: KnowledgeBase)
         for n, r in team.resolutions
         if r.plan is not None
     )
-    doc = _summary(LockOutcome(team, files, ()), tmp_path)
+    doc = _summary(LockOutcome(team, files, (), folder=tmp_path))
     assert doc["tensorflow"] == "2.14.1"
     limits = doc["limits"]
     assert isinstance(limits, list)
