@@ -3,6 +3,7 @@ documented order, and a terminal that cannot show Chinese gets English, not a tr
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gettext
 import importlib.util
@@ -356,3 +357,77 @@ def test_english_never_reads_the_catalogue() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert i18n.LOCALE_DIR.endswith("locale")
+
+
+def _shadowing(tree: ast.AST) -> list[str]:
+    """Functions that bind the name ``_`` (``key, _, value = ...``) and call ``_()``: the
+    call would find the bound value, not the translation."""
+    found = []
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = [n for stmt in func.body for n in ast.walk(stmt)]
+        # a comprehension's own variables live in its scope, not the function's
+        inner = {
+            id(n) for c in body if isinstance(c, ast.comprehension) for n in ast.walk(c.target)
+        }
+        binds = any(
+            isinstance(n, ast.Name)
+            and n.id == "_"
+            and isinstance(n.ctx, ast.Store)
+            and id(n) not in inner
+            for n in body
+        )
+        calls = any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "_"
+            for n in body
+        )
+        if binds and calls:
+            found.append(f"{func.name} (line {func.lineno})")
+    return found
+
+
+def test_no_function_hides_the_translation_function() -> None:
+    bad = []
+    for path in sorted((ROOT / "src" / "tfenv").rglob("*.py")):
+        for name in _shadowing(ast.parse(path.read_text("utf-8"))):
+            bad.append(f"{path.relative_to(ROOT)}: {name}")
+    assert not bad
+
+
+def test_the_shadowing_check_would_fail() -> None:
+    code = "def f(x):\n    a, _, b = x.partition('=')\n    return _('text')\n"
+    assert _shadowing(ast.parse(code)) == ["f (line 1)"]
+    fine = "def f(x):\n    k = [a for a, _ in x]\n    return _('text')\n"
+    assert _shadowing(ast.parse(fine)) == []
+
+
+def test_using_is_per_thread() -> None:
+    """A worker writing a lockfile in English does not change the language of the others."""
+    import threading
+
+    seen: dict[str, str] = {}
+    entered, release = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        with using("en"):
+            entered.set()
+            release.wait(10)
+            seen["worker"] = _("tfenv: interrupted")
+
+    set_language("zh")
+    try:
+        thread = threading.Thread(target=worker)
+        thread.start()
+        entered.wait(10)
+        seen["main"] = _("tfenv: interrupted")
+        release.set()
+        thread.join(10)
+        seen["after"] = _("tfenv: interrupted")
+    finally:
+        set_language("en")
+    assert seen == {
+        "worker": "tfenv: interrupted",
+        "main": "tfenv：已中断",
+        "after": "tfenv：已中断",
+    }

@@ -7,13 +7,18 @@ Usage::
     python tools/i18n.py update                    # the .po of every language, from the source
     python tools/i18n.py compile                   # the .mo of every language, from its .po
     python tools/i18n.py check                     # exit 1 unless the .po and .mo are current
+    python tools/i18n.py merge OTHER.po...         # take translations the .po lacks from others
 
 Message ids are the English templates in the source, marked with ``_()``, ``N_()`` and
 ``ngettext()`` (:mod:`tfenv.i18n`); Babel extracts them. The translations' sources are
 ``src/tfenv/locale/<lang>/LC_MESSAGES/tfenv.po``, in the repository; the compiled ``.mo``
 beside each is committed too, so that the wheel and an editable install carry it without a
 build step (tests/test_i18n.py fails when a ``.mo`` does not match its ``.po``). After a
-merge that touched a ``.po``: ``update``, translate what is new, ``compile``.
+merge that touched a ``.po``: ``update``, translate what is new, ``compile``. Two branches
+that both added translations conflict in the ``.po`` and ``.mo``: take one side's ``.po``
+(``git checkout --ours``), save the other's (``git show MERGE_HEAD:src/tfenv/locale/zh/
+LC_MESSAGES/tfenv.po > /tmp/theirs.po``), then ``update``, ``merge /tmp/theirs.po``,
+``compile``.
 
 The ``.po`` is sorted by source file and written without line numbers, so that an edit
 moves no entry and two branches touching different files rarely meet in it.
@@ -153,6 +158,27 @@ def stale(langs: Iterable[str] = LANGUAGES) -> list[str]:
     return problems
 
 
+def merged(lang: str, others: Iterable[Path]) -> Catalog:
+    """The language's catalogue with the translations it lacks taken from ``others`` (the
+    other side of a merge), message by message; its own translations win."""
+    catalog = read(po_path(lang))
+    for path in others:
+        other = read(path)
+        for message in catalog:
+            if not message.id or _translated(message.string):
+                continue
+            found = other.get(message.id)
+            if found is not None and not found.fuzzy and _translated(found.string):
+                message.string = found.string
+    return catalog
+
+
+def _translated(string: object) -> bool:
+    if isinstance(string, str):
+        return bool(string)
+    return isinstance(string, (tuple, list)) and all(string)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tools/i18n.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -161,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("update", help="bring every .po up to the source's message ids")
     sub.add_parser("compile", help="compile every .po to its .mo")
     sub.add_parser("check", help="exit 1 unless every .po and .mo is current")
+    mg = sub.add_parser("merge", help="take the translations a .po lacks from other .po files")
+    mg.add_argument("others", nargs="+", type=Path)
     args = parser.parse_args(argv)
     if args.command == "extract":
         _write(args.output, po_bytes(extract()))
@@ -168,6 +196,11 @@ def main(argv: list[str] | None = None) -> int:
         template = extract()
         for lang in LANGUAGES:
             _write(po_path(lang), po_bytes(updated(lang, template)))
+    elif args.command == "merge":
+        template = extract()
+        for lang in LANGUAGES:
+            po_path(lang).write_bytes(po_bytes(merged(lang, args.others)))
+            _write(po_path(lang), po_bytes(updated(lang, template)))  # the source's order
     elif args.command == "compile":
         for lang in LANGUAGES:
             _write(mo_path(lang), mo_bytes(read(po_path(lang))))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from tfenv import specs
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.models.platform import UnsupportedPlatform
 from tfenv.models.target import MachineArgs, Request, Target
 
@@ -64,7 +65,7 @@ def resolve(
             raise TypeError("resolve(): give machine= or the machine's facts, not both")
         facts = machine
     if facts.no_gpu and facts.cc is not None:
-        raise UsageError("--cc describes a GPU; it does not go with --no-gpu.")
+        raise UsageError(_("--cc describes a GPU; it does not go with --no-gpu."))
     kb = kb if kb is not None else KnowledgeBase.from_environment()
     request = build_request(kb, tf, manager, allow_cpu, facts.no_gpu, pre, cuda_libs)
     return solve(kb, build_target(kb, facts), request)
@@ -95,9 +96,10 @@ def build_request(
     if spec and not any(spec.contains(v, prereleases=True) for v in known):
         stable = [v for v in known if not v.is_prerelease and v >= OLDEST_TF]
         raise UsageError(
-            f"No TensorFlow release matches --tf {text}.",
-            hint=f"Known releases run from {min(stable)} to {max(stable)}; "
-            "'tfenv matrix' lists them.",
+            _("No TensorFlow release matches --tf {text}.").format(text=text),
+            hint=_(
+                "Known releases run from {min_stable} to {max_stable}; 'tfenv matrix' lists them."
+            ).format(min_stable=min(stable), max_stable=max(stable)),
         )
     return Request(
         tf=spec,
@@ -227,11 +229,15 @@ def _gpu_facts(kb: KnowledgeBase, name: str, cc_text: Optional[str]) -> dict[str
     if found:
         known = ", ".join(sorted({str(g.compute_capability) for g in found}))
         raise UsageError(
-            f"--gpu {name!r} ({found[0].name}) has compute capability {known}, but --cc says {cc}.",
-            hint="Give the exact name nvidia-smi prints, or only --cc.",
+            _(
+                "--gpu {name!r} ({name2}) has compute capability {known}, but --cc says {cc}."
+            ).format(name=name, name2=found[0].name, known=known, cc=cc),
+            hint=_("Give the exact name nvidia-smi prints, or only --cc."),
         )
     name = " ".join(name.split())
-    note = f"{name!r} is not in tfenv's GPU list; its compute capability {cc} is from --cc."
+    note = _(
+        "{name!r} is not in tfenv's GPU list; its compute capability {cc} is from --cc."
+    ).format(name=name, cc=cc)
     return {"cc": cc, "gpu_name": name, "note": note}
 
 
@@ -243,7 +249,7 @@ def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -
     model = kb.gpus.find(name) if name else None
     if model is None or model.arch is None or facts.get("cc") != model.compute_capability:
         return {}
-    what = "a Jetson module" if model.is_jetson else "only made for Arm (aarch64) machines"
+    what = _("a Jetson module") if model.is_jetson else _("only made for Arm (aarch64) machines")
     given = []
     if m.arch is not None and specs.parse_arch(m.arch) not in (model.arch, "arm64"):
         given.append(f"--arch {m.arch}")
@@ -251,9 +257,13 @@ def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -
         given.append(f"--os {m.os}")
     if given:
         raise UsageError(
-            f"{model.name} is {what}, but {' and '.join(given)} was given.",
-            hint=f"Plan for it with --os linux --arch {model.arch}, or give the GPU "
-            "this machine really has.",
+            _("{name} is {what}, but {given} was given.").format(
+                name=model.name, what=what, given=_(", ").join(given)
+            ),
+            hint=_(
+                "Plan for it with --os linux --arch {arch}, or give the GPU this machine really"
+                " has."
+            ).format(arch=model.arch),
         )
     out: dict[str, Any] = {}
     if facts.get("arch") != model.arch:
@@ -261,5 +271,7 @@ def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -
     if facts.get("os") != "linux":
         out["os"] = "linux"
     if out:
-        out["note"] = f"Linux {model.arch} assumed: {model.name} is {what} (give --arch to say so)."
+        out["note"] = _("Linux {arch} assumed: {name} is {what} (give --arch to say so).").format(
+            arch=model.arch, name=model.name, what=what
+        )
     return out

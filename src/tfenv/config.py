@@ -47,6 +47,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from tfenv import errors, specs
 from tfenv.errors import ConfigError
+from tfenv.i18n import _
 from tfenv.kb._fields import Node
 from tfenv.models.target import CUDA_LIBS, MANAGERS, MachineArgs
 
@@ -139,7 +140,11 @@ class ProjectConfig:
             if t.name == name:
                 return t
         known = ", ".join(t.name for t in self.targets)
-        raise errors.UsageError(f"No target named {name!r} in {self.path}; targets: {known}.")
+        raise errors.UsageError(
+            _("No target named {name!r} in {path}; targets: {known}.").format(
+                name=name, path=self.path, known=known
+            )
+        )
 
 
 def find_config(path_or_dir: Union[str, Path]) -> Path:
@@ -157,10 +162,12 @@ def _find(path_or_dir: Union[str, Path]) -> tuple[Path, Optional[dict[str, Any]]
     except (OSError, ValueError) as exc:  # a name too long, a NUL byte
         from tfenv.fsutil import describe_oserror
 
-        raise ConfigError(f"Cannot read {path}: {describe_oserror(exc)}.") from None
+        raise ConfigError(
+            _("Cannot read {path}: {exc}.").format(path=path, exc=describe_oserror(exc))
+        ) from None
     if not is_dir:
         if not exists:
-            raise ConfigError(f"The configuration file {path} does not exist.")
+            raise ConfigError(_("The configuration file {path} does not exist.").format(path=path))
         return path, None  # not a regular file: reading it says so
     for name in CONFIG_FILES:
         candidate = path / name
@@ -176,9 +183,11 @@ def _find(path_or_dir: Union[str, Path]) -> tuple[Path, Optional[dict[str, Any]]
         if isinstance(tool, dict) and "tfenv" in tool:
             return candidate, data
     raise ConfigError(
-        f"No tfenv configuration in {path}: neither a tfenv.toml nor a [tool.tfenv] table "
-        "in pyproject.toml.",
-        hint="docs/lock.md shows the format with a full example.",
+        _(
+            "No tfenv configuration in {path}: neither a tfenv.toml nor a [tool.tfenv] "
+            "table in pyproject.toml."
+        ).format(path=path),
+        hint=_("docs/lock.md shows the format with a full example."),
     )
 
 
@@ -203,7 +212,9 @@ def _load(path: Path, data: Optional[dict[str, Any]]) -> ProjectConfig:
     if path.name == "pyproject.toml" or "tool" in data:
         table = data.get("tool", {}).get("tfenv") if isinstance(data.get("tool"), dict) else None
         if not isinstance(table, dict):
-            raise ConfigError(f"{path} has no [tool.tfenv] table.", key="tool.tfenv")
+            raise ConfigError(
+                _("{path} has no [tool.tfenv] table.").format(path=path), key="tool.tfenv"
+            )
         return parse_config(table, path, prefix="tool.tfenv.")
     return parse_config(data, path, prefix="")
 
@@ -335,7 +346,7 @@ def _channel_url(text: str) -> bool:
     try:
         parts = urlsplit(text)
         if parts.scheme in ("http", "https"):
-            _ = parts.port  # a port that is not a number raises ValueError
+            _port = parts.port  # a port that is not a number raises ValueError
             return bool(parts.hostname)
     except ValueError:
         return False
@@ -357,7 +368,7 @@ def _out(node: Node) -> Optional[Path]:
 def _invalid(file: str, key: str, problem: str) -> ConfigError:
     where = f"'{key}': " if key else ""
     return ConfigError(
-        f"{file}: {where}{problem}.", key=key, hint="docs/lock.md describes every key."
+        f"{file}: {where}{problem}.", key=key, hint=_("docs/lock.md describes every key.")
     )
 
 
@@ -399,9 +410,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return load_toml(read_text(path, limit=MAX_TOML, what="of a TOML file"))
     except InputFileError as exc:
-        raise ConfigError(f"Cannot read {path}: {exc.strerror}.") from None
+        raise ConfigError(
+            _("Cannot read {path}: {strerror}.").format(path=path, strerror=exc.strerror)
+        ) from None
     except StructureError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}.") from None
+        raise ConfigError(
+            _("{path} is not valid TOML: {exc}.").format(path=path, exc=exc)
+        ) from None
 
 
 def _one_line(exc: Exception) -> str:

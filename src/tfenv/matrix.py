@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_, _
 from tfenv.kb.releases import build_of
 
 if TYPE_CHECKING:
@@ -180,11 +181,34 @@ def render_markdown(rows: list[Row]) -> str:
     return "\n".join(out) + "\n"
 
 
+# the text table's headings in the current language (the JSON and Markdown keep COLUMNS)
+_HEADINGS = {
+    "latest": N_("latest"),
+    "driver Linux": N_("driver Linux"),
+    "driver Windows/WSL2": N_("driver Windows/WSL2"),
+    "native": N_("native"),
+    "MLIR-generated kernels": N_("MLIR-generated kernels"),
+    "GPU platforms": N_("GPU platforms"),
+    "notes": N_("notes"),
+}
+
+
 def render_text(rows: list[Row]) -> str:
-    table = [COLUMNS] + [r.cells() for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+    head = tuple(_(_HEADINGS[c]) if c in _HEADINGS else c for c in COLUMNS)
+    table = [head] + [r.cells() for r in rows]
+    widths = [max(_columns(row[i]) for row in table) for i in range(len(COLUMNS))]
+    lines = [
+        "  ".join(cell + " " * (w - _columns(cell)) for cell, w in zip(row, widths)).rstrip()
+        for row in table
+    ]
     return "\n".join(lines) + "\n"
+
+
+def _columns(text: str) -> int:
+    """Columns on a terminal: a Chinese character takes two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 DOCS_PREAMBLE = """\

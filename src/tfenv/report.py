@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.models.plan import Plan, Resolution
 
@@ -16,17 +18,19 @@ def resolution_json(res: Resolution) -> str:
 
 
 def resolution_text(res: Resolution) -> str:
-    lines = [f"Target: {res.target.describe()}"]
+    lines = [_("Target: {machine}").format(machine=res.target.describe())]
     if res.target.detected:
         lines.append(
-            f"  detected: {', '.join(sorted(res.target.detected))}; "
-            "everything else was given or left open"
+            "  "
+            + _("detected: {facts}; everything else was given or left open").format(
+                facts=", ".join(sorted(res.target.detected))
+            )
         )
-    lines += [f"  note: {n}" for n in res.target.notes]
+    lines += ["  " + _("note: {note}").format(note=n) for n in res.target.notes]
     if res.plan is None:
-        lines += ["", "Nothing fits.", ""]
+        lines += ["", _("Nothing fits."), ""]
         lines += [f"  - {c}" for c in res.conflict_sentences]
-        lines += ["", "Ways out:"]
+        lines += ["", _("Ways out:")]
         lines += [f"  - {s}" for s in res.suggestion_sentences]
         return "\n".join(lines) + "\n"
     return "\n".join([*lines, "", *_plan_lines(res.plan, res.target.os)]) + "\n"
@@ -40,24 +44,24 @@ def _plan_lines(p: Plan, os: str) -> list[str]:
         pins.append(f"CUDA {p.cuda}")
     if p.cudnn:
         pins.append(f"cuDNN {p.cudnn}")
-    out = [f"Plan: {', '.join(pins)}  [route: {p.route}]"]
+    out = [_("Plan: {pins}  [route: {route}]").format(pins=_(", ").join(pins), route=p.route)]
     if p.min_driver:
-        out.append(f"  needs NVIDIA driver >= {p.min_driver}")
+        out.append("  " + _("needs NVIDIA driver >= {driver}").format(driver=p.min_driver))
     if p.steps:
-        out += ["", "Steps:"] + [f"  {i}. {s}" for i, s in enumerate(p.steps, 1)]
-    out += ["", "Install:"] + [f"  {c}" for c in p.commands]
+        out += ["", _("Steps:")] + [f"  {i}. {s}" for i, s in enumerate(p.steps, 1)]
+    out += ["", _("Install:")] + [f"  {c}" for c in p.commands]
     out += _environment(p, os)
     if p.verify:
-        out += ["", "Verify:", f"  {p.verify}"]
-    out += ["", "Why:"] + [f"  - {r}" for r in p.reasons]
+        out += ["", _("Verify:"), f"  {p.verify}"]
+    out += ["", _("Why:")] + [f"  - {r}" for r in p.reasons]
     if p.skipped:
         out += ["", "Why not newer:"] + [f"  - {s.sentence}" for s in p.skipped]
     if p.warnings:
-        out += ["", "Warnings:"] + [f"  ! {w}" for w in p.warnings]
+        out += ["", _("Warnings:")] + [f"  ! {w}" for w in p.warnings]
     return out
 
 
-_SCRIPT_NAMES = {"posix": "", "cmd": " (cmd.exe)", "powershell": " (PowerShell)"}
+_SCRIPT_NAMES = {"posix": "", "cmd": "cmd.exe", "powershell": "PowerShell"}
 
 
 def _environment(p: Plan, os: str) -> list[str]:
@@ -66,6 +70,7 @@ def _environment(p: Plan, os: str) -> list[str]:
 
     out: list[str] = []
     for script in scripts_for(os) if p.env else ():
-        out += ["", f"Environment{_SCRIPT_NAMES[script]}:"]
+        shell = _SCRIPT_NAMES[script]
+        out += ["", _("Environment ({shell}):").format(shell=shell) if shell else _("Environment:")]
         out += [f"  {set_variable(k, v, script)}" for k, v in p.env]
     return out

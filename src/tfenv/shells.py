@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from tfenv.errors import UnsafeWord
+from tfenv.i18n import _
 from tfenv.models.platform import SYSTEMS
 from tfenv.textsafe import shell_export, visible
 
@@ -95,9 +96,10 @@ def word(text: str, shell: Shell) -> str:
     why = _why_not_windows(text)
     if why is not None:
         raise UnsafeWord(
-            f"{text.encode('ascii', 'backslashreplace').decode()!r} cannot be written into a "
-            f"command for cmd.exe and PowerShell: {why}.",
-            hint="Use a name made of letters, digits and . _ - (a file name, a version).",
+            _(
+                "{value!r} cannot be written into a command for cmd.exe and PowerShell: {why}."
+            ).format(value=text.encode("ascii", "backslashreplace").decode(), why=why),
+            hint=_("Use a name made of letters, digits and . _ - (a file name, a version)."),
         )
     if _BARE.fullmatch(text) and text != "--":
         return text
@@ -110,8 +112,10 @@ def command(argv: Sequence[str], shell: Shell) -> str:
         raise ValueError("a command needs a program")
     if shell == "windows" and not _BARE.fullmatch(argv[0]):
         raise UnsafeWord(
-            f"{argv[0]!r} cannot start a command for cmd.exe and PowerShell: a quoted program "
-            "name is a string to PowerShell, not a command."
+            _(
+                "{argv!r} cannot start a command for cmd.exe and PowerShell: a quoted program "
+                "name is a string to PowerShell, not a command."
+            ).format(argv=argv[0])
         )
     return " ".join(word(w, shell) for w in argv)
 
@@ -128,9 +132,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def _windows_literal(text: str, name: str) -> str:
     if not _PRINTABLE_ASCII.fullmatch(text) or any(c in text for c in '"%!'):
         raise UnsafeWord(
-            f"The value of {name} cannot be written for cmd.exe and PowerShell: "
-            f"{text.encode('ascii', 'backslashreplace').decode()!r} holds a quote, %, ! or a "
-            "character that is not printable ASCII."
+            _(
+                "The value of {name} cannot be written for cmd.exe and PowerShell: {value!r} "
+                "holds a quote, %, ! or a character that is not printable ASCII."
+            ).format(name=name, value=text.encode("ascii", "backslashreplace").decode())
         )
     return text
 

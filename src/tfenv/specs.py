@@ -18,6 +18,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.models.driver import DriverVersion
 
 __all__ = [
@@ -85,12 +86,13 @@ def refuse_huge_numbers(text: str, what: str) -> None:
     """
     found = _too_many_digits(text)
     if found is not None:
-        start, _ = found
+        start = found[0]
         raise UsageError(
-            f"{what} holds a number of more than {MAX_DIGITS:,} digits (at character "
-            f"{start + 1:,}); "
-            f"tfenv reads numbers of at most {MAX_DIGITS:,} digits (Python's limit), and no "
-            "real message has a longer one."
+            _(
+                "{what} holds a number of more than {max_digits:,} digits (at character "
+                "{position:,}); tfenv reads numbers of at most {max_digits:,} digits (Python's "
+                "limit), and no real message has a longer one."
+            ).format(what=what, max_digits=MAX_DIGITS, position=start + 1)
         )
 
 
@@ -151,9 +153,11 @@ def parse_tf_spec(text: str) -> SpecifierSet:
         return SpecifierSet(text)
     except (InvalidSpecifier, ValueError):
         raise UsageError(
-            f"--tf {_show(text)} is not a TensorFlow version or specifier.",
-            hint="Use 'latest', a series such as 2.15, a release such as 2.15.1, or a "
-            "PEP 440 specifier such as '>=2.12,<2.16'.",
+            _("--tf {text} is not a TensorFlow version or specifier.").format(text=_show(text)),
+            hint=_(
+                "Use 'latest', a series such as 2.15, a release such as 2.15.1, or a PEP 440 "
+                "specifier such as '>=2.12,<2.16'."
+            ),
         ) from None
 
 
@@ -161,7 +165,9 @@ def parse_xy(flag: str, text: str) -> Version:
     """An ``X.Y`` version such as a Python or glibc version."""
     if not _XY.fullmatch(text.strip()):
         raise UsageError(
-            f"{flag} {_show(text)} is not a version of the form X.Y (for example 3.11)."
+            _("{flag} {text} is not a version of the form X.Y (for example 3.11).").format(
+                flag=flag, text=_show(text)
+            )
         )
     return Version(text.strip())
 
@@ -171,8 +177,8 @@ def parse_driver(text: str, flag: str = "--driver") -> DriverVersion:
     v = DriverVersion(text.strip()) if _DRIVER.fullmatch(text.strip()) else None
     if v is None or not 100 <= v.major < 1000:
         raise UsageError(
-            f"{flag} {_show(text)} is not an NVIDIA driver version.",
-            hint="Give it as nvidia-smi prints it, for example 535.104.05 or 552.22.",
+            _("{flag} {text} is not an NVIDIA driver version.").format(flag=flag, text=_show(text)),
+            hint=_("Give it as nvidia-smi prints it, for example 535.104.05 or 552.22."),
         )
     return v
 
@@ -235,9 +241,13 @@ def parse_cc(text: str, flag: str = "--cc") -> Version:
     v = parse_xy(flag, text)
     if cc_problem(v) is not None:
         raise UsageError(
-            f"{flag} {text.strip()} is not a compute capability of any NVIDIA GPU.",
-            hint="Compute capabilities run from 1.0 (Tesla) to 12.x (Blackwell); "
-            "'tfenv detect' or 'nvidia-smi --query-gpu=compute_cap --format=csv' shows yours.",
+            _("{flag} {value} is not a compute capability of any NVIDIA GPU.").format(
+                flag=flag, value=text.strip()
+            ),
+            hint=_(
+                "Compute capabilities run from 1.0 (Tesla) to 12.x (Blackwell); 'tfenv detect' "
+                "or 'nvidia-smi --query-gpu=compute_cap --format=csv' shows yours."
+            ),
         )
     return v
 
@@ -247,8 +257,10 @@ def parse_seconds(flag: str, text: Union[str, float], maximum: float = 7 * 86400
     value = _number(text)
     if value is None or not 0 < value <= maximum:
         raise UsageError(
-            f"{flag} {_show(str(text))} is not a number of seconds: give a positive number "
-            f"up to {maximum:g}, such as 30 or 2.5."
+            _(
+                "{flag} {text} is not a number of seconds: give a positive number up to "
+                "{maximum:g}, such as 30 or 2.5."
+            ).format(flag=flag, text=_show(str(text)), maximum=maximum)
         )
     return value
 
@@ -258,7 +270,9 @@ def parse_count(flag: str, text: Union[str, int], minimum: int = 1, maximum: int
     value = _number(text)
     if value is None or value != int(value) or not minimum <= value <= maximum:
         raise UsageError(
-            f"{flag} {_show(str(text))} is not a whole number from {minimum} to {maximum}."
+            _("{flag} {text} is not a whole number from {minimum} to {maximum}.").format(
+                flag=flag, text=_show(str(text)), minimum=minimum, maximum=maximum
+            )
         )
     return int(value)
 
@@ -273,13 +287,15 @@ def parse_index_url(flag: str, text: str) -> str:
         ok = parts.scheme in ("http", "https", "file") and (
             parts.scheme == "file" or bool(parts.hostname)
         )
-        _ = parts.port  # a port that is not a number raises ValueError
+        _port = parts.port  # a port that is not a number raises ValueError
     except ValueError:
         ok = False
     if not ok or len(url) > 2000 or any(c.isspace() or not c.isprintable() for c in url):
         raise UsageError(
-            f"{flag} {_show(text)} is not a package index URL: give http://, https:// or "
-            "file:// followed by a host and path."
+            _(
+                "{flag} {text} is not a package index URL: give http://, https:// or file:// "
+                "followed by a host and path."
+            ).format(flag=flag, text=_show(text))
         )
     return url
 
@@ -301,12 +317,16 @@ def _number(text: Union[str, float]) -> Optional[float]:
 def parse_os(text: str) -> str:
     found = _OS_ALIASES.get(text.strip().lower())
     if found is None:
-        raise UsageError(f"--os {_show(text)} is not one of linux, windows, wsl2, macos.")
+        raise UsageError(
+            _("--os {text} is not one of linux, windows, wsl2, macos.").format(text=_show(text))
+        )
     return found
 
 
 def parse_arch(text: str) -> str:
     found = _ARCH_ALIASES.get(text.strip().lower())
     if found is None:
-        raise UsageError(f"--arch {_show(text)} is not one of x86_64, aarch64, arm64.")
+        raise UsageError(
+            _("--arch {text} is not one of x86_64, aarch64, arm64.").format(text=_show(text))
+        )
     return found

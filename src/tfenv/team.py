@@ -18,6 +18,7 @@ from packaging.version import Version
 from tfenv import errors
 from tfenv.config import ProjectConfig, TargetSpec
 from tfenv.errors import ConfigError
+from tfenv.i18n import _
 from tfenv.models import messages
 from tfenv.models.conflict import Conflict, Skipped, Suggestion
 
@@ -195,7 +196,7 @@ def build_targets(kb: KnowledgeBase, specs_: Sequence[TargetSpec]) -> dict[str, 
             raise
         except errors.TfenvError as exc:
             raise ConfigError(
-                f"Target '{spec.name}': {exc.message}",
+                _("Target '{name}': {message}").format(name=spec.name, message=exc.message),
                 key=f"targets.{spec.name}",
                 hint=exc.hint,
             ) from None
@@ -215,9 +216,9 @@ def team_resolve(
     else:
         specs_ = tuple(config_or_targets)
     if request is None:
-        raise errors.UsageError("team_resolve needs a request when given bare targets.")
+        raise errors.UsageError(_("team_resolve needs a request when given bare targets."))
     if not specs_:
-        raise ConfigError("No targets to resolve.", key="targets")
+        raise ConfigError(_("No targets to resolve."), key="targets")
     targets = build_targets(kb, specs_)
     config = config_or_targets if isinstance(config_or_targets, ProjectConfig) else None
     alone = {
@@ -398,11 +399,13 @@ def _config_request(kb: KnowledgeBase, config: ProjectConfig) -> Request:
         )
     except errors.UsageError as exc:
         raise ConfigError(
-            f"{config.path}: 'tensorflow' = {config.tensorflow!r}: {exc.message}",
+            _("{path}: 'tensorflow' = {tensorflow!r}: {message}").format(
+                path=config.path, tensorflow=config.tensorflow, message=exc.message
+            ),
             key="tensorflow",
             hint=exc.hint,
         ) from None
 
 
 def _no_detect() -> NoReturn:
-    raise errors.UsageError("A target must describe its machine; tfenv never detects it here.")
+    raise errors.UsageError(_("A target must describe its machine; tfenv never detects it here."))

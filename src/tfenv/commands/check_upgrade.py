@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tfenv.i18n import _
+
 __all__ = ["configure", "run"]
 
 
@@ -15,7 +17,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     src = parser.add_mutually_exclusive_group()
     src.add_argument(
-        "--from", dest="from_version", metavar="SPEC", help="current version, e.g. 2.12"
+        "--from", dest="from_version", metavar="SPEC", help=_("current version, e.g. 2.12")
     )
     src.add_argument(
         "--from-file",
@@ -23,55 +25,72 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         default=[],
-        help="requirements*.txt, pylock*.toml, conda-lock*.yml or environment*.yml (or a folder "
-        "of them); repeat for one lockfile per target (matched by name)",
+        help=_(
+            "requirements*.txt, pylock*.toml, conda-lock*.yml or environment*.yml (or a folder "
+            "of them); repeat for one lockfile per target (matched by name)"
+        ),
     )
     src.add_argument(
         "--from-env",
         metavar="PREFIX",
         nargs="?",
         const="",
-        help="read the installed TensorFlow of a venv/conda prefix (default: this interpreter)",
+        help=_("read the installed TensorFlow of a venv/conda prefix (default: this interpreter)"),
     )
     parser.add_argument(
         "--to",
         metavar="SPEC",
         default="latest",
-        help="latest (default), 2.16, 2.16.2 or a specifier",
+        help=_("latest (default), 2.16, 2.16.2 or a specifier"),
     )
     add_machine_flags(parser)
-    parser.add_argument("--config", metavar="PATH", type=Path, help="pyproject.toml or tfenv.toml")
     parser.add_argument(
-        "--target", metavar="NAME", action="append", default=[], help="only this configured target"
+        "--config", metavar="PATH", type=Path, help=_("pyproject.toml or tfenv.toml")
+    )
+    parser.add_argument(
+        "--target",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help=_("only this configured target"),
     )
     parser.add_argument("--manager", choices=MANAGERS, default="auto")
-    parser.add_argument("--allow-cpu", action="store_true", help="accept CPU plans on GPU machines")
+    parser.add_argument(
+        "--allow-cpu", action="store_true", help=_("accept CPU plans on GPU machines")
+    )
     parser.add_argument(
         "--pre",
         action="store_true",
-        help="consider pre-releases (needed for --to a series that has only pre-releases)",
+        help=_("consider pre-releases (needed for --to a series that has only pre-releases)"),
     )
     parser.add_argument(
-        "--allow-downgrade", action="store_true", help="allow --to older than the current version"
+        "--allow-downgrade",
+        action="store_true",
+        help=_("allow --to older than the current version"),
     )
     parser.add_argument(
         "--strict",
         action="store_true",
-        help="warnings the move brings fail too (exit code 1); standing ones do not",
+        help=_("warnings the move brings fail too (exit code 1); standing ones do not"),
     )
     parser.add_argument(
         "--relock",
         action="store_true",
-        help="diff every pin against a fresh lock of the new version (configured targets; "
-        "uses the package index like 'tfenv lock')",
+        help=_(
+            "diff every pin against a fresh lock of the new version (configured targets; "
+            "uses the package index like 'tfenv lock')"
+        ),
     )
     parser.add_argument(
-        "--index-url", metavar="URL", type=_index_url, help="with --relock: the index to lock from"
+        "--index-url",
+        metavar="URL",
+        type=_index_url,
+        help=_("with --relock: the index to lock from"),
     )
-    parser.add_argument("--offline", action="store_true", help="with --relock: caches only")
+    parser.add_argument("--offline", action="store_true", help=_("with --relock: caches only"))
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print one JSON object")
-    out.add_argument("--markdown", action="store_true", help="print Markdown for a PR comment")
+    out.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    out.add_argument("--markdown", action="store_true", help=_("print Markdown for a PR comment"))
 
 
 def _index_url(text: str) -> str:

@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.host.profile import GpuInfo, HostProfile
 
@@ -18,26 +20,30 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the profile as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the profile as JSON"))
     parser.add_argument(
         "--output",
         metavar="FILE",
-        help="write the JSON profile to FILE (for 'tfenv resolve --host FILE')",
+        help=_("write the JSON profile to FILE (for 'tfenv resolve --host FILE')"),
     )
     parser.add_argument(
         "--gpu-index",
         type=_gpu_index,
         metavar="N",
-        help="the GPU to resolve for (default: the one with the lowest compute capability)",
+        help=_("the GPU to resolve for (default: the one with the lowest compute capability)"),
     )
-    over = parser.add_argument_group("overrides (win over detection)")
+    over = parser.add_argument_group(_("overrides (win over detection)"))
     over.add_argument("--os", choices=("linux", "windows", "wsl2", "macos"))
     over.add_argument("--arch", choices=("x86_64", "aarch64", "arm64"))
-    over.add_argument("--glibc", metavar="VERSION", help="e.g. 2.35")
-    over.add_argument("--driver", metavar="VERSION", help="NVIDIA driver, e.g. 535.104.05")
-    over.add_argument("--python", metavar="X.Y", help="e.g. 3.11")
+    over.add_argument("--glibc", metavar="VERSION", help=_("e.g. 2.35"))
+    over.add_argument("--driver", metavar="VERSION", help=_("NVIDIA driver, e.g. 535.104.05"))
+    over.add_argument("--python", metavar="X.Y", help=_("e.g. 3.11"))
     parser.add_argument(
-        "--timeout", type=_seconds, default=5.0, metavar="S", help="limit per probe (default 5 s)"
+        "--timeout",
+        type=_seconds,
+        default=5.0,
+        metavar="S",
+        help=_("limit per probe (default 5 s)"),
     )
 
 
@@ -68,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(visible_lines(render(profile, target)))
     else:
-        print(f"tfenv: wrote the host profile to {args.output}", file=sys.stderr)
+        print(
+            _("tfenv: wrote the host profile to {path}").format(path=args.output), file=sys.stderr
+        )
     return 0
 
 
@@ -77,35 +85,47 @@ def render(profile: HostProfile, target: Optional[GpuInfo] = None) -> str:
     given = {k for k, v in profile.sources if v == "given"}
 
     def mark(key: str, text: str) -> str:
-        return f"{text} (given)" if key in given else text
+        return _("{value} (given)").format(value=text) if key in given else text
 
     rows = [
-        ("OS", mark("os", profile.os) + "  " + mark("arch", profile.arch)),
+        (_("OS"), mark("os", profile.os) + "  " + mark("arch", profile.arch)),
         ("glibc", mark("glibc", str(profile.glibc)) if profile.glibc else "-"),
         ("Python", mark("python", str(profile.python))),
-        ("conda env", profile.conda_env or "-"),
-        ("NVIDIA driver", mark("driver", profile.driver) if profile.driver else "none"),
-        ("driver CUDA", f"up to {profile.driver_cuda}" if profile.driver_cuda else "-"),
-        ("CUDA toolkits", ", ".join(f"{t.version} ({t.path})" for t in profile.cuda_toolkits)),
+        (_("conda env"), profile.conda_env or "-"),
+        (_("NVIDIA driver"), mark("driver", profile.driver) if profile.driver else _("none")),
+        (
+            _("driver CUDA"),
+            _("up to {cuda}").format(cuda=profile.driver_cuda) if profile.driver_cuda else "-",
+        ),
+        (_("CUDA toolkits"), ", ".join(f"{t.version} ({t.path})" for t in profile.cuda_toolkits)),
         ("cuDNN", ", ".join(f"{c.version} ({c.path})" for c in profile.cudnn)),
-        ("packages", ", ".join(f"{n}=={v}" for n, v in profile.packages)),
+        (_("packages"), ", ".join(f"{n}=={v}" for n, v in profile.packages)),
     ]
-    width = max(len(k) for k, _ in rows)
-    lines = [f"{k:<{width}}  {v or '-'}" for k, v in rows]
+    width = max(_columns(k) for k, _v in rows)
+    lines = [k + " " * (width - _columns(k)) + f"  {v or '-'}" for k, v in rows]
     lines.append("")
     if profile.gpus:
-        lines.append("GPUs:")
+        lines.append(_("GPUs:"))
         for g in profile.gpus:
             cc = f"cc {g.compute_capability} ({g.cc_source})" if g.compute_capability else "cc ?"
             mem = f"{g.memory_mib} MiB" if g.memory_mib is not None else "? MiB"
             flags = "  MIG" if g.mig else ""
-            arrow = "  <- resolves for this one" if target is not None and g is target else ""
+            arrow = (
+                "  " + _("<- resolves for this one") if target is not None and g is target else ""
+            )
             lines.append(f"  [{g.index}] {g.name}  {cc}  {mem}{flags}{arrow}")
     else:
-        lines.append("GPUs: none")
+        lines.append(_("GPUs: none"))
     notes = profile.current_notes()  # all of them for a fresh detection
     if notes:
         lines.append("")
-        lines.append("Notes:")
+        lines.append(_("Notes:"))
         lines += [f"  - {n.text}" for n in notes]
     return "\n".join(lines) + "\n"
+
+
+def _columns(text: str) -> int:
+    """Columns on a terminal: a Chinese character takes two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

@@ -19,6 +19,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import _, ngettext
+
 if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
     from tfenv.doctor.findings import Finding
@@ -40,33 +42,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
         dest="interpreter",
         action=_RememberFlag,
         metavar="PATH",
-        help="check the environment of this Python interpreter (a path; --python is an old "
-        "name for it)",
+        help=_(
+            "check the environment of this Python interpreter (a path; --python is an old "
+            "name for it)"
+        ),
     )
-    target.add_argument("--prefix", metavar="DIR", help="check the environment in this folder")
+    target.add_argument("--prefix", metavar="DIR", help=_("check the environment in this folder"))
     add_machine_flags(parser, python=False)
     parser.add_argument(
         "--load-libraries",
         action="store_true",
-        help="also load each CUDA library found, in a child process (runs their "
-        "initialisation code; without it doctor only reads files)",
+        help=_(
+            "also load each CUDA library found, in a child process (runs their "
+            "initialisation code; without it doctor only reads files)"
+        ),
     )
     parser.add_argument(
         "--import",
         dest="do_import",
         action="store_true",
-        help="also import TensorFlow in an isolated subprocess and run the plans' Verify "
-        "check there (the GPU list, a computation) and a matmul on the GPU; a failing "
-        "import's log is printed (implies --load-libraries)",
+        help=_(
+            "also import TensorFlow in an isolated subprocess and run the plans' Verify "
+            "check there (the GPU list, a computation) and a matmul on the GPU; a failing "
+            "import's log is printed (implies --load-libraries)"
+        ),
     )
     parser.add_argument(
         "--timeout",
         type=_seconds,
         default=300.0,
         metavar="S",
-        help="limit for --import (default 300 s)",
+        help=_("limit for --import (default 300 s)"),
     )
-    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the findings as JSON"))
 
 
 class _RememberFlag(argparse.Action):
@@ -139,8 +147,12 @@ def _interpreter(text: str, flag: str) -> str:
 
     if re.fullmatch(r"\s*[0-9]+\.[0-9]+\s*", text):
         raise UsageError(
-            f"doctor's {flag} is the path of a Python interpreter, not a version: {text!r}.",
-            hint=f"Give the interpreter, e.g. {flag} $(command -v python{text.strip()}).",
+            _(
+                "doctor's {flag} is the path of a Python interpreter, not a version: {text!r}."
+            ).format(flag=flag, text=text),
+            hint=_("Give the interpreter, e.g. {flag} $(command -v python{value}).").format(
+                flag=flag, value=text.strip()
+            ),
         )
     has_folder = os.sep in text or (os.altsep is not None and os.altsep in text)
     return os.path.abspath(text) if has_folder and not os.path.isabs(text) else text
@@ -189,15 +201,30 @@ def _print(findings: list[Finding], log: str, as_json: bool) -> None:
         if f.detail:
             print(f"          {visible(f.detail)}")
         if f.fix and f.status != "ok":
-            print(f"          fix: {visible(f.fix)}")
+            print("          " + _("fix: {fix}").format(fix=visible(f.fix)))
     n_problems = sum(f.status == "problem" for f in findings)
     n_warnings = sum(f.status == "warning" for f in findings)
-    print(f"\n{n_problems} problem(s), {n_warnings} warning(s).")
+    problems = ngettext("{count} problem", "{count} problems", n_problems)
+    warnings = ngettext("{count} warning", "{count} warnings", n_warnings)
+    print()
+    print(
+        _("{problems}, {warnings}.").format(
+            problems=problems.format(count=n_problems), warnings=warnings.format(count=n_warnings)
+        )
+    )
     failed = any(f.id == "import" and f.status == "problem" for f in findings)
     if log.strip() and failed:
         lines = log.rstrip().splitlines()
         shown = lines[-_LOG_LINES:]
-        more = f", its last {len(shown)} of {len(lines)} lines" if len(shown) < len(lines) else ""
-        print(f"\nThe failing import's log{more} (tfenv explain - reads it):")
+        print()
+        if len(shown) < len(lines):
+            print(
+                _(
+                    "The failing import's log, its last {shown} of {total} lines (tfenv "
+                    "explain - reads it):"
+                ).format(shown=len(shown), total=len(lines))
+            )
+        else:
+            print(_("The failing import's log (tfenv explain - reads it):"))
         for line in shown:
             print(f"  | {visible(line)}")

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from packaging.version import Version
 
@@ -30,21 +32,23 @@ __all__ = ["configure", "run"]
 def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.commands.resolve import add_machine_flags
 
-    parser.add_argument("text", nargs="?", help="the error message or log ('-' reads stdin)")
+    parser.add_argument("text", nargs="?", help=_("the error message or log ('-' reads stdin)"))
     parser.add_argument(
-        "--file", metavar="LOG", type=Path, help="read the message or a whole log from this file"
+        "--file", metavar="LOG", type=Path, help=_("read the message or a whole log from this file")
     )
-    parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the explanation as JSON"))
     parser.add_argument(
         "--no-detect",
         action="store_true",
-        help="do not read this machine (answers use only --host or the machine flags)",
+        help=_("do not read this machine (answers use only --host or the machine flags)"),
     )
     parser.add_argument(
         "--tf",
         metavar="VERSION",
-        help="the TensorFlow release the text comes from (default: the one installed here, "
-        "else what the text says)",
+        help=_(
+            "the TensorFlow release the text comes from (default: the one installed here, "
+            "else what the text says)"
+        ),
     )
     add_machine_flags(parser)
 
@@ -75,18 +79,18 @@ def _text(args: argparse.Namespace) -> tuple[str, bool]:
 
     if args.file is not None:
         if args.text is not None:
-            raise UsageError("Give the text as an argument or with --file, not both.")
+            raise UsageError(_("Give the text as an argument or with --file, not both."))
         text, cut = read_file(args.file)
     elif args.text == "-" or (args.text is None and not _is_terminal(sys.stdin)):
         text, cut = read_stdin()
     elif args.text is None:
         raise UsageError(
-            "Give the error text as an argument, a log with --file LOG, or '-' to read stdin."
+            _("Give the error text as an argument, a log with --file LOG, or '-' to read stdin.")
         )
     else:
         text, cut = _bounded(args.text)
     if not text.strip():
-        raise UsageError("The error text is empty.")
+        raise UsageError(_("The error text is empty."))
     return text, cut
 
 
@@ -98,7 +102,11 @@ def read_file(path: Path) -> tuple[str, bool]:
     try:
         data, cut = read_tail(path, MAX_TEXT)
     except InputFileError as exc:
-        raise UsageError(f"--file {path}: cannot read it ({exc.strerror}).") from None
+        raise UsageError(
+            _("--file {path}: cannot read it ({strerror}).").format(
+                path=path, strerror=exc.strerror
+            )
+        ) from None
     return data.decode("utf-8", "replace"), cut
 
 
@@ -140,7 +148,9 @@ def _tf(kb: KnowledgeBase, text: Optional[str]) -> Optional[Version]:
     try:
         version = to_version(text)
     except ValueError as exc:
-        raise UsageError(f"--tf: {exc}.", hint="Give a release such as 2.15.1.") from None
+        raise UsageError(
+            _("--tf: {exc}.").format(exc=exc), hint=_("Give a release such as 2.15.1.")
+        ) from None
     if len(version.release) == 2:
         series = [
             v
@@ -163,7 +173,7 @@ def read_stdin() -> tuple[str, bool]:
     from tfenv.errors import UsageError
 
     if sys.stdin is None:
-        raise UsageError("There is no stdin to read the error text from (it is closed).")
+        raise UsageError(_("There is no stdin to read the error text from (it is closed)."))
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # a text-only stdin (replaced in-process)
         return _bounded(sys.stdin.read(MAX_TEXT + 1))
@@ -201,8 +211,10 @@ def _check_stdin(stream: object) -> None:
     device = stat.S_ISCHR(st.st_mode) and not os.isatty(fd) and st.st_rdev != null.st_rdev
     if stat.S_ISDIR(st.st_mode) or device:
         raise UsageError(
-            "stdin is a device, not a log or a pipe; give the error text as an argument, "
-            "or pipe or redirect a log file into 'tfenv explain -'."
+            _(
+                "stdin is a device, not a log or a pipe; give the error text as an argument, or"
+                " pipe or redirect a log file into 'tfenv explain -'."
+            )
         )
 
 

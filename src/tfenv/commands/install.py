@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
     from tfenv.install.source import Source
@@ -29,64 +31,70 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "dir",
         nargs="?",
         metavar="DIR",
-        help="the environment's folder (default .venv; a conda route: an environment name "
-        "or folder, default tf-VERSION)",
+        help=_(
+            "the environment's folder (default .venv; a conda route: an environment name "
+            "or folder, default tf-VERSION)"
+        ),
     )
     parser.add_argument(
-        "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
+        "--tf", metavar="SPEC", help=_("latest (default), 2.15, 2.15.1 or a PEP 440 specifier")
     )
     add_machine_flags(parser)
-    parser.add_argument("--manager", choices=MANAGERS, default="auto", help="as for resolve")
-    parser.add_argument("--allow-cpu", action="store_true", help="as for resolve")
-    parser.add_argument("--pre", action="store_true", help="consider pre-releases")
-    parser.add_argument("--cuda-libs", choices=CUDA_LIBS, default="build", help="as for resolve")
+    parser.add_argument("--manager", choices=MANAGERS, default="auto", help=_("as for resolve"))
+    parser.add_argument("--allow-cpu", action="store_true", help=_("as for resolve"))
+    parser.add_argument("--pre", action="store_true", help=_("consider pre-releases"))
+    parser.add_argument("--cuda-libs", choices=CUDA_LIBS, default="build", help=_("as for resolve"))
     parser.add_argument(
-        "--lock", metavar="FILE", type=Path, help="install this hashed lockfile of 'tfenv lock'"
+        "--lock", metavar="FILE", type=Path, help=_("install this hashed lockfile of 'tfenv lock'")
     )
     parser.add_argument(
-        "--target", metavar="NAME", help="install the lockfile of this target of the project"
+        "--target", metavar="NAME", help=_("install the lockfile of this target of the project")
     )
     parser.add_argument(
         "--allow-stale",
         action="store_true",
-        help="install a lockfile whose inputs changed since it was written (the "
-        "configuration, a target, another tfenv's data); one edited by hand is refused always",
+        help=_(
+            "install a lockfile whose inputs changed since it was written (the "
+            "configuration, a target, another tfenv's data); one edited by hand is refused always"
+        ),
     )
     parser.add_argument(
         "--config",
         metavar="PATH",
-        help="the project's configuration for --lock/--target (default: the lockfile's "
-        "folder, else the current one)",
+        help=_(
+            "the project's configuration for --lock/--target (default: the lockfile's "
+            "folder, else the current one)"
+        ),
     )
     parser.add_argument(
         "--force",
         action="store_true",
-        help="replace an environment tfenv install created in DIR (nothing else is deleted)",
+        help=_("replace an environment tfenv install created in DIR (nothing else is deleted)"),
     )
     parser.add_argument(
-        "--keep-failed", action="store_true", help="keep a failed environment for inspection"
+        "--keep-failed", action="store_true", help=_("keep a failed environment for inspection")
     )
-    parser.add_argument("--offline", action="store_true", help="install from uv's cache only")
+    parser.add_argument("--offline", action="store_true", help=_("install from uv's cache only"))
     parser.add_argument(
         "--no-uv",
         action="store_true",
-        help="create with python -m venv and install with pip (default: uv where installed)",
+        help=_("create with python -m venv and install with pip (default: uv where installed)"),
     )
     parser.add_argument(
         "--no-space-check",
         action="store_true",
-        help="skip the check that the disk has room for the download and the environment",
+        help=_("skip the check that the disk has room for the download and the environment"),
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the steps, change nothing")
-    parser.add_argument("--index-url", metavar="URL", type=_index_url, help="the package index")
+    parser.add_argument("--dry-run", action="store_true", help=_("print the steps, change nothing"))
+    parser.add_argument("--index-url", metavar="URL", type=_index_url, help=_("the package index"))
     parser.add_argument(
         "--timeout",
         type=_seconds,
         default=300.0,
         metavar="S",
-        help="limit for the Verify step's import (default 300 s)",
+        help=_("limit for the Verify step's import (default 300 s)"),
     )
-    parser.add_argument("--json", action="store_true", help="print each step as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print each step as JSON"))
 
 
 def _seconds(text: str) -> float:
@@ -140,11 +148,15 @@ def run(args: argparse.Namespace) -> int:
         claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals first
         out.space = preflight(out, options)  # UsageError (exit 2) when a disk is short
     runner = Runner(_say, terminal=_on_terminal(), echo=True)
-    _say(f"Installing {source.describe()}")
+    _say(_("Installing {what}").format(what=source.describe()))
     if out.space:
         _say(out.space)
     if source.stale:
-        _say(f"warning: the lockfile is stale (--allow-stale): {'; '.join(source.stale)}")
+        _say(
+            _("warning: the lockfile is stale (--allow-stale): {changes}").format(
+                changes="; ".join(source.stale)
+            )
+        )
     flow.execute(out, options, here, kb, runner)
     _report(out, args.json, dry_run=False)
     return 0 if out.status == "ok" else 1
@@ -155,15 +167,17 @@ def _refuse_host(args: argparse.Namespace) -> None:
 
     if args.host is not None:
         raise UsageError(
-            "tfenv install installs on this machine, so --host (another machine's profile) "
-            "does not apply.",
-            hint="Use 'tfenv resolve --host FILE' or 'tfenv lock' to plan for another machine.",
+            _(
+                "tfenv install installs on this machine, so --host (another machine's profile) "
+                "does not apply."
+            ),
+            hint=_("Use 'tfenv resolve --host FILE' or 'tfenv lock' to plan for another machine."),
         )
     if args.lock is None and args.target is None:
         if args.config is not None:
-            raise UsageError("--config goes with --lock or --target.")
+            raise UsageError(_("--config goes with --lock or --target."))
         if args.allow_stale:
-            raise UsageError("--allow-stale goes with --lock or --target.")
+            raise UsageError(_("--allow-stale goes with --lock or --target."))
 
 
 def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> Source:
@@ -176,7 +190,7 @@ def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> S
         if args.lock is not None and not args.lock.is_file():
             from tfenv.errors import UsageError
 
-            raise UsageError(f"--lock {args.lock}: no such file.")
+            raise UsageError(_("--lock {lock}: no such file.").format(lock=args.lock))
 
         folder = args.config or (str(args.lock.parent) if args.lock is not None else ".")
         return from_lock(kb, load_config(folder), args.target, args.lock, args.allow_stale)
@@ -209,8 +223,10 @@ def _no_plan_flags(args: argparse.Namespace) -> None:
     ]
     if given:
         raise UsageError(
-            f"{', '.join(given)} plan(s) for a machine, and a lockfile's target is planned "
-            "by the project's configuration; give one or the other."
+            _(
+                "{given} plan(s) for a machine, and a lockfile's target is planned by the "
+                "project's configuration; give one or the other."
+            ).format(given=", ".join(given))
         )
 
 
@@ -234,7 +250,11 @@ def _report(out: Outcome, as_json: bool, dry_run: bool) -> None:
         _print_dry_run(out)
     elif out.status == "failed":
         failed = next(s for s in out.steps if s.outcome == "failed")
-        _p(f"Install failed at step '{failed.name}': {failed.detail}")
+        _p(
+            _("Install failed at step '{name}': {detail}").format(
+                name=failed.name, detail=failed.detail
+            )
+        )
         _p(out.rolled_back)
     else:
         _print_done(out)
@@ -250,10 +270,10 @@ def _print_dry_run(out: Outcome) -> None:
     from tfenv.install.shell import command
     from tfenv.install.steps import remaining_steps
 
-    _p(f"Plan: {out.source.plan.summary()}")
+    _p(_("Plan: {plan}").format(plan=out.source.plan.summary()))
     if out.missing:
-        _p(f"({out.missing} These are the commands to run once one is.)")
-    _p("Steps:")
+        _p(_("({missing} These are the commands to run once one is.)").format(missing=out.missing))
+    _p(_("Steps:"))
     for n, step in enumerate(out.steps, 1):
         _p(f"  {n}. {step.title}")
         for argv in step.argv:
@@ -263,7 +283,7 @@ def _print_dry_run(out: Outcome) -> None:
 
 def _print_remaining(lines: tuple[str, ...]) -> None:
     if lines:
-        _p("Still to do by hand:")
+        _p(_("Still to do by hand:"))
         for line in lines:
             _p(f"  - {line}")
 
@@ -272,7 +292,11 @@ def _print_done(out: Outcome) -> None:
     from tfenv.install.shell import command
 
     os_name = out.layout.os_name
-    _p(f"Environment: {out.layout.prefix} ({out.tool}): {out.source.plan.summary()}")
+    _p(
+        _("Environment: {prefix} ({tool}): {plan}").format(
+            prefix=out.layout.prefix, tool=out.tool, plan=out.source.plan.summary()
+        )
+    )
     for step in out.steps:
         took = "-" if step.seconds is None else f"{step.seconds:.1f} s"
         _p(f"  {step.name:<11} {step.outcome:<8} {took:>9}  {step.detail}".rstrip())
@@ -281,18 +305,20 @@ def _print_done(out: Outcome) -> None:
     _print_remaining(out.remaining)
     _p()
     if out.status == "ok":
-        _p("Verify: ok")
+        _p(_("Verify: ok"))
     elif out.remaining:
         doctor = command(
             ["tfenv", "doctor", "--prefix", str(out.layout.prefix), "--import"], os_name
         )
         _p(
-            f"Verify: not yet: do the steps above, then check again with '{doctor}' "
-            "after activating"
+            _(
+                "Verify: not yet: do the steps above, then check again with '{doctor}' after "
+                "activating"
+            ).format(doctor=doctor)
         )
     else:
-        _p("Verify: found a problem (see above)")
-    _p(f"Activate it with: {_activate_line(out)}")
+        _p(_("Verify: found a problem (see above)"))
+    _p(_("Activate it with: {out}").format(out=_activate_line(out)))
 
 
 def _print_verdict(verdict: Verdict) -> None:
@@ -304,11 +330,11 @@ def _print_verdict(verdict: Verdict) -> None:
         if f.detail:
             _p(f"          {f.detail}")
         if f.fix and f.status != "ok" and not (verdict.answers and "tfenv explain" in f.fix):
-            _p(f"          fix: {f.fix}")  # (explain's answers follow)
+            _p("          " + _("fix: {fix}").format(fix=f.fix))  # (explain's answers follow)
     for note in verdict.notes:
-        _p(f"No GPU here: {note}")
+        _p(_("No GPU here: {note}").format(note=note))
     if verdict.answers:
-        _p("tfenv explain says:")
+        _p(_("tfenv explain says:"))
         for answer in verdict.answers:
             _p(f"  - {answer}")
 

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tfenv.i18n import _
+
 TYPE_CHECKING = False  # typing is not imported: `tfenv lock --help` stays cheap
 if TYPE_CHECKING:
     from tfenv.errors import TfenvError
@@ -24,40 +26,42 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         type=Path,
         default=Path("."),
-        help="tfenv.toml, pyproject.toml, or a folder holding one (default: .)",
+        help=_("tfenv.toml, pyproject.toml, or a folder holding one (default: .)"),
     )
     parser.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 when a lockfile no longer matches the configuration",
+        help=_("write nothing; exit 1 when a lockfile no longer matches the configuration"),
     )
     parser.add_argument(
         "--target",
         action="append",
         default=[],
         metavar="NAME",
-        help="lock only this target (repeatable)",
+        help=_("lock only this target (repeatable)"),
     )
     parser.add_argument(
         "--out",
         metavar="DIR",
         type=_out_dir,
-        help="where lockfiles go (default: 'out' in the configuration, else its folder)",
+        help=_("where lockfiles go (default: 'out' in the configuration, else its folder)"),
     )
-    parser.add_argument("--offline", action="store_true", help="lock from caches only")
+    parser.add_argument("--offline", action="store_true", help=_("lock from caches only"))
     parser.add_argument(
-        "--index-url", metavar="URL", type=_index_url, help="the package index to lock from"
+        "--index-url", metavar="URL", type=_index_url, help=_("the package index to lock from")
     )
-    parser.add_argument("--cache-dir", metavar="DIR", type=Path, help="uv's cache directory")
-    parser.add_argument("--jobs", type=_jobs, default=4, metavar="N", help="targets locked at once")
+    parser.add_argument("--cache-dir", metavar="DIR", type=Path, help=_("uv's cache directory"))
     parser.add_argument(
-        "--timeout", type=_seconds, default=30.0, metavar="S", help="network timeout in seconds"
+        "--jobs", type=_jobs, default=4, metavar="N", help=_("targets locked at once")
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--timeout", type=_seconds, default=30.0, metavar="S", help=_("network timeout in seconds")
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help=_("no progress display"))
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print a JSON summary on stdout: the targets, their files, what is stale",
+        help=_("print a JSON summary on stdout: the targets, their files, what is stale"),
     )
 
 
@@ -218,9 +222,11 @@ def _out_dir(text: str) -> Path:
     path = Path(text)
     try:
         if not path.is_dir() and path.exists():
-            raise UsageError(f"--out {text}: not a folder.")
+            raise UsageError(_("--out {text}: not a folder.").format(text=text))
     except (OSError, ValueError) as exc:
         if isinstance(exc, OSError) and exc.errno == errno.ENOENT:
             return path
-        raise UsageError(f"--out {text}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("--out {text}: {exc}.").format(text=text, exc=describe_oserror(exc))
+        ) from None
     return path

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -19,19 +20,19 @@ __all__ = ["configure", "run"]
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tf", metavar="X.Y", help="only this TensorFlow series, e.g. 2.15")
+    parser.add_argument("--tf", metavar="X.Y", help=_("only this TensorFlow series, e.g. 2.15"))
     parser.add_argument(
-        "--cuda", metavar="MAJOR", help="only series built with this CUDA major, e.g. 12"
+        "--cuda", metavar="MAJOR", help=_("only series built with this CUDA major, e.g. 12")
     )
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="machine-readable rows")
-    fmt.add_argument("--markdown", action="store_true", help="a Markdown table")
-    fmt.add_argument("--docs-page", action="store_true", help="the whole docs/matrix.md page")
+    fmt.add_argument("--json", action="store_true", help=_("machine-readable rows"))
+    fmt.add_argument("--markdown", action="store_true", help=_("a Markdown table"))
+    fmt.add_argument("--docs-page", action="store_true", help=_("the whole docs/matrix.md page"))
     parser.add_argument(
-        "--svg", metavar="FILE", type=Path, help="also write the compatibility chart as SVG"
+        "--svg", metavar="FILE", type=Path, help=_("also write the compatibility chart as SVG")
     )
     parser.add_argument(
-        "--html", metavar="FILE", type=Path, help="also write the chart as one HTML page"
+        "--html", metavar="FILE", type=Path, help=_("also write the chart as one HTML page")
     )
 
 
@@ -46,19 +47,29 @@ def run(args: argparse.Namespace) -> int:
     tf = None
     if args.tf is not None:
         if not re.fullmatch(r"[0-9]{1,4}\.[0-9]{1,4}", args.tf.strip()):
-            raise UsageError(f"--tf {args.tf!r} is not a TensorFlow series such as 2.15.")
+            raise UsageError(
+                _("--tf {tf!r} is not a TensorFlow series such as 2.15.").format(tf=args.tf)
+            )
         wanted = specs.parse_xy("--tf", args.tf)
         if wanted not in series:
             raise UsageError(
-                f"--tf {args.tf.strip()}: the knowledge base has no TensorFlow {wanted} series.",
-                hint=f"It knows {series[0]} to {series[-1]}.",
+                _("--tf {value}: the knowledge base has no TensorFlow {wanted} series.").format(
+                    value=args.tf.strip(), wanted=wanted
+                ),
+                hint=_("It knows {series} to {series2}.").format(
+                    series=series[0], series2=series[-1]
+                ),
             )
         tf = str(wanted)
     cuda = None if args.cuda is None else specs.parse_count("--cuda", args.cuda, 1, 99)
     rows = matrix.matrix_rows(kb, tf, cuda)
     if not rows:
         if tf is None:
-            raise UsageError(f"--cuda {cuda}: no TensorFlow series is built with CUDA {cuda}.")
+            raise UsageError(
+                _("--cuda {cuda}: no TensorFlow series is built with CUDA {cuda}.").format(
+                    cuda=cuda
+                )
+            )
         print(f"The TensorFlow {tf} series is not built with CUDA {cuda}.", file=sys.stderr)
         return 1
     if charts:
@@ -86,10 +97,12 @@ def _chart_paths(args: argparse.Namespace) -> list[tuple[str, str, Path]]:
     from tfenv.chart.files import check_path
 
     out = [(f"--{fmt}", fmt, p) for fmt, p in (("svg", args.svg), ("html", args.html)) if p]
-    for flag, _, path in out:
+    for flag, _fmt, path in out:
         check_path(flag, path)
     if len(out) == 2 and out[0][2].resolve() == out[1][2].resolve():
-        raise UsageError(f"--svg and --html name the same file ({args.svg}); give two names.")
+        raise UsageError(
+            _("--svg and --html name the same file ({svg}); give two names.").format(svg=args.svg)
+        )
     return out
 
 

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.refresh import GpuRefreshOutcome, RefreshOutcome
 
@@ -30,45 +32,51 @@ def _default_data_dir() -> Path:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--index-url", help="the simple index to read (default: configuration)")
+    parser.add_argument("--index-url", help=_("the simple index to read (default: configuration)"))
     parser.add_argument(
         "--check",
         action="store_true",
-        help="compare with the shipped files, print the drift, exit 1 on drift; write nothing",
+        help=_("compare with the shipped files, print the drift, exit 1 on drift; write nothing"),
     )
     parser.add_argument(
         "--data-dir",
         type=Path,
         default=None,
-        help="the data directory holding index/ (default: tfenv's own data)",
+        help=_("the data directory holding index/ (default: tfenv's own data)"),
     )
     parser.add_argument(
         "--package",
         action="append",
         default=None,
         metavar="NAME",
-        help="refresh only this package (repeatable; 'cuda-wheels' for the and-cuda list)",
+        help=_("refresh only this package (repeatable; 'cuda-wheels' for the and-cuda list)"),
     )
     parser.add_argument(
-        "--timeout", type=_seconds, default=30.0, help="seconds per HTTP request (default 30)"
+        "--timeout", type=_seconds, default=30.0, help=_("seconds per HTTP request (default 30)")
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    parser.add_argument("-q", "--quiet", action="store_true", help=_("no progress messages"))
     parser.add_argument(
-        "--json", action="store_true", help="print a JSON summary on stdout (drift, files written)"
+        "--json",
+        action="store_true",
+        help=_("print a JSON summary on stdout (drift, files written)"),
     )
     parser.add_argument(
         "--gpus",
         metavar="README",
         default=None,
-        help="regenerate the GPU table from NVIDIA/open-gpu-kernel-modules' README.md "
-        "(a file path or URL) instead of reading the package index",
+        help=_(
+            "regenerate the GPU table from NVIDIA/open-gpu-kernel-modules' README.md "
+            "(a file path or URL) instead of reading the package index"
+        ),
     )
     parser.add_argument(
         "--gpus-commit",
         metavar="SHA",
         default=None,
-        help="the commit (or release tag) that README was read at, recorded as its source "
-        "(taken from a GitHub raw/blob URL when not given)",
+        help=_(
+            "the commit (or release tag) that README was read at, recorded as its source "
+            "(taken from a GitHub raw/blob URL when not given)"
+        ),
     )
 
 
@@ -89,14 +97,14 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError):
         usable = False
     if not usable:
-        raise UsageError(f"--data-dir {data_dir}: not a folder.")
+        raise UsageError(_("--data-dir {data_dir}: not a folder.").format(data_dir=data_dir))
     if args.gpus is not None:
         return _run_gpus(args, data_dir)
     if args.gpus_commit is not None:
-        raise UsageError("--gpus-commit goes with --gpus README.")
+        raise UsageError(_("--gpus-commit goes with --gpus README."))
     index_url, origin = _index(args)
     say = _silent if args.quiet or args.json else _to_stderr
-    say(f"index: {redact(index_url)} (from {origin})")
+    say(_("index: {index_url} (from {origin})").format(index_url=redact(index_url), origin=origin))
     started = time.monotonic()
     with make_client(args.timeout) as client:
         outcome = refresh(
@@ -137,8 +145,8 @@ def _index(args: argparse.Namespace) -> tuple[str, str]:
     index_url, origin = configured_index_url(args.index_url)
     if not index_url:
         raise UsageError(
-            f"No package index to read: {origin}.",
-            hint="Pass --index-url URL, or set PIP_INDEX_URL or UV_INDEX_URL.",
+            _("No package index to read: {origin}.").format(origin=origin),
+            hint=_("Pass --index-url URL, or set PIP_INDEX_URL or UV_INDEX_URL."),
         )
     parse_index_url("--index-url" if args.index_url else origin, index_url)
     return index_url, origin

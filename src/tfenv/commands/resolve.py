@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from tfenv.i18n import _
+
 TYPE_CHECKING = False  # typing is not imported: `tfenv resolve --help` stays cheap
 if TYPE_CHECKING:
     from typing import Optional
@@ -21,52 +23,62 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from tfenv.models.choices import CUDA_LIBS, MANAGERS
 
     parser.add_argument(
-        "--tf", metavar="SPEC", help="latest (default), 2.15, 2.15.1 or a PEP 440 specifier"
+        "--tf", metavar="SPEC", help=_("latest (default), 2.15, 2.15.1 or a PEP 440 specifier")
     )
     add_machine_flags(parser)
     parser.add_argument(
         "--manager",
         choices=MANAGERS,
         default="auto",
-        help="steer the install route (default: what TF's docs recommend); "
-        "'container' plans a Docker image (used only when asked for)",
+        help=_(
+            "steer the install route (default: what TF's docs recommend); "
+            "'container' plans a Docker image (used only when asked for)"
+        ),
     )
     parser.add_argument(
         "--allow-cpu",
         action="store_true",
-        help="accept a CPU-only plan on a machine with an NVIDIA GPU",
+        help=_("accept a CPU-only plan on a machine with an NVIDIA GPU"),
     )
-    parser.add_argument("--pre", action="store_true", help="consider pre-releases")
+    parser.add_argument("--pre", action="store_true", help=_("consider pre-releases"))
     parser.add_argument(
         "--cuda-libs",
         choices=CUDA_LIBS,
         default="build",
-        help="which CUDA wheels a pip plan pins: the versions TensorFlow was built with "
-        "(default) or the newest its extra allows that the GPU and driver run",
+        help=_(
+            "which CUDA wheels a pip plan pins: the versions TensorFlow was built with "
+            "(default) or the newest its extra allows that the GPU and driver run"
+        ),
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     parser.add_argument(
         "--emit",
         metavar="DIR",
         type=Path,
-        help="write requirements.txt / environment.yml / activation script "
-        "(activate-tfenv.sh; on native Windows activate-tfenv.bat and .ps1), INSTALL.md "
-        "for the system route's manual steps (container route: Dockerfile and "
-        ".devcontainer/devcontainer.json)",
+        help=_(
+            "write requirements.txt / environment.yml / activation script "
+            "(activate-tfenv.sh; on native Windows activate-tfenv.bat and .ps1), INSTALL.md "
+            "for the system route's manual steps (container route: Dockerfile and "
+            ".devcontainer/devcontainer.json)"
+        ),
     )
     parser.add_argument(
         "--chart",
         metavar="FILE",
         type=Path,
-        help="also write a chart of every TensorFlow series on this machine "
-        "(SVG; HTML when FILE ends in .html)",
+        help=_(
+            "also write a chart of every TensorFlow series on this machine "
+            "(SVG; HTML when FILE ends in .html)"
+        ),
     )
     parser.add_argument(
         "--requirements",
         metavar="FILE",
         type=Path,
-        help="container route: a hashed requirements lock to install in the image "
-        "(default: a requirements*.txt with --hash lines in the --emit folder)",
+        help=_(
+            "container route: a hashed requirements lock to install in the image "
+            "(default: a requirements*.txt with --hash lines in the --emit folder)"
+        ),
     )
 
 
@@ -74,27 +86,27 @@ def add_machine_flags(parser: argparse.ArgumentParser, python: bool = True) -> N
     """Flags that describe the target machine (shared with other commands); ``python``:
     whether --python X.Y is one of them (doctor's environment has its own Python)."""
     parser.add_argument(
-        "--host", metavar="FILE", type=Path, help="host profile from 'tfenv detect --json'"
+        "--host", metavar="FILE", type=Path, help=_("host profile from 'tfenv detect --json'")
     )
-    parser.add_argument("--os", help="linux, windows, wsl2 or macos")
-    parser.add_argument("--arch", help="x86_64, aarch64 or arm64")
+    parser.add_argument("--os", help=_("linux, windows, wsl2 or macos"))
+    parser.add_argument("--arch", help=_("x86_64, aarch64 or arm64"))
     gpu = parser.add_mutually_exclusive_group()
-    gpu.add_argument("--gpu", metavar="NAME", help="GPU model, e.g. 'RTX 3060' or 'A100 80GB'")
-    gpu.add_argument("--no-gpu", action="store_true", help="plan for the CPU")
+    gpu.add_argument("--gpu", metavar="NAME", help=_("GPU model, e.g. 'RTX 3060' or 'A100 80GB'"))
+    gpu.add_argument("--no-gpu", action="store_true", help=_("plan for the CPU"))
     parser.add_argument(
         "--cc",
         metavar="X.Y",
-        help="GPU compute capability, e.g. 8.6 (with --gpu: for a GPU tfenv does not know)",
+        help=_("GPU compute capability, e.g. 8.6 (with --gpu: for a GPU tfenv does not know)"),
     )
     parser.add_argument(
-        "--gpu-index", type=_gpu_index, metavar="N", help="plan for GPU N of the host"
+        "--gpu-index", type=_gpu_index, metavar="N", help=_("plan for GPU N of the host")
     )
     parser.add_argument(
-        "--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 535.104.05"
+        "--driver", metavar="VERSION", help=_("NVIDIA driver version, e.g. 535.104.05")
     )
-    parser.add_argument("--glibc", metavar="X.Y", help="glibc version of a Linux target")
+    parser.add_argument("--glibc", metavar="X.Y", help=_("glibc version of a Linux target"))
     if python:
-        parser.add_argument("--python", metavar="X.Y", help="Python version the plan must use")
+        parser.add_argument("--python", metavar="X.Y", help=_("Python version the plan must use"))
 
 
 def _gpu_index(text: str) -> int:
@@ -116,7 +128,7 @@ def machine_args(args: argparse.Namespace) -> MachineArgs:
     from tfenv.models.target import MachineArgs
 
     if args.no_gpu and args.cc is not None:
-        raise UsageError("--cc describes a GPU; it does not go with --no-gpu.")
+        raise UsageError(_("--cc describes a GPU; it does not go with --no-gpu."))
     return MachineArgs(
         host_file=args.host,
         os=args.os,

@@ -16,6 +16,7 @@ from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.runtime import check_runtime
 from tfenv.doctor.windows_dlls import check_windows_dlls
 from tfenv.doctor.xla import CUDA_HOME, check_xla
+from tfenv.i18n import _
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
@@ -115,9 +116,9 @@ def diagnose(inp: Inputs) -> list[Finding]:
             Finding(
                 "tensorflow",
                 "problem",
-                "TensorFlow is not installed in this environment",
-                f"No tensorflow distribution in {_where(inp.env)}.",
-                "pip install tensorflow (run `tfenv resolve` first to pick a version)",
+                _("TensorFlow is not installed in this environment"),
+                _("No tensorflow distribution in {env}.").format(env=_where(inp.env)),
+                _("pip install tensorflow (run `tfenv resolve` first to pick a version)"),
             )
         )
         return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ)]
@@ -144,9 +145,13 @@ def _machine_finding(host: HostProfile) -> Finding:
     return Finding(
         "machine",
         "ok",
-        f"Checked for the machine given: {host.os} {host.arch}, {gpus or 'no NVIDIA GPU'}{driver}",
-        "The pin, library, driver and GPU checks are for that machine; the libraries are "
-        "found (and loaded) here.",
+        _("Checked for the machine given: {os} {arch}, {value}{driver}").format(
+            os=host.os, arch=host.arch, value=gpus or "no NVIDIA GPU", driver=driver
+        ),
+        _(
+            "The pin, library, driver and GPU checks are for that machine; the libraries "
+            "are found (and loaded) here."
+        ),
     )
 
 
@@ -170,17 +175,21 @@ def _tf_finding(
 ) -> Finding:
     label = f"{tf.package} {tf.version} ({tf.source})"
     if build is None:
-        return Finding("tensorflow", "warning", f"{label}: a series tfenv has no build facts for")
+        return Finding(
+            "tensorflow",
+            "warning",
+            _("{label}: a series tfenv has no build facts for").format(label=label),
+        )
     cb = build.for_machine(host.os)
     if gpu_build and cb is not None:
         return Finding(
             "tensorflow",
             "ok",
-            f"{label}: a CUDA build on {platform}",
-            f"built with CUDA {cb.cuda}, cuDNN {cb.cudnn}",
+            _("{label}: a CUDA build on {platform}").format(label=label, platform=platform),
+            _("built with CUDA {cuda}, cuDNN {cudnn}").format(cuda=cb.cuda, cudnn=cb.cudnn),
         )
     if not host.has_gpu:
-        return Finding("tensorflow", "ok", f"{label}: runs on the CPU here")
+        return Finding("tensorflow", "ok", _("{label}: runs on the CPU here").format(label=label))
     where = platform or f"{host.os}/{host.arch}, a machine TensorFlow publishes no wheels for"
     fix = (
         "use WSL2 and " + command(["pip", "install", "tensorflow[and-cuda]"], "posix")
@@ -190,8 +199,12 @@ def _tf_finding(
     return Finding(
         "tensorflow",
         "warning",
-        f"{label} is not a CUDA build on {where}; the GPU will not be used",
-        f"CUDA builds of {build.series}: {', '.join(sorted(build.gpu_platforms)) or 'none'}",
+        _("{label} is not a CUDA build on {where}; the GPU will not be used").format(
+            label=label, where=where
+        ),
+        _("CUDA builds of {series}: {value}").format(
+            series=build.series, value=", ".join(sorted(build.gpu_platforms)) or "none"
+        ),
         fix,
     )
 
@@ -201,10 +214,12 @@ def _gpu_summary(host: HostProfile) -> Finding:
         return Finding(
             "gpu",
             "ok",
-            "No NVIDIA GPU found: TensorFlow will run on the CPU; GPU checks skipped",
-            "To check this environment for a GPU machine (one built on a CI runner or in a "
-            "Docker build), give --host FILE (from `tfenv detect --json` there) or --gpu NAME "
-            "--driver VERSION.",
+            _("No NVIDIA GPU found: TensorFlow will run on the CPU; GPU checks skipped"),
+            _(
+                "To check this environment for a GPU machine (one built on a CI runner or in a "
+                "Docker build), give --host FILE (from `tfenv detect --json` there) or --gpu "
+                "NAME --driver VERSION."
+            ),
         )
     names = "; ".join(
         f"{g.name} (compute capability {g.compute_capability or '?'})" for g in host.gpus
@@ -212,8 +227,8 @@ def _gpu_summary(host: HostProfile) -> Finding:
     return Finding(
         "gpu",
         "ok",
-        f"{len(host.gpus)} NVIDIA GPU(s)",
-        f"{names}; driver {host.driver or 'unknown'}",
+        _("{len_gpus} NVIDIA GPU(s)").format(len_gpus=len(host.gpus)),
+        _("{names}; driver {value}").format(names=names, value=host.driver or "unknown"),
     )
 
 
@@ -313,13 +328,16 @@ def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
         return Finding(
             "driver",
             "problem",
-            "No NVIDIA driver version found",
-            f"CUDA {cuda} needs one. {why}.",
-            "install the NVIDIA driver; `nvidia-smi` must work",
+            _("No NVIDIA driver version found"),
+            _("CUDA {cuda} needs one. {why}.").format(cuda=cuda, why=why),
+            _("install the NVIDIA driver; `nvidia-smi` must work"),
         )
     if floor is None:
         return Finding(
-            "driver", "warning", f"Driver {have}: the floor for CUDA {cuda} is not known", why
+            "driver",
+            "warning",
+            _("Driver {have}: the floor for CUDA {cuda} is not known").format(have=have, cuda=cuda),
+            why,
         )
     if have < floor:
         from tfenv.rules.driver import branch_limit
@@ -330,24 +348,37 @@ def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
             if g.compute_capability is not None
         ]
         limit = next((x for x in limits if x), None)
-        fix = f"update the NVIDIA driver to {floor} or newer"
+        fix = _("update the NVIDIA driver to {floor} or newer").format(floor=floor)
         if limit:  # advice that cannot be followed is not given
             fix = f"{limit}: install a TensorFlow release whose CUDA runs on driver {have}"
         return Finding(
             "driver",
             "problem",
-            f"Driver {have} is older than {floor}, which CUDA {cuda} needs",
+            _("Driver {have} is older than {floor}, which CUDA {cuda} needs").format(
+                have=have, floor=floor, cuda=cuda
+            ),
             why,
             fix,
         )
-    return Finding("driver", "ok", f"Driver {have} runs CUDA {cuda} (needs {floor})", why)
+    return Finding(
+        "driver",
+        "ok",
+        _("Driver {have} runs CUDA {cuda} (needs {floor})").format(
+            have=have, cuda=cuda, floor=floor
+        ),
+        why,
+    )
 
 
 def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
     fid = f"compute-gpu{gpu.index}"
     cc = gpu.compute_capability
     if cc is None or build.compute is None:
-        return Finding(fid, "warning", f"{gpu.name}: compute capability or build archs unknown")
+        return Finding(
+            fid,
+            "warning",
+            _("{name}: compute capability or build archs unknown").format(name=gpu.name),
+        )
     code = gpu_code(cc, build.compute)
     built = describe_caps(build.compute)
     name = f"{gpu.name} (compute capability {cc})"
@@ -355,18 +386,24 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
         return Finding(
             fid,
             "problem",
-            f"{name}: TensorFlow {build.series}'s kernels cannot load on it",
-            f"It runs them {code.text()}. Built: {built}",
-            "use a release whose wheels load on this GPU (`tfenv resolve`)",
+            _("{name}: TensorFlow {series}'s kernels cannot load on it").format(
+                name=name, series=build.series
+            ),
+            _("It runs them {value}. Built: {built}").format(value=code.text(), built=built),
+            _("use a release whose wheels load on this GPU (`tfenv resolve`)"),
         )
     if code.verdict == "jit":
         return Finding(
             fid,
             "warning",
-            f"{name} runs TensorFlow {build.series}'s kernels {code.text()}",
-            f"{built}; no native code for this GPU: the first run of each kernel is slow "
-            f"(compiled once, then cached in {cache})",
-            "use a release with native code for this GPU (`tfenv resolve`)",
+            _("{name} runs TensorFlow {series}'s kernels {value}").format(
+                name=name, series=build.series, value=code.text()
+            ),
+            _(
+                "{built}; no native code for this GPU: the first run of each kernel is slow "
+                "(compiled once, then cached in {cache})"
+            ).format(built=built, cache=cache),
+            _("use a release with native code for this GPU (`tfenv resolve`)"),
         )
     summary = f"{name} runs TensorFlow {build.series}'s kernels {code.text()}"
     return Finding(fid, "ok", summary, built)
@@ -380,13 +417,15 @@ def _env_findings(environ: Mapping[str, str]) -> list[Finding]:
             Finding(
                 "env-cuda-visible-devices",
                 "warning",
-                f"CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU",
-                fix="unset CUDA_VISIBLE_DEVICES",
+                _("CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU").format(cvd=cvd),
+                fix=_("unset CUDA_VISIBLE_DEVICES"),
             )
         )
     shown = [f"{k}={environ[k]}" for k in _ENV_VARS if k in environ]
     out.append(
-        Finding("env", "ok", "Environment variables that matter", "; ".join(shown) or "none set")
+        Finding(
+            "env", "ok", _("Environment variables that matter"), "; ".join(shown) or _("none set")
+        )
     )
     return out
 

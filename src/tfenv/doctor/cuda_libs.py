@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 from tfenv.doctor import libs
 from tfenv.doctor.env import Distribution, TargetEnv
 from tfenv.doctor.findings import ACTIVATE_FIX, Finding
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
@@ -68,7 +69,9 @@ def check_pins(
             Finding(
                 "cuda-wheels",
                 "warning",
-                f"tensorflow[and-cuda] cannot install here: {build.problem}",
+                _("tensorflow[and-cuda] cannot install here: {problem}").format(
+                    problem=build.problem
+                ),
             )
         ]
     installed = [d for d in env.distributions if d.name.startswith("nvidia-")]
@@ -77,10 +80,12 @@ def check_pins(
             Finding(
                 "cuda-wheels",
                 "warning",
-                "No nvidia-* CUDA wheels installed",
-                f"{tf_label} lists {len(build.pins)} CUDA wheels in its and-cuda extra; without "
-                "them the CUDA libraries must come from a system CUDA/cuDNN install.",
-                f"pip install '{tf_label.replace(' ', '[and-cuda]==')}'",
+                _("No nvidia-* CUDA wheels installed"),
+                _(
+                    "{tf_label} lists {len_pins} CUDA wheels in its and-cuda extra; without them "
+                    "the CUDA libraries must come from a system CUDA/cuDNN install."
+                ).format(tf_label=tf_label, len_pins=len(build.pins)),
+                _("pip install '{value}'").format(value=tf_label.replace(" ", "[and-cuda]==")),
             )
         ]
     cc = min((g.compute_capability for g in host.gpus if g.compute_capability), default=None)
@@ -122,36 +127,56 @@ def _pin_finding(
     )
     dist = env.dist(pin.name)
     if dist is None:
-        return Finding(fid, "problem", f"{pin.name} is missing", built, f"pip install '{want}'")
+        return Finding(
+            fid,
+            "problem",
+            _("{name} is missing").format(name=pin.name),
+            built,
+            _("pip install '{want}'").format(want=want),
+        )
     try:
         have = Version(dist.version)
     except InvalidVersion:
-        return Finding(fid, "problem", f"{pin.name} {dist.version} is not a version", built)
+        return Finding(
+            fid,
+            "problem",
+            _("{name} {version} is not a version").format(name=pin.name, version=dist.version),
+            built,
+        )
     if have == pin.version:
-        return Finding(fid, "ok", f"{pin.name} {have}", f"the version {tf_label} was built with")
+        return Finding(
+            fid,
+            "ok",
+            f"{pin.name} {have}",
+            _("the version {tf_label} was built with").format(tf_label=tf_label),
+        )
     if not spec.contains(have, prereleases=True):
         return Finding(
             fid,
             "problem",
-            f"{pin.name} {have} does not match {spec}",
+            _("{name} {have} does not match {spec}").format(name=pin.name, have=have, spec=spec),
             built,
-            f"pip install '{want}'",
+            _("pip install '{want}'").format(want=want),
         )
     if cap is not None and have > cap:
         bad = component == "cudnn"  # no cuDNN for the GPU: nothing runs
         return Finding(
             fid,
             "problem" if bad else "warning",
-            f"{pin.name} {have} is newer than this machine's GPU and driver run",
-            f"{why}: {pin.name} up to {cap}",
-            f"pip install '{pin.name}=={cap}'",
+            _("{name} {have} is newer than this machine's GPU and driver run").format(
+                name=pin.name, have=have
+            ),
+            _("{why}: {name} up to {cap}").format(why=why, name=pin.name, cap=cap),
+            _("pip install '{name}=={cap}'").format(name=pin.name, cap=cap),
         )
     return Finding(
         fid,
         "ok",
         f"{pin.name} {have}",
-        f"within the and-cuda extra's range {spec}; tfenv pins {want}, the version {tf_label} "
-        "was built with",
+        _(
+            "within the and-cuda extra's range {spec}; tfenv pins {want}, the version "
+            "{tf_label} was built with"
+        ).format(spec=spec, want=want, tf_label=tf_label),
     )
 
 
@@ -194,17 +219,27 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
     if r.path is None:
         seen = ", ".join(str(p) for p in r.others[:3])
         detail = f"other versions seen: {seen}" if seen else "not found in any searched folder"
-        return Finding(fid, "problem", f"{name} not found", detail, _install_fix(r, tf_label))
+        return Finding(
+            fid,
+            "problem",
+            _("{name} not found").format(name=name),
+            detail,
+            _install_fix(r, tf_label),
+        )
     where = f"{r.path} ({r.origin})" + (f", version {r.version}" if r.version else "")
     if r.loaded is False:
         return Finding(
-            fid, "problem", f"{name} cannot be loaded", f"{where}: {r.error}", _broken_fix(r, env)
+            fid,
+            "problem",
+            _("{name} cannot be loaded").format(name=name),
+            f"{where}: {r.error}",
+            _broken_fix(r, env),
         )
     if not r.on_path:
         return Finding(
             fid,
             "problem",
-            f"{name} is installed but not where TensorFlow looks",
+            _("{name} is installed but not where TensorFlow looks").format(name=name),
             where,
             ACTIVATE_FIX.format(dir=r.path.parent),
         )
@@ -212,7 +247,7 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
 
 
 def _install_fix(r: libs.LibraryReport, tf_label: str) -> str:
-    name, _, version = tf_label.partition("==")
+    name, _sep, version = tf_label.partition("==")
     extra = f"{name}[and-cuda]=={version}" if version else f"{name}[and-cuda]"
     return (
         f"install the library this TensorFlow pins (pip install '{extra}' brings "

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.textsafe import is_printable
 
 __all__ = [
@@ -85,7 +86,9 @@ def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpret
     from tfenv.structured import load_json
 
     if not executable.strip():
-        raise UsageError(f"{flag} needs the path of a Python interpreter; it is empty.")
+        raise UsageError(
+            _("{flag} needs the path of a Python interpreter; it is empty.").format(flag=flag)
+        )
     try:
         proc = procs.run(
             [executable, "-I", "-c", _PROBE], timeout=timeout, neutral_cwd=True, errors="replace"
@@ -97,13 +100,17 @@ def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpret
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(
-            f"{flag} {executable!r}: cannot run it as a Python interpreter ({why})."
+            _("{flag} {executable!r}: cannot run it as a Python interpreter ({why}).").format(
+                flag=flag, executable=executable, why=why
+            )
         ) from None
 
     def bad(_file: str, path: str, problem: str) -> UsageError:
         return UsageError(
-            f"{flag} {executable!r} answered the environment probe with something "
-            f"unexpected (at '{path or 'the top'}': {problem})."
+            _(
+                "{flag} {executable!r} answered the environment probe with something unexpected"
+                " (at '{value}': {problem})."
+            ).format(flag=flag, executable=executable, value=path or "the top", problem=problem)
         )
 
     root = Node(data, "probe", errors=bad).only("prefix", "python", "paths")
@@ -115,19 +122,21 @@ def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpret
 def from_prefix(prefix: Path) -> TargetEnv:
     """An environment given by its folder (a venv or conda prefix)."""
     if not str(prefix).strip():
-        raise UsageError("--prefix needs a folder; it is empty.")
+        raise UsageError(_("--prefix needs a folder; it is empty."))
     try:
         is_dir = prefix.is_dir()
     except (OSError, ValueError):
         is_dir = False
     if not is_dir:
-        raise UsageError(f"--prefix {prefix}: no such folder.")
+        raise UsageError(_("--prefix {prefix}: no such folder.").format(prefix=prefix))
     candidates = sorted(prefix.glob("lib/python3*/site-packages"))
     candidates += [p for p in (prefix / "Lib" / "site-packages",) if p.is_dir()]
     if not candidates:
         raise UsageError(
-            f"--prefix {prefix}: no site-packages folder found (looked for "
-            "lib/python3.*/site-packages and Lib/site-packages)."
+            _(
+                "--prefix {prefix}: no site-packages folder found (looked for "
+                "lib/python3.*/site-packages and Lib/site-packages)."
+            ).format(prefix=prefix)
         )
     python = None
     if candidates[0].parent.name.startswith("python3"):

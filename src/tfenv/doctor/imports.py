@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from tfenv.doctor.findings import Finding, Status
+from tfenv.i18n import _
 
 __all__ = ["ImportResult", "run_import_check"]
 
@@ -73,13 +74,15 @@ def run_import_check(
         f = Finding(
             "import",
             "problem",
-            f"Importing TensorFlow took longer than {timeout:g} s",
-            "A first start on a GPU without native kernels JIT-compiles PTX and can take long.",
-            "rerun with a larger --timeout; see the compute-capability finding",
+            _("Importing TensorFlow took longer than {timeout:g} s").format(timeout=timeout),
+            _("A first start on a GPU without native kernels JIT-compiles PTX and can take long."),
+            _("rerun with a larger --timeout; see the compute-capability finding"),
         )
         return ImportResult((f,), None, "")
     except OSError as exc:
-        f = Finding("import", "problem", f"Cannot run {python}: {exc}")
+        f = Finding(
+            "import", "problem", _("Cannot run {python}: {exc}").format(python=python, exc=exc)
+        )
         return ImportResult((f,), None, "")
     data = _result(proc.stdout)
     if data is None:
@@ -87,9 +90,9 @@ def run_import_check(
         f = Finding(
             "import",
             "problem",
-            f"Importing TensorFlow failed (exit {proc.returncode})",
+            _("Importing TensorFlow failed (exit {returncode})").format(returncode=proc.returncode),
             last,
-            "the import's log is printed below: `tfenv explain` reads it",
+            _("the import's log is printed below: `tfenv explain` reads it"),
         )
         return ImportResult((f,), None, proc.stderr)
     return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)
@@ -114,20 +117,20 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
             Finding(
                 "import",
                 "problem",
-                "TensorFlow is not installed for this interpreter (import tensorflow fails)",
-                fix="pip install tensorflow",
+                _("TensorFlow is not installed for this interpreter (import tensorflow fails)"),
+                fix=_("pip install tensorflow"),
             )
         ]
     version = data.get("version")
-    out = [Finding("import", "ok", f"import tensorflow works: {version}")]
+    out = [Finding("import", "ok", _("import tensorflow works: {version}").format(version=version))]
     if data.get("compute_error"):
         out.append(
             Finding(
                 "import-compute",
                 "problem",
-                "A computation on the CPU failed (the Verify check of a CPU plan)",
+                _("A computation on the CPU failed (the Verify check of a CPU plan)"),
                 str(data["compute_error"]),
-                "run `tfenv explain` on the message",
+                _("run `tfenv explain` on the message"),
             )
         )
     info = data.get("build_info")
@@ -137,7 +140,12 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
         status: Status = "warning" if has_gpu else "ok"
         what = "" if has_gpu else ": TensorFlow runs on the CPU, as it must here (no NVIDIA GPU)"
         out.append(
-            Finding("import-cuda", status, f"This TensorFlow is not built with CUDA{what}", detail)
+            Finding(
+                "import-cuda",
+                status,
+                _("This TensorFlow is not built with CUDA{what}").format(what=what),
+                detail,
+            )
         )
         return out
     raw_gpus = data.get("gpus")
@@ -147,8 +155,10 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
             Finding(
                 "import-gpu",
                 "ok",
-                "A CUDA build that sees no GPU, as expected on a machine without an NVIDIA GPU "
-                "(a CPU CI runner): TensorFlow runs on the CPU",
+                _(
+                    "A CUDA build that sees no GPU, as expected on a machine without an NVIDIA GPU "
+                    "(a CPU CI runner): TensorFlow runs on the CPU"
+                ),
                 detail,
             )
         )
@@ -158,14 +168,22 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
             Finding(
                 "import-gpu",
                 "problem",
-                "A CUDA build, but list_physical_devices('GPU') is empty",
+                _("A CUDA build, but list_physical_devices('GPU') is empty"),
                 detail,
-                "see the library findings above, or run `tfenv explain` on the log",
+                _("see the library findings above, or run `tfenv explain` on the log"),
             )
         )
         return out
-    out.append(Finding("import-gpu", "ok", f"GPUs visible: {', '.join(gpus)}", detail))
+    out.append(
+        Finding("import-gpu", "ok", _("GPUs visible: {gpus}").format(gpus=", ".join(gpus)), detail)
+    )
     device = str(data.get("matmul_device", ""))
     ran: Status = "ok" if "GPU" in device else "problem"
-    out.append(Finding("import-matmul", ran, f"A matmul placed on /GPU:0 ran on {device}"))
+    out.append(
+        Finding(
+            "import-matmul",
+            ran,
+            _("A matmul placed on /GPU:0 ran on {device}").format(device=device),
+        )
+    )
     return out

@@ -9,6 +9,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfenv.doctor.findings import Finding
+from tfenv.i18n import _
 from tfenv.models.plan import excluded
 
 if TYPE_CHECKING:
@@ -35,18 +36,39 @@ def check_runtime(
         ident = f"runtime-{c.package}"
         if SpecifierSet(c.requirement).contains(version, prereleases=True):
             out.append(
-                Finding(ident, "ok", f"{c.package} {version} satisfies {c.line} (TensorFlow {tf})")
+                Finding(
+                    ident,
+                    "ok",
+                    _("{package} {version} satisfies {line} (TensorFlow {tf})").format(
+                        package=c.package, version=version, line=c.line, tf=tf
+                    ),
+                )
             )
             continue
         out.append(
             Finding(
                 ident,
                 "problem",
-                f"{c.package} {version} is installed, but TensorFlow {tf} cannot import or run "
-                f"with {excluded(c.package, c.requirement)}",
-                f"TensorFlow {tf} declares {c.declared or 'no bound on ' + c.package}; without "
-                f"{c.line} it fails with: {c.error} (measured: {c.evidence}; "
-                f"{'; '.join(c.sources)})",
+                _(
+                    "{package} {version} is installed, but TensorFlow {tf} cannot import or run "
+                    "with {package2}"
+                ).format(
+                    package=c.package,
+                    version=version,
+                    tf=tf,
+                    package2=excluded(c.package, c.requirement),
+                ),
+                _(
+                    "TensorFlow {tf} declares {value}; without {line} it fails with: {error} "
+                    "(measured: {evidence}; {sources})"
+                ).format(
+                    tf=tf,
+                    value=c.declared or "no bound on " + c.package,
+                    line=c.line,
+                    error=c.error,
+                    evidence=c.evidence,
+                    sources="; ".join(c.sources),
+                ),
                 fix_command(env, c.line, os),
             )
         )

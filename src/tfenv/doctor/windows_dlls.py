@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.doctor.findings import Finding
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -137,8 +138,10 @@ def _missing(
         return Finding(
             "windows-dlls",
             "ok",
-            f"The {len(found)} DLLs TensorFlow {tf} loads are on PATH",
-            f"from {', '.join(where)} {basis}",
+            _("The {len_found} DLLs TensorFlow {tf} loads are on PATH").format(
+                len_found=len(found), tf=tf
+            ),
+            _("from {where} {basis}").format(where=", ".join(where), basis=basis),
         )
     fixes = []
     if gone and all(n.lower() in in_conda for n in gone):
@@ -165,9 +168,11 @@ def _missing(
     return Finding(
         "windows-dlls",
         "problem",
-        f"Not on PATH: {', '.join(gone)}",
-        f"TensorFlow {tf} loads these by name along PATH {basis}; the GPU stays unused (or "
-        "the import fails, for the msvcp DLLs) without them.",
+        _("Not on PATH: {gone}").format(gone=", ".join(gone)),
+        _(
+            "TensorFlow {tf} loads these by name along PATH {basis}; the GPU stays unused "
+            "(or the import fails, for the msvcp DLLs) without them."
+        ).format(tf=tf, basis=basis),
         "; ".join(fixes),
     )
 
@@ -205,9 +210,13 @@ def _other_versions(
             Finding(
                 f"windows-dll-version-{lib}",
                 "problem",
-                f"{name} ({version}) is not on PATH; another version of it is",
-                f"Found instead: {seen}. A CUDA or cuDNN DLL carries its version in its name, "
-                f"and TensorFlow {tf} loads only {name}.",
+                _("{name} ({version}) is not on PATH; another version of it is").format(
+                    name=name, version=version
+                ),
+                _(
+                    "Found instead: {seen}. A CUDA or cuDNN DLL carries its version in its name, "
+                    "and TensorFlow {tf} loads only {name}."
+                ).format(seen=seen, tf=tf, name=name),
                 "install the {version} that provides {wanted} and put its folder on PATH "
                 "(tfenv resolve --os windows --tf {series} lists the steps)".format(
                     version=version, wanted=name, series=f"{tf.major}.{tf.minor}"
@@ -248,7 +257,7 @@ def _dll_hell(
                 "CUDA {other}'s bin folder comes before CUDA {cuda}'s on PATH".format(
                     other=f"{series[0]}.{series[1]}", cuda=cuda
                 ),
-                f"{d} is searched first: {shadow}",
+                _("{d} is searched first: {shadow}").format(d=d, shadow=shadow),
                 "move {folder} after the CUDA {series} folders on PATH, or remove it (System "
                 "Properties > Environment Variables)".format(
                     folder=d, series=f"{cuda.major}.{cuda.minor}"
@@ -279,9 +288,13 @@ def _cudnn_checks(
             Finding(
                 "windows-cudnn-version",
                 "ok",
-                f"cuDNN's version is not known: no cudnn_version.h or cudnn.h beside {folder}",
-                "The version is read from cuDNN's include folder next to its bin folder. "
-                f"{manual.zlib_note}",
+                _(
+                    "cuDNN's version is not known: no cudnn_version.h or cudnn.h beside {folder}"
+                ).format(folder=folder),
+                _(
+                    "The version is read from cuDNN's include folder next to its bin folder. "
+                    "{zlib_note}"
+                ).format(zlib_note=manual.zlib_note),
             )
         ]
     version, header = read
@@ -292,9 +305,15 @@ def _cudnn_checks(
             Finding(
                 "windows-cudnn-version",
                 "problem",
-                f"cuDNN {version} is older than the cuDNN {built} TensorFlow {tf} was built with",
-                f"{header} says {version}. {rule} ({cite})",
-                f"install cuDNN {built} (or a later {built.major}.x) for this CUDA",
+                _(
+                    "cuDNN {version} is older than the cuDNN {built} TensorFlow {tf} was built with"
+                ).format(version=version, built=built, tf=tf),
+                _("{header} says {version}. {rule} ({cite})").format(
+                    header=header, version=version, rule=rule, cite=cite
+                ),
+                _("install cuDNN {built} (or a later {major}.x) for this CUDA").format(
+                    built=built, major=built.major
+                ),
             )
         )
     else:
@@ -302,7 +321,7 @@ def _cudnn_checks(
             Finding(
                 "windows-cudnn-version",
                 "ok",
-                f"cuDNN {version} (from {header})",
+                _("cuDNN {version} (from {header})").format(version=version, header=header),
             )
         )
     if manual.needs_zlib(version):
@@ -314,11 +333,17 @@ def _cudnn_checks(
                 Finding(
                     "windows-zlib",
                     "problem",
-                    f"{dll} is not on PATH, and cuDNN {version} needs it",
-                    f"{note} Without it the first convolution stops the program with 'Could not "
-                    f"locate {dll}' (source: {source}).",
-                    f"put the 64-bit {dll} (NVIDIA's cuDNN installation guide, 'Installing Zlib' "
-                    f"for Windows) into {folder}, which is on PATH already",
+                    _("{dll} is not on PATH, and cuDNN {version} needs it").format(
+                        dll=dll, version=version
+                    ),
+                    _(
+                        "{note} Without it the first convolution stops the program with 'Could not "
+                        "locate {dll}' (source: {source})."
+                    ).format(note=note, dll=dll, source=source),
+                    _(
+                        "put the 64-bit {dll} (NVIDIA's cuDNN installation guide, 'Installing "
+                        "Zlib' for Windows) into {folder}, which is on PATH already"
+                    ).format(dll=dll, folder=folder),
                 )
             )
         else:
@@ -326,7 +351,9 @@ def _cudnn_checks(
                 Finding(
                     "windows-zlib",
                     "ok",
-                    f"{dll} is on PATH (cuDNN {version} needs it)",
+                    _("{dll} is on PATH (cuDNN {version} needs it)").format(
+                        dll=dll, version=version
+                    ),
                     zlib,
                 )
             )

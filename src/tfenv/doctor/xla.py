@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.doctor.findings import Finding
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.kb.cuda_wheels import XlaSearch
@@ -113,9 +114,13 @@ def check_ptxas(
         return Finding(
             "xla-ptxas",
             "problem",
-            f"The ptxas XLA finds first is from CUDA {version}: too old for compute capability "
-            f"{need[0]} (CUDA {need[1]} or newer)",
-            f"{detail}. XLA looks in: {_order(search)}; the first found wins.",
+            _(
+                "The ptxas XLA finds first is from CUDA {version}: too old for compute "
+                "capability {need} (CUDA {need2} or newer)"
+            ).format(version=version, need=need[0], need2=need[1]),
+            _("{detail}. XLA looks in: {search}; the first found wins.").format(
+                detail=detail, search=_order(search)
+            ),
             _first_fix(found, place, wheel)
             if wheel is not None
             else (
@@ -129,22 +134,32 @@ def check_ptxas(
             return Finding(
                 "xla-ptxas",
                 "warning",
-                f"XLA runs the ptxas {_PLACE_NAMES[place]} finds first ({_cuda(version)}), not "
-                f"the nvidia-cuda-nvcc wheel's ({_cuda(mine)})",
-                f"{detail}. XLA looks in: {_order(search)}; the first found wins.",
+                _(
+                    "XLA runs the ptxas {place_names} finds first ({version}), not the "
+                    "nvidia-cuda-nvcc wheel's ({mine})"
+                ).format(place_names=_PLACE_NAMES[place], version=_cuda(version), mine=_cuda(mine)),
+                _("{detail}. XLA looks in: {search}; the first found wins.").format(
+                    detail=detail, search=_order(search)
+                ),
                 _first_fix(found, place, wheel),
             )
     if version is not None and driver_cuda is not None and version > driver_cuda:
         return Finding(
             "xla-ptxas",
             "warning",
-            f"ptxas is from CUDA {version}, newer than the driver's CUDA {driver_cuda}",
-            f"{detail}. XLA then links its kernels without the driver, one at a time: "
-            "compilation is slower; the kernels run normally.",
-            f"update the NVIDIA driver to one supporting CUDA {version}, or use an "
-            f"nvidia-cuda-nvcc no newer than {driver_cuda}",
+            _("ptxas is from CUDA {version}, newer than the driver's CUDA {driver_cuda}").format(
+                version=version, driver_cuda=driver_cuda
+            ),
+            _(
+                "{detail}. XLA then links its kernels without the driver, one at a time: "
+                "compilation is slower; the kernels run normally."
+            ).format(detail=detail),
+            _(
+                "update the NVIDIA driver to one supporting CUDA {version}, or use an "
+                "nvidia-cuda-nvcc no newer than {driver_cuda}"
+            ).format(version=version, driver_cuda=driver_cuda),
         )
-    return Finding("xla-ptxas", "ok", "ptxas found where XLA looks", detail)
+    return Finding("xla-ptxas", "ok", _("ptxas found where XLA looks"), detail)
 
 
 def _cuda(version: Optional[Version]) -> str:
@@ -185,19 +200,25 @@ def _no_ptxas(search: Search, wheel: Optional[Path]) -> Finding:
         return Finding(
             "xla-ptxas",
             "problem",
-            "ptxas is installed (nvidia-cuda-nvcc) but XLA will not find it",
-            f"{wheel} is not on PATH and XLA_FLAGS does not name its folder; this TensorFlow "
-            f"looks only in: {_order(search)}.",
-            f"source activate-tfenv.sh from `tfenv resolve --emit`, or export "
-            f"PATH={wheel.parent}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}",
+            _("ptxas is installed (nvidia-cuda-nvcc) but XLA will not find it"),
+            _(
+                "{wheel} is not on PATH and XLA_FLAGS does not name its folder; this TensorFlow"
+                " looks only in: {search}."
+            ).format(wheel=wheel, search=_order(search)),
+            _(
+                "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
+                "PATH={parent}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
+            ).format(parent=wheel.parent, nvcc=nvcc),
         )
     return Finding(
         "xla-ptxas",
         "warning",
-        "ptxas not found: XLA-compiled models (jit_compile) will fail",
-        f"Looked in: {_order(search)}.",
-        "pip install the nvidia-cuda-nvcc wheel your TensorFlow pins "
-        "(tensorflow[and-cuda]) and source activate-tfenv.sh",
+        _("ptxas not found: XLA-compiled models (jit_compile) will fail"),
+        _("Looked in: {search}.").format(search=_order(search)),
+        _(
+            "pip install the nvidia-cuda-nvcc wheel your TensorFlow pins "
+            "(tensorflow[and-cuda]) and source activate-tfenv.sh"
+        ),
     )
 
 
@@ -208,7 +229,7 @@ def check_libdevice(search: Search) -> Finding:
                 return Finding(
                     "xla-libdevice",
                     "ok",
-                    "libdevice found where XLA looks",
+                    _("libdevice found where XLA looks"),
                     f"{root / _LIBDEVICE} ({_PLACE_NAMES[place]})",
                 )
     dd = data_dir(search.environ)
@@ -216,28 +237,34 @@ def check_libdevice(search: Search) -> Finding:
         return Finding(
             "xla-libdevice",
             "problem",
-            "XLA_FLAGS names a CUDA folder without libdevice",
-            f"{dd / _LIBDEVICE} does not exist.",
-            "point --xla_gpu_cuda_data_dir at a folder containing nvvm/libdevice "
-            "(site-packages/nvidia/cuda_nvcc for pip installs)",
+            _("XLA_FLAGS names a CUDA folder without libdevice"),
+            _("{value} does not exist.").format(value=dd / _LIBDEVICE),
+            _(
+                "point --xla_gpu_cuda_data_dir at a folder containing nvvm/libdevice "
+                "(site-packages/nvidia/cuda_nvcc for pip installs)"
+            ),
         )
     nvcc = next((p for p in pip_nvcc(search.site) if (p / _LIBDEVICE).is_file()), None)
     if nvcc is not None:  # installed, but this release does not look there
         return Finding(
             "xla-libdevice",
             "problem",
-            "libdevice is installed (nvidia-cuda-nvcc) but XLA will not find it",
-            f"{nvcc / _LIBDEVICE} exists, but XLA_FLAGS is not set and this TensorFlow looks "
-            f"only in: {_order(search)}.",
-            f"source activate-tfenv.sh from `tfenv resolve --emit`, or export "
-            f"XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}",
+            _("libdevice is installed (nvidia-cuda-nvcc) but XLA will not find it"),
+            _(
+                "{value} exists, but XLA_FLAGS is not set and this TensorFlow looks only in: "
+                "{search}."
+            ).format(value=nvcc / _LIBDEVICE, search=_order(search)),
+            _(
+                "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
+                "XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
+            ).format(nvcc=nvcc),
         )
     return Finding(
         "xla-libdevice",
         "warning",
-        "libdevice not found: XLA-compiled models will fail",
-        f"No nvvm/libdevice/libdevice.10.bc in: {_order(search)}.",
-        "install nvidia-cuda-nvcc (tensorflow[and-cuda]) and source activate-tfenv.sh",
+        _("libdevice not found: XLA-compiled models will fail"),
+        _("No nvvm/libdevice/libdevice.10.bc in: {search}.").format(search=_order(search)),
+        _("install nvidia-cuda-nvcc (tensorflow[and-cuda]) and source activate-tfenv.sh"),
     )
 
 

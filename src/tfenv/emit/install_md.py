@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from tfenv.emit._header import header_lines
+from tfenv.emit._header import translated_header_lines
+from tfenv.i18n import _
 from tfenv.shells import scripts_for, set_variable
 from tfenv.textsafe import visible
 
@@ -23,21 +24,22 @@ def render_install_md(res: Resolution) -> Optional[str]:
     plan = res.plan
     if plan is None or not plan.steps:
         return None
-    head = header_lines(res)
-    out = [f"# Install {visible(plan.summary())}", ""]
+    head = translated_header_lines(res)
+    out = ["# " + _("Install {stack}").format(stack=visible(plan.summary())), ""]
     out += [f"> {visible(line)}  " for line in head]
-    out += ["", "## Steps", ""]
+    out += ["", "## " + _("Steps"), ""]
     out += [f"{i}. {visible(step)}" for i, step in enumerate(plan.steps, 1)]
-    out += ["", "## Install", "", "```"]
+    out += ["", "## " + _("Install"), "", "```"]
     out += [visible(c) for c in plan.commands]
     out += ["```"]
     for script in scripts_for(res.target.os) if plan.env else ():
-        out += ["", f"## Environment ({_SHELL_NAMES[script]})", "", f"```{_FENCE[script]}"]
+        title = _("Environment ({shell})").format(shell=_SHELL_NAMES[script])
+        out += ["", f"## {title}", "", f"```{_FENCE[script]}"]
         out += [set_variable(k, v, script) for k, v in plan.env]
         out += ["```"]
-    out += ["", "## Why", ""]
+    out += ["", "## " + _("Why"), ""]
     out += [f"- {visible(r)}" for r in plan.reasons]
     if plan.warnings:
-        out += ["", "## Warnings", ""]
+        out += ["", "## " + _("Warnings"), ""]
         out += [f"- {visible(w)}" for w in plan.warnings]
     return "\n".join(out) + "\n"

@@ -23,6 +23,7 @@ import yaml
 
 from tfenv.errors import LOCK_EXTRA_HINT, CondaLockError, CondaLockUnavailableError
 from tfenv.formats.locked import Locked, bad, usable, xy, yaml_of
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -95,7 +96,9 @@ def render_lockfile(
     for pkg in conda:
         if not pkg.md5:
             raise CondaLockError(
-                f"The channel gives no md5 for {pkg.file_name}; conda-lock files need one."
+                _("The channel gives no md5 for {file_name}; conda-lock files need one.").format(
+                    file_name=pkg.file_name
+                )
             )
         packages.append(
             LockedDependency(
@@ -151,7 +154,9 @@ def read_lockfile(path: Path) -> Any:
     try:
         return parse(path)
     except (ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
-        raise CondaLockError(f"conda-lock cannot read {path.name}: {exc}") from exc
+        raise CondaLockError(
+            _("conda-lock cannot read {name}: {exc}").format(name=path.name, exc=exc)
+        ) from exc
 
 
 def _check(parsed: Any, written: Sequence[Any], file_name: str) -> None:
@@ -160,8 +165,10 @@ def _check(parsed: Any, written: Sequence[Any], file_name: str) -> None:
 
     if keys(parsed.package) != keys(written):
         raise CondaLockError(
-            f"conda-lock reads back different packages from {file_name} than tfenv wrote; "
-            f"this conda-lock may not be compatible (tested with {CONDA_LOCK_TESTED_WITH})."
+            _(
+                "conda-lock reads back different packages from {file_name} than tfenv wrote; "
+                "this conda-lock may not be compatible (tested with {conda_lock_tested_with})."
+            ).format(file_name=file_name, conda_lock_tested_with=CONDA_LOCK_TESTED_WITH)
         )
 
 
@@ -185,8 +192,12 @@ def _conda_lock(module: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         raise CondaLockUnavailableError(
-            f"Writing conda-lock files needs conda-lock, which could not be imported ({exc}).",
-            hint=f"It needs Python 3.10 or newer. {LOCK_EXTRA_HINT}",
+            _(
+                "Writing conda-lock files needs conda-lock, which could not be imported ({exc})."
+            ).format(exc=exc),
+            hint=_("It needs Python 3.10 or newer. {lock_extra_hint}").format(
+                lock_extra_hint=_(LOCK_EXTRA_HINT)
+            ),
         ) from exc
 
 

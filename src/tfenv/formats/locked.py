@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from tfenv.errors import ConfigError, UsageError
+from tfenv.i18n import _
 from tfenv.textsafe import is_printable
 
 __all__ = [
@@ -82,9 +83,11 @@ def parse_locked(path: Path, text: Optional[str]) -> Locked:
     kind = kind_of(path)
     if kind is None:
         raise UsageError(
-            f"--from-file {path}: not a file check-upgrade reads.",
-            hint="Give a requirements*.txt, pylock*.toml, conda-lock*.yml or environment*.yml "
-            "file (or a folder of them).",
+            _("--from-file {path}: not a file check-upgrade reads.").format(path=path),
+            hint=_(
+                "Give a requirements*.txt, pylock*.toml, conda-lock*.yml or environment*.yml "
+                "file (or a folder of them)."
+            ),
         )
     return _readers()[kind](path, _read_text(path, kind) if text is None else text)
 
@@ -109,7 +112,11 @@ def _read_text(path: Path, kind: str) -> str:
             return read_text(path, limit=MAX_TOML, what="of a TOML file")
         return read_text(path, limit=_FILE_MAX)
     except InputFileError as exc:
-        raise ConfigError(f"The lockfile {path} cannot be read ({exc.strerror}).") from None
+        raise ConfigError(
+            _("The lockfile {path} cannot be read ({strerror}).").format(
+                path=path, strerror=exc.strerror
+            )
+        ) from None
 
 
 def usable(value: object) -> bool:
@@ -118,7 +125,9 @@ def usable(value: object) -> bool:
 
 
 def bad(path: Path, problem: str) -> ConfigError:
-    return ConfigError(f"The lockfile {path} cannot be used: {problem}.")
+    return ConfigError(
+        _("The lockfile {path} cannot be used: {problem}.").format(path=path, problem=problem)
+    )
 
 
 def yaml_of(path: Path, text: str) -> Any:

@@ -33,6 +33,7 @@ from tfenv.host.profile import (
     read_host_file,
     replaced_facts,
 )
+from tfenv.i18n import _
 from tfenv.textsafe import visible
 
 __all__ = [
@@ -133,7 +134,9 @@ def write_host_file(profile: HostProfile, path: Union[str, Path]) -> None:
         atomic_write(target, profile.to_json(), parents=False)
     except OSError as exc:
         raise ConfigError(
-            f"Cannot write the host file {target}: {describe_oserror(exc)}."
+            _("Cannot write the host file {target}: {exc}.").format(
+                target=target, exc=describe_oserror(exc)
+            )
         ) from None
 
 
@@ -178,12 +181,24 @@ def _check_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
     given: dict[str, str] = {}
     for key, raw in overrides.items():
         if key not in OVERRIDABLE:
-            raise UsageError(f"Cannot override {key!r}; only {', '.join(OVERRIDABLE)}.")
+            raise UsageError(
+                _("Cannot override {key!r}; only {overridable}.").format(
+                    key=key, overridable=", ".join(OVERRIDABLE)
+                )
+            )
         value = raw.strip()
         if key == "os" and value not in OS_KINDS:
-            raise UsageError(f"--os must be one of {', '.join(OS_KINDS)}, not {value!r}.")
+            raise UsageError(
+                _("--os must be one of {os_kinds}, not {value!r}.").format(
+                    os_kinds=", ".join(OS_KINDS), value=value
+                )
+            )
         if key == "arch" and value not in ARCHES:
-            raise UsageError(f"--arch must be one of {', '.join(ARCHES)}, not {value!r}.")
+            raise UsageError(
+                _("--arch must be one of {arches}, not {value!r}.").format(
+                    arches=", ".join(ARCHES), value=value
+                )
+            )
         if key in ("glibc", "python"):
             specs.parse_xy(f"--{key}", value)
         if key == "driver":
@@ -199,7 +214,7 @@ def _os_kind(probes: Probes, notes: list[HostNote], given: Mapping[str, str]) ->
         if wsl == 2:
             return "wsl2"
         if wsl == 1:
-            notes.append(HostNote("WSL 1 has no GPU access; only WSL2 can run CUDA.", "os"))
+            notes.append(HostNote(_("WSL 1 has no GPU access; only WSL2 can run CUDA."), "os"))
         return "linux"
     if plat in ("win32", "cygwin"):
         return "windows"
@@ -208,8 +223,10 @@ def _os_kind(probes: Probes, notes: list[HostNote], given: Mapping[str, str]) ->
     if "os" in given:
         return given["os"]
     raise DetectionError(
-        f"tfenv knows Linux, Windows, WSL2 and macOS hosts; this one is {plat!r}.",
-        hint="Describe the target machine with --os, --arch and --python instead.",
+        _("tfenv knows Linux, Windows, WSL2 and macOS hosts; this one is {plat!r}.").format(
+            plat=plat
+        ),
+        hint=_("Describe the target machine with --os, --arch and --python instead."),
     )
 
 
@@ -220,8 +237,10 @@ def _arch(machine: str, os_kind: str) -> str:
     if m in ("aarch64", "arm64", "armv8l"):
         return "aarch64" if os_kind in ("linux", "wsl2") else "arm64"
     raise DetectionError(
-        f"tfenv knows x86_64 and ARM64 machines; this one is {machine!r}.",
-        hint="Pass --arch to describe the target machine instead.",
+        _("tfenv knows x86_64 and ARM64 machines; this one is {machine!r}.").format(
+            machine=machine
+        ),
+        hint=_("Pass --arch to describe the target machine instead."),
     )
 
 

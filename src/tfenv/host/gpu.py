@@ -16,6 +16,7 @@ from tfenv.errors import TfenvError
 from tfenv.host import parse
 from tfenv.host.probes import NvmlReading, Probes
 from tfenv.host.profile import GpuInfo, HostNote
+from tfenv.i18n import _
 from tfenv.specs import cc_problem
 
 __all__ = ["QUERY_FIELDS", "CatalogLoader", "GpuFacts", "detect_gpus", "find_nvidia_smi"]
@@ -66,7 +67,7 @@ def detect_gpus(probes: Probes, os_kind: str, catalog: Optional[CatalogLoader] =
     facts = GpuFacts()
     if os_kind == "macos":
         facts.notes.append(
-            HostNote("macOS has no NVIDIA CUDA driver; TensorFlow runs on the CPU here.", "os")
+            HostNote(_("macOS has no NVIDIA CUDA driver; TensorFlow runs on the CPU here."), "os")
         )
         return facts
     reading = probes.nvml()
@@ -79,7 +80,9 @@ def detect_gpus(probes: Probes, os_kind: str, catalog: Optional[CatalogLoader] =
         return facts
     _from_smi(probes, smi, os_kind, facts, _KbLookup(catalog or _load_kb_catalog, facts))
     if facts.driver is None and isinstance(reading, str):
-        facts.notes.append(HostNote(f"NVML was tried first: {reading}.", "driver"))
+        facts.notes.append(
+            HostNote(_("NVML was tried first: {reading}.").format(reading=reading), "driver")
+        )
     return facts
 
 
@@ -132,18 +135,25 @@ def _without_smi(
         facts.sources["driver"] = source
         facts.notes.append(
             HostNote(
-                f"nvidia-smi was not found{tried}; the NVIDIA kernel module {version} is "
-                f"loaded (read from {source}), so GPUs and the CUDA version the driver "
-                "supports are unknown.",
+                _(
+                    "nvidia-smi was not found{tried}; the NVIDIA kernel module {version} is "
+                    "loaded (read from {source}), so GPUs and the CUDA version the driver "
+                    "supports are unknown."
+                ).format(tried=tried, version=version, source=source),
                 "driver",
             )
         )
         return
-    where = "on PATH" if os_kind != "wsl2" else f"on PATH or in {WSL_LIB}"
-    end = " and no NVIDIA kernel module is loaded." if os_kind == "linux" else "."
-    facts.notes.append(
-        HostNote(f"No NVIDIA driver found: nvidia-smi is not {where}{tried}{end}", "driver")
-    )
+    if os_kind == "linux":
+        text = _(
+            "No NVIDIA driver found: nvidia-smi is not on PATH{tried} and no NVIDIA kernel "
+            "module is loaded."
+        )
+    elif os_kind == "wsl2":
+        text = _("No NVIDIA driver found: nvidia-smi is not on PATH or in {wsl_lib}{tried}.")
+    else:
+        text = _("No NVIDIA driver found: nvidia-smi is not on PATH{tried}.")
+    facts.notes.append(HostNote(text.format(tried=tried, wsl_lib=WSL_LIB), "driver"))
 
 
 def _from_smi(probes: Probes, smi: str, os_kind: str, facts: GpuFacts, kb: _KbLookup) -> None:
@@ -152,15 +162,20 @@ def _from_smi(probes: Probes, smi: str, os_kind: str, facts: GpuFacts, kb: _KbLo
     header = None if out.problem else parse.parse_smi_header(out.text)
     if failure or header is None:
         facts.notes.append(
-            HostNote(f"No usable NVIDIA driver: nvidia-smi failed: {failure}.", "driver")
+            HostNote(
+                _("No usable NVIDIA driver: nvidia-smi failed: {failure}.").format(failure=failure),
+                "driver",
+            )
         )
         if os_kind == "linux":
             version, source = _kernel_module_version(probes)
             if version:
                 facts.notes.append(
                     HostNote(
-                        f"The NVIDIA kernel module reports version {version} ({source}), "
-                        "but nvidia-smi cannot use it.",
+                        _(
+                            "The NVIDIA kernel module reports version {version} ({source}), "
+                            "but nvidia-smi cannot use it."
+                        ).format(version=version, source=source),
                         "driver",
                     )
                 )
@@ -173,15 +188,17 @@ def _from_smi(probes: Probes, smi: str, os_kind: str, facts: GpuFacts, kb: _KbLo
     elif header.cuda_raw:
         facts.notes.append(
             HostNote(
-                f"nvidia-smi shows the driver's CUDA version as {header.cuda_raw!r}; "
-                "the highest CUDA version it supports is unknown.",
+                _(
+                    "nvidia-smi shows the driver's CUDA version as {cuda_raw!r}; the highest "
+                    "CUDA version it supports is unknown."
+                ).format(cuda_raw=header.cuda_raw),
                 "driver_cuda",
             )
         )
     else:
         facts.notes.append(
             HostNote(
-                "nvidia-smi does not show which CUDA version the driver supports.", "driver_cuda"
+                _("nvidia-smi does not show which CUDA version the driver supports."), "driver_cuda"
             )
         )
     if os_kind == "wsl2":
@@ -197,17 +214,27 @@ def _wsl_notes(probes: Probes, driver: Optional[str], facts: GpuFacts) -> None:
     missing libcuda.so.1 is a fact of the WSL2 guest, whatever the driver: said about
     the OS."""
     facts.notes.append(
-        HostNote(f"WSL2: the NVIDIA driver {driver} is the Windows host's driver.", "driver")
+        HostNote(
+            _("WSL2: the NVIDIA driver {driver} is the Windows host's driver.").format(
+                driver=driver
+            ),
+            "driver",
+        )
     )
     if not probes.exists(f"{WSL_LIB}/libcuda.so.1"):
         facts.notes.append(
-            HostNote(f"WSL2: {WSL_LIB}/libcuda.so.1 is missing; CUDA will not load.", "os")
+            HostNote(
+                _("WSL2: {wsl_lib}/libcuda.so.1 is missing; CUDA will not load.").format(
+                    wsl_lib=WSL_LIB
+                ),
+                "os",
+            )
         )
 
 
 def _query(probes: Probes, smi: str, facts: GpuFacts) -> dict[int, dict[str, Optional[str]]]:
     fields = list(QUERY_FIELDS)
-    for _ in range(3):
+    for _attempt in range(3):
         out = probes.run([smi, f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"])
         bad = parse.smi_invalid_field(out.text)
         if bad in fields and bad != "index":
@@ -218,13 +245,18 @@ def _query(probes: Probes, smi: str, facts: GpuFacts) -> dict[int, dict[str, Opt
                 parse.smi_failure(out.text) if out.text.strip() else f"exit status {out.returncode}"
             )
             facts.notes.append(
-                HostNote(f"nvidia-smi --query-gpu failed ({why}); GPU names may be cut.", "gpus")
+                HostNote(
+                    _("nvidia-smi --query-gpu failed ({why}); GPU names may be cut.").format(
+                        why=why
+                    ),
+                    "gpus",
+                )
             )
             return {}
         rows = _by_index(parse.parse_smi_query(out.stdout, fields))
         if not rows:
             facts.notes.append(
-                HostNote("nvidia-smi --query-gpu listed no GPUs; GPU names may be cut.", "gpus")
+                HostNote(_("nvidia-smi --query-gpu listed no GPUs; GPU names may be cut."), "gpus")
             )
         return rows
     return {}
@@ -288,8 +320,10 @@ class _KbLookup:
             )
             self._facts.notes.append(
                 HostNote(
-                    f"The compute capability of {name!r} is unknown: nvidia-smi does not "
-                    f"report it and {why}.",
+                    _(
+                        "The compute capability of {name!r} is unknown: nvidia-smi does not "
+                        "report it and {why}."
+                    ).format(name=name, why=why),
                     "gpus",
                 )
             )
@@ -303,8 +337,10 @@ class _KbLookup:
                 self._failed = True
                 self._facts.notes.append(
                     HostNote(
-                        f"The knowledge base's GPU list cannot be read ({exc}); "
-                        "compute capabilities nvidia-smi does not report stay unknown.",
+                        _(
+                            "The knowledge base's GPU list cannot be read ({exc}); compute "
+                            "capabilities nvidia-smi does not report stay unknown."
+                        ).format(exc=exc),
                         "gpus",
                     )
                 )

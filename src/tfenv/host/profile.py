@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional, Union
 from packaging.version import Version
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.models.driver import DriverVersion
 
 __all__ = [
@@ -205,8 +206,10 @@ class HostProfile:
                     return gpu
             have = ", ".join(str(g.index) for g in self.gpus) or "none"
             raise UsageError(
-                f"There is no GPU with index {gpu_index} on this host (GPU indexes: {have}).",
-                hint="Run 'tfenv detect' to list the GPUs.",
+                _(
+                    "There is no GPU with index {gpu_index} on this host (GPU indexes: {have})."
+                ).format(gpu_index=gpu_index, have=have),
+                hint=_("Run 'tfenv detect' to list the GPUs."),
             )
         if not self.gpus:
             return None

@@ -27,6 +27,7 @@ from tfenv.host.profile import (
     HostProfile,
     InstalledToolkit,
 )
+from tfenv.i18n import _
 from tfenv.kb._fields import Node
 from tfenv.specs import (
     cc_problem,
@@ -74,8 +75,8 @@ def profile_from_json(text: str, origin: str) -> HostProfile:
         data = load_json(text, unique_keys=True)
     except StructureError as exc:
         raise ConfigError(
-            f"{_cap(origin)} is not valid JSON ({exc}).",
-            hint="Write it with 'tfenv detect --json --output FILE'.",
+            _("{origin} is not valid JSON ({exc}).").format(origin=_cap(origin), exc=exc),
+            hint=_("Write it with 'tfenv detect --json --output FILE'."),
         ) from None
     return profile_from_dict(data, origin)
 
@@ -88,7 +89,9 @@ def read_profile(path: Union[str, Path]) -> HostProfile:
     try:
         text = read_text(p, limit=_FILE_MAX)
     except InputFileError as exc:
-        raise ConfigError(f"The host file {p} cannot be read ({exc.strerror}).") from None
+        raise ConfigError(
+            _("The host file {p} cannot be read ({strerror}).").format(p=p, strerror=exc.strerror)
+        ) from None
     return profile_from_json(text, f"the host file {p}")
 
 
@@ -98,8 +101,10 @@ def read_profile(path: Union[str, Path]) -> HostProfile:
 def _invalid(origin: str, path: str, problem: str) -> ConfigError:
     where = f"field '{path}': " if path else ""
     return ConfigError(
-        f"{_cap(origin)} is not a valid host profile: {where}{problem}.",
-        hint="Regenerate it with 'tfenv detect --json --output FILE', or fix that field.",
+        _("{origin} is not a valid host profile: {where}{problem}.").format(
+            origin=_cap(origin), where=where, problem=problem
+        ),
+        hint=_("Regenerate it with 'tfenv detect --json --output FILE', or fix that field."),
     )
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 
 TYPE_CHECKING = False  # typing is not imported: `tfenv --version` reads this module
 if TYPE_CHECKING:
@@ -50,7 +51,8 @@ LOCALE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file
 # the languages tfenv speaks, and what each is called (in itself) in messages
 LANGUAGES: Mapping[str, str] = {"en": "English", "zh": "简体中文"}
 
-_current = "en"
+_current = "en"  # the process's language (set_language: the CLI, once)
+_here = threading.local()  # a block's language in one thread (using), over _current
 _catalogues: dict[str, _gettext.NullTranslations] = {}
 
 
@@ -67,41 +69,50 @@ def N_(message: str) -> str:
 
 def _(message: str) -> str:
     """``message`` (an English template) in the current language."""
-    if _current == "en" or not message:
+    code = language()
+    if code == "en" or not message:
         return message
-    return _catalogue(_current).gettext(message)
+    return _catalogue(code).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of ``singular``/``plural`` for ``n`` in the current language (the
     placeholders, ``{count}`` and the rest, are filled in by the caller)."""
-    if _current == "en":
+    code = language()
+    if code == "en":
         return singular if n == 1 else plural
-    return _catalogue(_current).ngettext(singular, plural, n)
+    return _catalogue(code).ngettext(singular, plural, n)
 
 
 def language() -> str:
     """The current language's code: ``"en"`` or ``"zh"``."""
-    return _current
+    code: Optional[str] = getattr(_here, "code", None)
+    return _current if code is None else code
 
 
 def set_language(code: str) -> None:
-    """Speak ``code`` from now on (one of :data:`LANGUAGES`)."""
+    """Speak ``code`` from now on, in every thread (one of :data:`LANGUAGES`)."""
     global _current
-    if code not in LANGUAGES:
-        raise UnknownLanguage(_unknown(code, "language"))
+    _check(code)
     _current = code
 
 
 @contextlib.contextmanager
 def using(code: str) -> Iterator[None]:
-    """Speak ``code`` inside the block, then the language before it again."""
-    before = _current
-    set_language(code)
+    """Speak ``code`` inside the block, in this thread only (a lockfile written in English
+    by one worker while another reports progress in Chinese), then as before."""
+    _check(code)
+    before: Optional[str] = getattr(_here, "code", None)
+    _here.code = code
     try:
         yield
     finally:
-        set_language(before)
+        _here.code = before
+
+
+def _check(code: str) -> None:
+    if code not in LANGUAGES:
+        raise UnknownLanguage(_unknown(code, "language"))
 
 
 # the locale's language part (before _ . @) -> ours; zh_TW and zh_HK get Simplified Chinese

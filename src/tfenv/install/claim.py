@@ -20,6 +20,7 @@ from typing import Optional
 
 from tfenv.errors import UsageError
 from tfenv.fsutil import atomic_write, describe_oserror
+from tfenv.i18n import _
 
 __all__ = ["MARKER", "Claim", "claim"]
 
@@ -44,7 +45,9 @@ class Claim:
             self.folder.rename(old)
         except OSError as exc:
             raise UsageError(
-                f"Cannot move the old environment {self.folder} aside: {describe_oserror(exc)}."
+                _("Cannot move the old environment {folder} aside: {exc}.").format(
+                    folder=self.folder, exc=describe_oserror(exc)
+                )
             ) from None
         self.old = old
 
@@ -99,8 +102,10 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
         return Claim(folder, "new", keep_failed)
     if is_link or not is_dir:
         raise UsageError(
-            f"{folder} exists and is not a folder; tfenv install does not replace it.",
-            hint="Choose another folder for the environment.",
+            _("{folder} exists and is not a folder; tfenv install does not replace it.").format(
+                folder=folder
+            ),
+            hint=_("Choose another folder for the environment."),
         )
     try:
         entries = os.listdir(folder)
@@ -110,17 +115,23 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
     if not force:
         what = "an environment tfenv created" if ours else "a folder"
         raise UsageError(
-            f"{folder} already exists ({what}); tfenv install does not touch an existing folder.",
-            hint="Give --force to replace an environment tfenv created, or choose another folder.",
+            _(
+                "{folder} already exists ({what}); tfenv install does not touch an existing folder."
+            ).format(folder=folder, what=what),
+            hint=_(
+                "Give --force to replace an environment tfenv created, or choose another folder."
+            ),
         )
     if not entries:
         return Claim(folder, "empty", keep_failed)
     if ours:
         return Claim(folder, "replace", keep_failed)
     raise UsageError(
-        f"{folder} exists and tfenv did not create it (no {MARKER} in it); --force replaces "
-        "only environments tfenv created.",
-        hint="Remove it yourself, or choose another folder.",
+        _(
+            "{folder} exists and tfenv did not create it (no {marker} in it); --force "
+            "replaces only environments tfenv created."
+        ).format(folder=folder, marker=MARKER),
+        hint=_("Remove it yourself, or choose another folder."),
     )
 
 

@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from tfenv.errors import TfenvError
+from tfenv.i18n import _
 from tfenv.install import InstallError
 from tfenv.install.shell import command
 from tfenv.install.steps import Options, Outcome, Step, remaining_steps
@@ -38,9 +39,10 @@ def execute(
     if out.missing:
         lines = [command(a, out.layout.os_name) for s in out.steps for a in s.argv]
         raise InstallError(
-            f"{out.missing} This plan's environment is made by one of them; run these "
-            "commands once one is installed (or install micromamba and run tfenv install "
-            "again):",
+            _(
+                "{missing} This plan's environment is made by one of them; run these commands "
+                "once one is installed (or install micromamba and run tfenv install again):"
+            ).format(missing=out.missing),
             details=tuple(lines),
         )
     grant = claim(out.layout.prefix, force=options.force, keep_failed=options.keep_failed)
@@ -54,7 +56,7 @@ def execute(
                 return out
     except BaseException:
         said = grant.rollback()
-        say(f"tfenv install stopped: {said}")
+        say(_("tfenv install stopped: {said}").format(said=said))
         raise
     grant.commit()
     out.remaining = remaining_steps(out.source)

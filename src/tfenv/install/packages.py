@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
+from tfenv.i18n import _
 from tfenv.install import InstallError
 
 __all__ = ["install_command"]
@@ -34,7 +35,7 @@ def install_command(
         return [uv, "pip", "install", "--python", str(python), *index, *extra, *what]
     if offline:
         raise InstallError(
-            "--offline installs from uv's cache, and uv is not installed here.",
-            hint="pip install uv (or tfenv's lock extra), or install without --offline.",
+            _("--offline installs from uv's cache, and uv is not installed here."),
+            hint=_("pip install uv (or tfenv's lock extra), or install without --offline."),
         )
     return [str(python), "-m", "pip", "install", "--disable-pip-version-check", *index, *what]

@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Callable, Optional
 
+from tfenv.i18n import _
+
 __all__ = ["Ran", "Runner"]
 
 _TAIL = 30  # lines kept for the error message
@@ -76,7 +78,11 @@ class Runner:
                 return proc.wait(timeout=self.heartbeat_s)
             except subprocess.TimeoutExpired:
                 elapsed = time.monotonic() - started
-                self.say(f"    ... still {label} ({_duration(elapsed)} so far)")
+                self.say(
+                    _("    ... still {label} ({elapsed} so far)").format(
+                        label=label, elapsed=_duration(elapsed)
+                    )
+                )
 
     def _read(self, stream: IO[str], tail: collections.deque[str]) -> None:
         from tfenv.textsafe import visible

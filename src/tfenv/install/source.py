@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.install import InstallError
 
 if TYPE_CHECKING:
@@ -51,8 +52,8 @@ def from_resolution(res: Resolution) -> Source:
     """The plan to install; :class:`InstallError` with the conflicts when nothing fits."""
     if res.plan is None:
         raise InstallError(
-            "Nothing fits this machine, so there is nothing to install.",
-            hint="'tfenv resolve' with the same flags shows why and the ways out.",
+            _("Nothing fits this machine, so there is nothing to install."),
+            hint=_("'tfenv resolve' with the same flags shows why and the ways out."),
             details=(
                 *res.conflict_sentences,
                 *(f"way out: {s}" for s in res.suggestion_sentences),
@@ -60,9 +61,11 @@ def from_resolution(res: Resolution) -> Source:
         )
     if res.plan.image is not None:
         raise UsageError(
-            "The container route plans a Docker image; tfenv install makes environments on "
-            "this machine.",
-            hint="Use 'tfenv resolve --manager container --emit DIR' and build the image.",
+            _(
+                "The container route plans a Docker image; tfenv install makes environments on "
+                "this machine."
+            ),
+            hint=_("Use 'tfenv resolve --manager container --emit DIR' and build the image."),
         )
     return Source(res)
 
@@ -90,8 +93,10 @@ def from_lock(
     name = target or (lock_target_name(lock) if lock is not None else None)
     if name is None:
         raise UsageError(
-            f"--lock {lock}: its name does not say its target (tfenv lock writes "
-            "requirements.TARGET.txt); give --target NAME too."
+            _(
+                "--lock {lock}: its name does not say its target (tfenv lock writes "
+                "requirements.TARGET.txt); give --target NAME too."
+            ).format(lock=lock)
         )
     config.target(name)  # an unknown name is a usage error naming the known ones
     team = plan_team(kb, config)
@@ -144,22 +149,32 @@ def _check_lock(path: Path, expected: str) -> None:
     try:
         text = read_text(path, limit=64 * 1024 * 1024)
     except InputFileError as exc:
-        raise UsageError(f"The lockfile {path} cannot be read ({exc}).") from None
+        raise UsageError(
+            _("The lockfile {path} cannot be read ({exc}).").format(path=path, exc=exc)
+        ) from None
     except OSError as exc:
         from tfenv.fsutil import describe_oserror
 
-        raise UsageError(f"The lockfile {path} cannot be read: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("The lockfile {path} cannot be read: {exc}.").format(
+                path=path, exc=describe_oserror(exc)
+            )
+        ) from None
     if expected.startswith("requirements.") and "--hash" not in text:
         raise UsageError(
-            f"{path} has no --hash lines; tfenv install installs lockfiles with every file "
-            "checked against its hash.",
-            hint="Write it with 'tfenv lock'.",
+            _(
+                "{path} has no --hash lines; tfenv install installs lockfiles with every file "
+                "checked against its hash."
+            ).format(path=path),
+            hint=_("Write it with 'tfenv lock'."),
         )
     stamp = read_stamp(path)
     if stamp is not None and stamp.edited:
         raise UsageError(
-            f"{path} was edited since tfenv lock wrote it (its content digest differs).",
-            hint="Regenerate it with 'tfenv lock' ('tfenv lock --check' says what changed).",
+            _("{path} was edited since tfenv lock wrote it (its content digest differs).").format(
+                path=path
+            ),
+            hint=_("Regenerate it with 'tfenv lock' ('tfenv lock --check' says what changed)."),
         )
 
 
@@ -168,8 +183,12 @@ def check_machine(res: Resolution, here: HostProfile) -> None:
     t = res.target
     if (t.os, t.arch) != (here.os, here.arch):
         raise UsageError(
-            f"This plan is for {t.os} {t.arch}, and this machine is {here.os} {here.arch}; "
-            "tfenv install installs on this machine.",
-            hint="Drop --os/--arch (or pick the lock of a target like this machine); "
-            "--dry-run shows the steps for another machine.",
+            _(
+                "This plan is for {os} {arch}, and this machine is {os2} {arch2}; tfenv install"
+                " installs on this machine."
+            ).format(os=t.os, arch=t.arch, os2=here.os, arch2=here.arch),
+            hint=_(
+                "Drop --os/--arch (or pick the lock of a target like this machine); --dry-run "
+                "shows the steps for another machine."
+            ),
         )

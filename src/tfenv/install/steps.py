@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from tfenv.i18n import _
 from tfenv.install import InstallError
 from tfenv.install.create import Layout
 from tfenv.install.shell import command
@@ -129,10 +130,18 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
             f"No Python {python} found on this machine (PATH, pyenv"
             + (", the py launcher" if os_name == "windows" else "")
             + "), and uv, which can find or fetch one, is not installed.",
-            hint=f"Install Python {python} (e.g. 'pyenv install {python}'), or pip install uv.",
+            hint=_(
+                "Install Python {python} (e.g. 'pyenv install {python}'), or pip install uv."
+            ).format(python=python),
         )
     steps = [
-        Step("create", f"Create the environment (Python {python}) in {layout.prefix}", [make]),
+        Step(
+            "create",
+            _("Create the environment (Python {python}) in {prefix}").format(
+                python=python, prefix=layout.prefix
+            ),
+            [make],
+        ),
         _packages_step(source, layout, uv, options),
         *_last_steps(source, layout),
     ]
@@ -168,10 +177,10 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
         pip_specs = plan.pip
     layout = Layout(prefix, os_name, conda=True)
     missing = "" if tool is not None else "No conda, mamba or micromamba is installed here."
-    steps = [Step("create", f"Create the conda environment {where}", [make])]
+    steps = [Step("create", _("Create the conda environment {where}").format(where=where), [make])]
     if pip_specs:
         argv = _install_argv(layout, pip_specs, None, uv, options)
-        steps.append(Step("packages", "Install the pip packages", [argv]))
+        steps.append(Step("packages", _("Install the pip packages"), [argv]))
     steps += _last_steps(source, layout)
     return Outcome(source, layout, steps, Path(shown).name, missing=missing)
 
@@ -191,14 +200,14 @@ def _conda_prefix(tool: str, env: str) -> Path:
         data = load_json(proc.stdout)
     except (OSError, StructureError, ValueError) as exc:
         raise InstallError(
-            f"Cannot ask {tool} where its environments are ({exc}).",
-            hint="Give DIR as a folder path (./envs/tf) instead of a name.",
+            _("Cannot ask {tool} where its environments are ({exc}).").format(tool=tool, exc=exc),
+            hint=_("Give DIR as a folder path (./envs/tf) instead of a name."),
         ) from None
     dirs = data.get("envs_dirs") or data.get("envs directories") if isinstance(data, dict) else None
     if not isinstance(dirs, list) or not dirs or not isinstance(dirs[0], str):
         raise InstallError(
-            f"{tool} did not say where its environments are.",
-            hint="Give DIR as a folder path (./envs/tf) instead of a name.",
+            _("{tool} did not say where its environments are.").format(tool=tool),
+            hint=_("Give DIR as a folder path (./envs/tf) instead of a name."),
         )
     return Path(dirs[0]) / env
 
@@ -209,7 +218,7 @@ def _packages_step(source: Source, layout: Layout, uv: Optional[str], options: O
     first = plan.pip[0] if plan.pip else "nothing"
     what = f"the lockfile {source.lock}" if source.lock else f"{first}{more}"
     argv = _install_argv(layout, plan.pip, source.lock, uv, options)
-    return Step("packages", f"Install {what}", [argv])
+    return Step("packages", _("Install {what}").format(what=what), [argv])
 
 
 def _install_argv(
@@ -235,17 +244,27 @@ def _last_steps(source: Source, layout: Layout) -> list[Step]:
     names = _words([k for k, _ in plan.env])
     scripts = ", ".join(f"activate-tfenv{s}" for s in sorted(hook_scripts(source.res)))
     if not scripts:
-        what = ": nothing to set for this plan"
+        activation = _("Write the activation scripts: nothing to set for this plan")
     elif names:
-        what = f" ({scripts}: {names})"
+        activation = _("Write the activation scripts ({scripts}: {names})").format(
+            scripts=scripts, names=names
+        )
     else:  # the wheels' script: its paths are found when it runs
-        what = f" ({scripts}: the CUDA wheels' library paths, XLA's CUDA data dir)"
+        activation = _(
+            "Write the activation scripts ({scripts}: the CUDA wheels' library paths, XLA's "
+            "CUDA data dir)"
+        ).format(scripts=scripts)
     doctor = command(
         ["tfenv", "doctor", "--prefix", str(layout.prefix), "--import"], layout.os_name
     )
     return [
-        Step("activation", f"Write the activation scripts{what}"),
-        Step("verify", f"Verify: {CHECK}, then doctor's checks (as '{doctor}' after activating)"),
+        Step("activation", activation),
+        Step(
+            "verify",
+            _("Verify: {check}, then doctor's checks (as '{doctor}' after activating)").format(
+                check=CHECK, doctor=doctor
+            ),
+        ),
     ]
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfenv.doctor.findings import Finding
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
@@ -81,7 +82,9 @@ def verify(
     try:
         activated = activated_environ(layout, environ)
     except OSError as exc:
-        f = Finding("activate", "problem", f"Activating the environment failed: {exc}")
+        f = Finding(
+            "activate", "problem", _("Activating the environment failed: {exc}").format(exc=exc)
+        )
         return Verdict((f,))
     result = run_import_check(str(layout.python), timeout, here.has_gpu, env=activated)
     findings = list(result.findings)
@@ -145,9 +148,13 @@ def activated_environ(layout: Layout, environ: Mapping[str, str]) -> dict[str, s
             errors="replace",
         )
     except subprocess.SubprocessError as exc:
-        raise OSError(f"{shell} did not finish: {exc}") from None
+        raise OSError(_("{shell} did not finish: {exc}").format(shell=shell, exc=exc)) from None
     if proc.returncode != 0:
-        raise OSError(f"sourcing {', '.join(map(str, hooks))} failed (exit {proc.returncode})")
+        raise OSError(
+            _("sourcing {str} failed (exit {returncode})").format(
+                str=", ".join(map(str, hooks)), returncode=proc.returncode
+            )
+        )
     return _parse_env(proc.stdout, "\0")
 
 
@@ -165,7 +172,11 @@ def _windows_activated(layout: Layout, base: dict[str, str]) -> dict[str, str]:
     line = f"{calls} && set" if calls else "set"
     proc = procs.run(["cmd", "/d", "/s", "/c", line], timeout=60, env=base, errors="replace")
     if proc.returncode != 0:
-        raise OSError(f"running {line} failed (exit {proc.returncode})")
+        raise OSError(
+            _("running {line} failed (exit {returncode})").format(
+                line=line, returncode=proc.returncode
+            )
+        )
     return _parse_env(proc.stdout, "\n")
 
 

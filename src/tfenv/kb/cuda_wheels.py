@@ -162,7 +162,7 @@ class AndCudaFacts:
         None for any other package."""
         if name not in self.cudnn.cuda_major and name not in self.cuda_versioned.packages:
             return None
-        head, _, major = name.rpartition("-cu")
+        head, _sep, major = name.rpartition("-cu")
         return head.removeprefix("nvidia-") if major.isdigit() else None
 
 

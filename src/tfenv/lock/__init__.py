@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 from tfenv.errors import LOCK_EXTRA_HINT, LockError, TfenvError, UnsatisfiableError
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
@@ -109,7 +110,7 @@ def plan_team(kb: KnowledgeBase, config: ProjectConfig) -> TeamResolution:
     if not team.ok:
         raise UnsatisfiableError(
             team.explain(),
-            hint="Drop or change the blocking target, or pin a TensorFlow version it runs.",
+            hint=_("Drop or change the blocking target, or pin a TensorFlow version it runs."),
         )
     return team
 
@@ -158,8 +159,10 @@ def lock_project(
     shown.close()
     if failures:
         raise LockError(
-            f"Locking failed for {len(failures)} of {len(names)} target(s); no lockfile was "
-            "written or changed.",
+            _(
+                "Locking failed for {len_failures} of {len_names} target(s); no lockfile was "
+                "written or changed."
+            ).format(len_failures=len(failures), len_names=len(names)),
             failures=failures,
         )
     ordered = tuple(results[n] for n in names)
@@ -220,8 +223,9 @@ def write_all(folder: Path, files: Sequence[tuple[str, str]]) -> tuple[Path, ...
         written = replace_all(folder, [(name, text.encode("utf-8")) for name, text in files])
     except OSError as exc:
         raise LockError(
-            f"Cannot write the lockfiles in {folder}: {describe_oserror(exc)}. "
-            "No lockfile was changed."
+            _("Cannot write the lockfiles in {folder}: {exc}. No lockfile was changed.").format(
+                folder=folder, exc=describe_oserror(exc)
+            )
         ) from None
     return tuple(written)
 

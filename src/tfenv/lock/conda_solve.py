@@ -19,6 +19,7 @@ from tfenv.errors import (
     CondaLockUnavailableError,
     CondaUnsatisfiableError,
 )
+from tfenv.i18n import _
 from tfenv.lock.conda_virtual import describe_virtual
 
 if TYPE_CHECKING:
@@ -51,8 +52,12 @@ def import_rattler() -> Any:
         import rattler
     except ImportError as exc:
         raise CondaLockUnavailableError(
-            f"Locking conda environments needs py-rattler, which could not be imported ({exc}).",
-            hint=f"It needs Python 3.10 or newer. {LOCK_EXTRA_HINT}",
+            _(
+                "Locking conda environments needs py-rattler, which could not be imported ({exc})."
+            ).format(exc=exc),
+            hint=_("It needs Python 3.10 or newer. {lock_extra_hint}").format(
+                lock_extra_hint=_(LOCK_EXTRA_HINT)
+            ),
         ) from exc
     return rattler
 
@@ -71,7 +76,11 @@ def solve(rattler: Any, ctx: SolveContext, spec: CondaLockSpec) -> list[Any]:
             for v in ctx.virtual
         ]
     except (rx.InvalidMatchSpecError, rx.InvalidPackageNameError, rx.InvalidVersionError) as exc:
-        raise CondaLockError(f"A conda spec to lock {ctx.where()} is not valid: {exc}.") from exc
+        raise CondaLockError(
+            _("A conda spec to lock {value} is not valid: {exc}.").format(
+                value=ctx.where(), exc=exc
+            )
+        ) from exc
     config = rattler.SourceConfig(
         cache_action="force-cache-only" if spec.offline else "cache-or-fetch"
     )
@@ -102,8 +111,9 @@ def solve(rattler: Any, ctx: SolveContext, spec: CondaLockSpec) -> list[Any]:
     ) as exc:
         offline = " (offline: only cached repodata may be used)" if spec.offline else ""
         failure = CondaChannelError(
-            f"The conda channels could not be read to lock {ctx.where()}{offline}: "
-            f"{_one_paragraph(str(exc))}."
+            _("The conda channels could not be read to lock {value}{offline}: {exc}.").format(
+                value=ctx.where(), offline=offline, exc=_one_paragraph(str(exc))
+            )
         )
     finally:
         del gateway, matchspecs, virtual

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from tfenv.i18n import using
+
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
     from tfenv.formats.cuda_pins import CudaPins
@@ -158,6 +160,21 @@ def header_lines(
     keys: Optional[Mapping[str, str]] = None,
     pinned: Optional[CudaPins] = None,
 ) -> list[str]:
+    """The header's lines, in English whatever the language: lockfiles are the same for
+    everyone (:func:`_header_lines`)."""
+    with using("en"):
+        return _header_lines(config, res, name, digest, notes, keys, pinned)
+
+
+def _header_lines(
+    config: ProjectConfig,
+    res: Resolution,
+    name: str,
+    digest: str,
+    notes: Iterable[str] = (),
+    keys: Optional[Mapping[str, str]] = None,
+    pinned: Optional[CudaPins] = None,
+) -> list[str]:
     """Comment lines (without the ``#``) for the top of a lockfile; :func:`stamp_content`
     adds the content digest once the file is rendered.
 
@@ -268,7 +285,7 @@ def read_stamp(path: Path) -> Optional[Stamp]:
             inputs = m.group(1)
         elif m := _KEYS_RE.match(stripped):
             for item in m.group(1).split():
-                key, _, value = item.partition("=")
+                key, _sep, value = item.partition("=")
                 keys[key] = value
         elif (m := _CONTENT_RE.match(stripped)) and content is None:
             content, where = m.group(1), i

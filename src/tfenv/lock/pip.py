@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tfenv.models.plan import Plan
     from tfenv.models.target import Target
 
+from tfenv.i18n import _
 from tfenv.lock.assumed import ASSUMED_GLIBC
 
 __all__ = [
@@ -95,8 +96,10 @@ def find_uv() -> str:
         import uv
     except ImportError:
         raise LockError(
-            "tfenv lock needs uv, which is not installed.",
-            hint=LOCK_EXTRA_HINT + " For pip routes, pip install uv is enough.",
+            _("tfenv lock needs uv, which is not installed."),
+            hint=_("{lock_extra_hint} For pip routes, pip install uv is enough.").format(
+                lock_extra_hint=_(LOCK_EXTRA_HINT)
+            ),
         ) from None
     return str(uv.find_uv_bin())
 
@@ -205,10 +208,12 @@ class UvRun:
             )
         except OSError as exc:
             self._close()
-            raise LockError(f"Cannot run uv ({cmd[0]}): {exc.strerror or exc}.") from None
+            raise LockError(
+                _("Cannot run uv ({cmd}): {value}.").format(cmd=cmd[0], value=exc.strerror or exc)
+            ) from None
         except procs.Stopping:
             self._close()
-            raise LockError("tfenv is stopping; uv was not started.") from None
+            raise LockError(_("tfenv is stopping; uv was not started.")) from None
 
     def result(self) -> dict[str, Any]:
         """Wait for uv; its pylock document, or LockError saying what went wrong."""
@@ -219,7 +224,9 @@ class UvRun:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
                 self._proc.wait()
-                raise LockError(f"uv did not finish within {self._timeout:.0f} s.") from None
+                raise LockError(
+                    _("uv did not finish within {timeout:.0f} s.").format(timeout=self._timeout)
+                ) from None
             if code != 0:
                 self._err.seek(0)
                 message, hint = _explain(self._err.read(), self.spec)
@@ -289,4 +296,4 @@ def _parse(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise LockError(f"uv wrote no readable lock: {exc}.") from None
+        raise LockError(_("uv wrote no readable lock: {exc}.").format(exc=exc)) from None

@@ -12,6 +12,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Callable, Optional, Protocol
 
+from tfenv.i18n import _
+
 __all__ = ["NullProgress", "Progress", "TerminalProgress", "make_progress", "wants_display"]
 
 _CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "JENKINS_URL", "TF_BUILD")
@@ -56,7 +58,7 @@ class TerminalProgress:
         self._write = write
         self._clock = clock
         self._lock = threading.Lock()
-        self._state = {n: "waiting" for n in self._names}
+        self._state = {n: _("waiting") for n in self._names}
         self._since: dict[str, float] = {}
         self._drawn = False
         self._width = max((len(n) for n in self._names), default=0)
@@ -64,16 +66,21 @@ class TerminalProgress:
     def start(self, name: str, what: str) -> None:
         with self._lock:
             self._since[name] = self._clock()
-            self._set(name, f"{what}...")
+            self._set(name, _("{what}...").format(what=what))
 
     def done(self, name: str, what: str) -> None:
         with self._lock:
-            self._set(name, f"done  {what} ({self._elapsed(name)})")
+            self._set(
+                name, _("done  {what} ({elapsed})").format(what=what, elapsed=self._elapsed(name))
+            )
 
     def failed(self, name: str, why: str) -> None:
         with self._lock:
-            first = why.splitlines()[0] if why else "failed"
-            self._set(name, f"FAILED {first[:100]} ({self._elapsed(name)})")
+            first = why.splitlines()[0] if why else _("failed")
+            self._set(
+                name,
+                _("FAILED {why} ({elapsed})").format(why=first[:100], elapsed=self._elapsed(name)),
+            )
 
     def close(self) -> None:
         return

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.errors import LockError, TfenvError
+from tfenv.i18n import _
 from tfenv.lock import LockOptions, TargetFiles, shared_runs
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def _python_of(res: Resolution) -> str:
     assert plan is not None
     py = plan.python or (str(res.target.python) if res.target.python else None)
     if py is None:
-        raise LockError("The plan names no Python version: give the target's python.")
+        raise LockError(_("The plan names no Python version: give the target's python."))
     return py
 
 

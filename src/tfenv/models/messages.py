@@ -1,18 +1,20 @@
 """The one place that words structured answers: conflicts, ways out, team blockers.
 
 Every sentence is a whole-sentence template with named placeholders, keyed by a message id
-(:data:`TEMPLATES`). :func:`template` is the only lookup: a translation replaces it (a
-gettext catalog keyed by the same ids) and nothing else. The values put into the
-placeholders (a rule's heading, a requirement's text, a release's label) come worded from
-the rules and the knowledge base.
+(:data:`TEMPLATES`). :func:`template` is the only lookup: it gives the template in the
+current language (the English template is the gettext message id, :mod:`tfenv.i18n`).
+The values put into the placeholders (a rule's heading, a requirement's text, a release's
+label) come worded from the rules and the knowledge base.
 
-Nothing here imports any other part of tfenv but :mod:`tfenv.models`.
+Nothing here imports any other part of tfenv but :mod:`tfenv.models` and :mod:`tfenv.i18n`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
+
+from tfenv.i18n import N_, _, language
 
 if TYPE_CHECKING:
     from tfenv.models.conflict import Conflict, Skipped, Suggestion
@@ -30,119 +32,121 @@ __all__ = [
 
 TEMPLATES: Mapping[str, str] = {
     # conflicts: a rule a TensorFlow release fails (the newest, then how many older ones)
-    "conflict.release": "{topic}: {release} needs {requirement}.",
-    "conflict.release+fact": "{topic}: {release} needs {requirement}, but {fact}.",
-    "conflict.release+older-one": (
+    "conflict.release": N_("{topic}: {release} needs {requirement}."),
+    "conflict.release+fact": N_("{topic}: {release} needs {requirement}, but {fact}."),
+    "conflict.release+older-one": N_(
         "{topic}: {release} needs {requirement}; the older release {older} fails the same way."
     ),
-    "conflict.release+older-one+fact": (
+    "conflict.release+older-one+fact": N_(
         "{topic}: {release} needs {requirement}; the older release {older} fails the same "
         "way, but {fact}."
     ),
-    "conflict.release+older-many": (
+    "conflict.release+older-many": N_(
         "{topic}: {release} needs {requirement}; {count} older releases ({first} to {last}) "
         "fail the same way."
     ),
-    "conflict.release+older-many+fact": (
+    "conflict.release+older-many+fact": N_(
         "{topic}: {release} needs {requirement}; {count} older releases ({first} to {last}) "
         "fail the same way, but {fact}."
     ),
     # conflicts the request itself places (no release carries them)
-    "conflict.request": "{topic}: {requirements}.",
-    "conflict.no-release": (
+    "conflict.request": N_("{topic}: {requirements}."),
+    "conflict.no-release": N_(
         "No TensorFlow release matching '{request}' is a candidate for {platform}."
     ),
-    "conflict.only-prereleases": (
+    "conflict.only-prereleases": N_(
         "Only pre-releases match '{request}': pass --pre to consider them."
     ),
     # a rule one release fails (check-upgrade's findings), without the rule's heading
-    "failure.needs": "{release} needs {requirement}",
-    "failure.needs+fact": "{release} needs {requirement}, but {fact}",
+    "failure.needs": N_("{release} needs {requirement}"),
+    "failure.needs+fact": N_("{release} needs {requirement}, but {fact}"),
     # an ok plan: why each newer series (or Python) was not taken (resolver/skipped.py)
     "skipped.tensorflow": "{name}: {reasons}.",
     "skipped.tensorflow+range": "{oldest} to {name}: {reasons}.",
     "skipped.python": "Python {name}: {reasons}.",
     "skipped.also": "{reason} (also: {topics})",
     # where a fact of the target comes from
-    "fact.detected": "{fact} (detected)",
-    "fact.given": "{fact} (given)",
+    "fact.detected": N_("{fact} (detected)"),
+    "fact.given": N_("{fact} (given)"),
     # ways out (resolver/suggest.py)
     "way-out.pre": (
         "Only a pre-release fits this machine: TensorFlow {tensorflow}, which tfenv and pip "
         "take only when asked (--pre): {command}."
     ),
-    "way-out.other-tf": (
+    "way-out.other-tf": N_(
         "TensorFlow {tensorflow} fits this machine (the newest that does): {command}."
     ),
-    "way-out.newer-driver": (
+    "way-out.newer-driver": N_(
         "Install an NVIDIA driver >= {min_driver} (this machine has {driver}): "
         "then TensorFlow {tensorflow} with CUDA {cuda} fits."
     ),
-    "way-out.wsl2": (
+    "way-out.wsl2": N_(
         "Use WSL2: TensorFlow {tensorflow} runs there on the GPU with the Linux wheels and "
         "the Windows driver (driver >= {min_driver}): {command}."
     ),
-    "way-out.python": (
+    "way-out.python": N_(
         "Use Python {python} instead of {current}: TensorFlow {tensorflow} has wheels for it: "
         "{command}."
     ),
-    "way-out.cpu": (
+    "way-out.cpu": N_(
         "Accept a CPU-only plan with --allow-cpu: TensorFlow {tensorflow} installs but will "
         "not use the GPU."
     ),
-    "way-out.manager": (
+    "way-out.manager": N_(
         "Use --manager {manager}: route {route} gives TensorFlow {tensorflow} with Python {python}."
     ),
-    "way-out.image-driver": (
+    "way-out.image-driver": N_(
         "Install an NVIDIA driver of branch {branch} (this machine has {driver}; the lowest "
         "newer branch that TensorFlow {tensorflow} and {image} accept: the image's "
         "NVIDIA_REQUIRE_CUDA lists only some branches)."
     ),
-    "way-out.image-driver+floor": (
+    "way-out.image-driver+floor": N_(
         "Install an NVIDIA driver of branch {branch} (>= {floor}) (this machine has {driver}; "
         "the lowest newer branch that TensorFlow {tensorflow} and {image} accept: the image's "
         "NVIDIA_REQUIRE_CUDA lists only some branches)."
     ),
-    "way-out.ngc-gpu": (
+    "way-out.ngc-gpu": N_(
         "Use NVIDIA's NGC container {image}: its build of TensorFlow {tensorflow} supports "
         "this GPU, which the official wheels have no code for (what it carries: {status}; "
         "its GPU support: {how}): {command}."
     ),
-    "way-out.ngc-gpu+last": (
+    "way-out.ngc-gpu+last": N_(
         "Use NVIDIA's NGC container {image} (the last NGC TensorFlow release): its build of "
         "TensorFlow {tensorflow} supports this GPU, which the official wheels have no code "
         "for (what it carries: {status}; its GPU support: {how}): {command}."
     ),
-    "way-out.arm-container": (
+    "way-out.arm-container": N_(
         "Use a container: NVIDIA's NGC TensorFlow images have Arm server (SBSA) builds, e.g. "
         "{image} ({cuda}{floor}; {source}); run it with the NVIDIA Container Toolkit "
         "(docker run --gpus all)."
     ),
-    "way-out.arm-container-none": (
+    "way-out.arm-container-none": N_(
         "No NGC TensorFlow image recorded here for Arm server (SBSA) serves compute capability "
         "{cc}: the one recorded, {image}, has CUDA {cuda}, which predates the GPU{since}; "
         "whether later NGC TensorFlow releases (the last is {last}) have Arm builds is not "
         "known here ({source})."
     ),
-    "way-out.arm-container.cuda": "CUDA {cuda}",
-    "way-out.arm-container.no-cuda": "CUDA not recorded",
-    "way-out.arm-container.floor": ", host driver >= {min_driver}",
-    "way-out.matrix": (
+    "way-out.arm-container.cuda": N_("CUDA {cuda}"),
+    "way-out.arm-container.no-cuda": N_("CUDA not recorded"),
+    "way-out.arm-container.floor": N_(", host driver >= {min_driver}"),
+    "way-out.matrix": N_(
         "Run 'tfenv matrix' to see which TensorFlow releases support {platform}, and check "
         "the facts given for this machine."
     ),
-    "way-out.said": "{text}",  # worded where the fact is kept (a Jetson's ways out: kb/jetson.py)
+    "way-out.said": N_(
+        "{text}"
+    ),  # worded where the fact is kept (a Jetson's ways out: kb/jetson.py)
     # a team without a common version (team.py)
-    "team.no-stack": "has no TensorFlow stack at all",
-    "team.blocked-at": "cannot run TensorFlow {tensorflow}, the newest that the others allow",
-    "team.blocker": "target '{target}' {reason}.",
-    "team.blocker+conflicts": "target '{target}' {reason}: {conflicts}",
-    "team.blocker+ways-out": "target '{target}' {reason}. Ways out: {ways_out}",
-    "team.blocker+conflicts+ways-out": (
+    "team.no-stack": N_("has no TensorFlow stack at all"),
+    "team.blocked-at": N_("cannot run TensorFlow {tensorflow}, the newest that the others allow"),
+    "team.blocker": N_("target '{target}' {reason}."),
+    "team.blocker+conflicts": N_("target '{target}' {reason}: {conflicts}"),
+    "team.blocker+ways-out": N_("target '{target}' {reason}. Ways out: {ways_out}"),
+    "team.blocker+conflicts+ways-out": N_(
         "target '{target}' {reason}: {conflicts} Ways out: {ways_out}"
     ),
-    "team.none": "No TensorFlow version runs on every target; {blockers}",
-    "team.none+newest": (
+    "team.none": N_("No TensorFlow version runs on every target; {blockers}"),
+    "team.none+newest": N_(
         "No TensorFlow version runs on every target (newest per target: {newest}); {blockers}"
     ),
     # a team version held down by one target (team.py: Limit)
@@ -163,16 +167,17 @@ TEMPLATES: Mapping[str, str] = {
         '[{table}] tensorflow = "{series}"; the others then share TensorFlow {shared}.'
     ),
     # check-upgrade: a move the solver rejects that no check named (upgrade/assess.py)
-    "upgrade.does-not-resolve": "It does not resolve here: {conflicts}",
-    "upgrade.see-resolve": "Run 'tfenv resolve' for details.",
+    "upgrade.does-not-resolve": N_("It does not resolve here: {conflicts}"),
+    "upgrade.see-resolve": N_("Run 'tfenv resolve' for details."),
     # its only way out is the release already in use: staying is the fix, not a command
-    "upgrade.stay": "Stay on TensorFlow {tensorflow}.",
+    "upgrade.stay": N_("Stay on TensorFlow {tensorflow}."),
 }
 
 
 def template(message_id: str) -> str:
-    """The template of ``message_id``: the one lookup a translation replaces."""
-    return TEMPLATES[message_id]
+    """The template of ``message_id`` in the current language: the English template is
+    the catalogue's message id (:mod:`tfenv.i18n`)."""
+    return _(TEMPLATES[message_id])
 
 
 def render(message_id: str, fields: Mapping[str, object] | None = None) -> str:
@@ -257,5 +262,8 @@ def suggestion_sentence(s: Suggestion) -> str:
 
 
 def sentences(texts: Sequence[str]) -> str:
-    """Sentences run together in one paragraph, each ending with one full stop."""
+    """Sentences run together in one paragraph, each ending with one full stop (。 and no
+    space between them in Chinese)."""
+    if language() == "zh":
+        return "".join(t.rstrip(".。") + "。" for t in texts)
     return " ".join(t.rstrip(".") + "." for t in texts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from tfenv.i18n import _
 from tfenv.models.conflict import Conflict, Skipped, Suggestion
 from tfenv.models.target import Request, Target
 
@@ -99,16 +100,30 @@ class Plan:
         return self.accelerator != "cpu"
 
     def summary(self) -> str:
-        """One line: "TensorFlow 2.15.1, route pip, CUDA 12.2, cuDNN 8.9, NVIDIA driver >= ..."."""
-        package = "" if self.package == "tensorflow" else f" ({self.package})"
-        text = f"TensorFlow {self.tensorflow}{package}, route {self.route}"
+        """One line: "TensorFlow 2.15.1, route pip, CUDA 12.2, cuDNN 8.9, NVIDIA driver >= ...",
+        in the current language (lockfiles' headers word it in English)."""
+        if self.package == "tensorflow":
+            parts = [_("TensorFlow {version}, route {route}")]
+        else:
+            parts = [_("TensorFlow {version} ({package}), route {route}")]
         if self.cuda:
-            text += f", CUDA {self.cuda}"
+            parts.append("CUDA {cuda}")
         if self.cudnn:
-            text += f", cuDNN {self.cudnn}"
+            parts.append("cuDNN {cudnn}")
         if self.min_driver:
-            text += f", NVIDIA driver >= {self.min_driver}"
-        return text
+            parts.append(_("NVIDIA driver >= {driver}"))
+        return (
+            _(", ")
+            .join(parts)
+            .format(
+                version=self.tensorflow,
+                package=self.package,
+                route=self.route,
+                cuda=self.cuda,
+                cudnn=self.cudnn,
+                driver=self.min_driver,
+            )
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out = self._base_dict()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from tfenv.i18n import _
 from tfenv.models.choices import CUDA_LIBS, MANAGERS
 from tfenv.models.driver import DriverVersion
 from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
@@ -116,18 +117,25 @@ class Target:
         return self.cc is not None
 
     def describe(self) -> str:
-        parts = [{"windows": "Windows"}.get(self.os, self.system.title), self.arch]
+        """The machine in one line, in the current language (lockfiles' headers word it
+        in English: :func:`tfenv.i18n.using`)."""
+        parts = [self.os_name(), self.arch]
         if self.python:
             parts.append(f"Python {self.python}")
         if self.gpu_name:
-            parts.append(f"{self.gpu_name} (compute capability {self.cc})")
+            parts.append(_("{gpu} (compute capability {cc})").format(gpu=self.gpu_name, cc=self.cc))
         elif self.cc:
-            parts.append(f"GPU of compute capability {self.cc}")
+            parts.append(_("GPU of compute capability {cc}").format(cc=self.cc))
         else:
-            parts.append("no NVIDIA GPU")
+            parts.append(_("no NVIDIA GPU"))
         if self.driver:
-            parts.append(f"driver {self.driver}")
-        return ", ".join(parts)
+            parts.append(_("driver {driver}").format(driver=self.driver))
+        # TRANSLATORS: between the parts of a list (the machine's description)
+        return _(", ").join(parts)
+
+    def os_name(self) -> str:
+        """The operating system as the machine's description names it."""
+        return "Windows" if self.os == "windows" else self.system.title
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional, Union
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
     from tfenv.kb import KnowledgeBase
@@ -95,7 +97,11 @@ def check_upgrade(
     except OSError as exc:  # a folder or file the OS refuses: bad input, not a crash
         from tfenv.errors import ConfigError
 
-        raise ConfigError(f"Cannot read {exc.filename}: {exc.strerror or exc}.") from None
+        raise ConfigError(
+            _("Cannot read {filename}: {value}.").format(
+                filename=exc.filename, value=exc.strerror or exc
+            )
+        ) from None
     folder = str(project.folder) if project is not None else None
     return UpgradeReport(source.describe, move.to_text, way, reports, notes, folder)  # type: ignore[arg-type]
 
@@ -148,8 +154,10 @@ def _relocked(
 
     if config is None or not source.locked:
         raise _usage(
-            "--relock needs the team's configuration ([tool.tfenv] or tfenv.toml) and its "
-            "lockfiles, to lock each target again for the new version."
+            _(
+                "--relock needs the team's configuration ([tool.tfenv] or tfenv.toml) and its "
+                "lockfiles, to lock each target again for the new version."
+            )
         )
     options = LockOptions(index_url=index_url, offline=offline, environ=os.environ)
     out = []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from packaging.version import Version
 
 from tfenv import rules
+from tfenv.i18n import _
 from tfenv.kb.releases import TfOption, tf_options
 from tfenv.models import messages
 from tfenv.rules.model import TfCandidate
@@ -123,19 +124,27 @@ def _walked(
     rule: rules.Rule,
     holds: Callable[[Version], bool],
     summary: str,
-    fix: str,
+    fix_of_rule: str,
     severity: Severity,
 ) -> UpgradeFinding:
+    fix = fix_of_rule
     edge = boundary(f.kb, f.start, f.end, holds)
     prev, first = edge if edge else (None, f.end)
     if prev is not None and holds(prev):
-        stay = f"stay on TensorFlow {prev}" if f.up else f"go no lower than TensorFlow {prev}"
-        fix = f"{fix}, or {stay}" if fix else stay[0].upper() + stay[1:]
+        if fix and f.up:
+            fix = _("{fix}, or stay on TensorFlow {release}")
+        elif fix:
+            fix = _("{fix}, or go no lower than TensorFlow {release}")
+        elif f.up:
+            fix = _("Stay on TensorFlow {release}")
+        else:
+            fix = _("Go no lower than TensorFlow {release}")
+        fix = fix.format(fix=fix_of_rule, release=prev)
     kind = rule.change_kind or rule.kind
     changes = window(f.kb, (kind,), prev if prev is not None else f.start, first)
     sources = sources_of(changes) or rule.sources(f.kb, first)
     ref = changes[0].id if len(changes) == 1 else None
-    return UpgradeFinding(severity, kind, summary, fix.rstrip(".") + ".", sources, ref)
+    return UpgradeFinding(severity, kind, summary, messages.sentences((fix,)), sources, ref)
 
 
 def _unknown(f: Facts, rule: rules.Rule) -> Optional[UpgradeFinding]:
@@ -146,8 +155,12 @@ def _unknown(f: Facts, rule: rules.Rule) -> Optional[UpgradeFinding]:
     old, new = f.requirement_text(f.start, rule.kind), f.requirement_text(f.end, rule.kind)
     if new is None or _plain(old, f.start) == _plain(new, f.end):
         return None  # the same need on both sides ("the manylinux floor of <release>'s wheels")
-    summary = f"TensorFlow {f.end} needs {new}; this machine's {rule.fact_key} is not known"
-    fix = f"Check that this machine meets it ({rule.check_hint}), or give --{rule.fact_key}"
+    summary = _(
+        "TensorFlow {release} needs {requirement}; this machine's {fact} is not known"
+    ).format(release=f.end, requirement=new, fact=rule.fact_key)
+    fix = _("Check that this machine meets it ({hint}), or give --{fact}").format(
+        hint=rule.check_hint, fact=rule.fact_key
+    )
 
     def value(v: Version) -> Optional[str]:
         return _plain(f.requirement_text(v, rule.kind), v)
@@ -158,7 +171,7 @@ def _unknown(f: Facts, rule: rules.Rule) -> Optional[UpgradeFinding]:
     changes = window(f.kb, (kind,), edge[0] if edge else f.start, first)
     sources = sources_of(changes) or rule.sources(f.kb, first)
     ref = changes[0].id if len(changes) == 1 else None
-    return UpgradeFinding("warning", kind, summary, fix + ".", sources, ref)
+    return UpgradeFinding("warning", kind, summary, messages.sentences((fix,)), sources, ref)
 
 
 def _plain(text: Optional[str], v: Version) -> Optional[str]:
@@ -167,9 +180,9 @@ def _plain(text: Optional[str], v: Version) -> Optional[str]:
 
 
 def _not_on_index(f: Facts) -> UpgradeFinding:
-    summary = (
-        f"TensorFlow {f.end} cannot be installed on {f.target.platform}: no wheel on the index"
-    )
+    summary = _(
+        "TensorFlow {release} cannot be installed on {platform}: no wheel on the index"
+    ).format(release=f.end, platform=f.target.platform)
 
     def listed(v: Version) -> bool:
         return f.option(v) is not None

@@ -20,6 +20,7 @@ from packaging.version import Version
 
 from tfenv.errors import ConfigError, UsageError
 from tfenv.formats.locked import Locked, kind_of, read_locked
+from tfenv.i18n import _
 from tfenv.kb.index import TF_DISTRIBUTIONS
 from tfenv.specs import to_version
 
@@ -69,10 +70,12 @@ def from_files(paths: Sequence[Path]) -> CurrentSource:
         if path.is_dir():
             found = sorted(p for p in path.iterdir() if p.is_file() and kind_of(p))
             if not found:
-                raise UsageError(f"--from-file {path}: the folder holds no lockfile.")
+                raise UsageError(
+                    _("--from-file {path}: the folder holds no lockfile.").format(path=path)
+                )
             files += found
         elif not path.exists():
-            raise ConfigError(f"The lockfile {path} does not exist.")
+            raise ConfigError(_("The lockfile {path} does not exist.").format(path=path))
         else:
             files.append(path)
     locked = tuple(read_locked(p) for p in files)
@@ -114,12 +117,18 @@ def _python_xy(python: Optional[str], origin: str) -> Optional[Version]:
     try:
         return to_version(".".join(python.split(".")[:2]))
     except ValueError:
-        raise ConfigError(f"{origin}: python {python!r} is not a version.") from None
+        raise ConfigError(
+            _("{origin}: python {python!r} is not a version.").format(origin=origin, python=python)
+        ) from None
 
 
 def _site_packages(prefix: Path) -> list[Path]:
     if not prefix.is_dir():
-        raise UsageError(f"--from-env {prefix}: not a folder (give a venv or conda prefix).")
+        raise UsageError(
+            _("--from-env {prefix}: not a folder (give a venv or conda prefix).").format(
+                prefix=prefix
+            )
+        )
     found = sorted(prefix.glob("lib/python*/site-packages")) + sorted(
         prefix.glob("Lib/site-packages")
     )
@@ -127,8 +136,8 @@ def _site_packages(prefix: Path) -> list[Path]:
         found = [prefix]
     if not found:
         raise UsageError(
-            f"--from-env {prefix}: no site-packages folder below it.",
-            hint="Give the prefix of a virtual environment or conda environment.",
+            _("--from-env {prefix}: no site-packages folder below it.").format(prefix=prefix),
+            hint=_("Give the prefix of a virtual environment or conda environment."),
         )
     return found
 
@@ -155,8 +164,9 @@ def _state_of(lk: Locked, subdir: str) -> CurrentState:
     pins = lk.pins_for(subdir) if subdir else lk.pins
     if subdir and not pins and lk.by_subdir:
         raise ConfigError(
-            f"The lockfile {lk.path} has no packages for {subdir} "
-            f"(it has {', '.join(sorted(lk.by_subdir))})."
+            _(
+                "The lockfile {path} has no packages for {subdir} (it has {sorted_by_subdir})."
+            ).format(path=lk.path, subdir=subdir, sorted_by_subdir=", ".join(sorted(lk.by_subdir)))
         )
     python = lk.python_for(subdir) if subdir else lk.python
     return _state(pins, str(lk.path), python or pins.get("python"))
@@ -171,7 +181,9 @@ def _state(pins: Mapping[str, str], origin: str, python: Optional[str]) -> Curre
             version = to_version(text)
         except ValueError:
             raise ConfigError(
-                f"{origin}: {package} {text!r} is not a version tfenv understands."
+                _("{origin}: {package} {text!r} is not a version tfenv understands.").format(
+                    origin=origin, package=package, text=text
+                )
             ) from None
         exact = len(version.release) >= 3 or version.pre is not None or version.post is not None
         spec = f"=={version}" if exact else f"{version.major}.{version.minor}"
@@ -185,6 +197,8 @@ def _state(pins: Mapping[str, str], origin: str, python: Optional[str]) -> Curre
             pins=dict(pins),
         )
     raise ConfigError(
-        f"{origin} pins no TensorFlow (none of {', '.join(TF_PACKAGES[:4])}).",
-        hint="Give the current version with --from, e.g. --from 2.12.",
+        _("{origin} pins no TensorFlow (none of {tf_packages}).").format(
+            origin=origin, tf_packages=", ".join(TF_PACKAGES[:4])
+        ),
+        hint=_("Give the current version with --from, e.g. --from 2.12."),
     )

@@ -18,6 +18,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from tfenv.i18n import _
 from tfenv.models.platform import platform
 from tfenv.upgrade.current import TF_PACKAGES
 from tfenv.upgrade.model import PackageChange
@@ -45,17 +46,19 @@ def package_diff(
     old = declared(kb, f.start, f.target.platform.key, python, cur_cuda)
     new = declared(kb, f.end, f.target.platform.key, python, _uses_and_cuda(new_plan))
     if current.pins is None:
-        basis = f"tensorflow {f.start} vs {f.end}: declared requirements (no lockfile given)"
+        basis = _("tensorflow {old} vs {new}: declared requirements (no lockfile given)").format(
+            old=f.start, new=f.end
+        )
         pinned = (plan_pins(cur_plan) if cur_plan else {}, plan_pins(new_plan) if new_plan else {})
         return basis, tuple(_requirements_diff(old, new, f.end, pinned))
     pins = current.pins
     top = plan_pins(new_plan) if new_plan else {"tensorflow": str(f.end)}
     out = _top_level(pins, top)
     out += _against_lock(pins, old, new, f.end, set(top))
-    basis = (
-        f"{current.origin} pins vs the new plan's top-level pins and tensorflow {f.end}'s "
+    basis = _(
+        "{origin} pins vs the new plan's top-level pins and tensorflow {new}'s "
         "declared requirements (not a full re-lock; run 'tfenv lock' for one)"
-    )
+    ).format(origin=current.origin, new=f.end)
     return basis, tuple(sorted(out, key=lambda c: (c.change, c.name)))
 
 
@@ -114,14 +117,16 @@ def _top_level(pins: Mapping[str, str], top: Mapping[str, str]) -> list[PackageC
     for name, version in top.items():
         old = pins.get(name)
         if old is None:
-            out.append(PackageChange(name, "added", None, version, "top-level pin of the new plan"))
+            top_level = _("top-level pin of the new plan")
+            out.append(PackageChange(name, "added", None, version, top_level))
         elif not _same(old, version):
             out.append(
-                PackageChange(name, "changed", old, version, "top-level pin of the new plan")
+                PackageChange(name, "changed", old, version, _("top-level pin of the new plan"))
             )
     for name in TF_PACKAGES:
         if name in pins and name not in top and name != "tensorflow-base":
-            out.append(PackageChange(name, "removed", pins[name], None, "replaced by tensorflow"))
+            replaced = _("replaced by tensorflow")
+            out.append(PackageChange(name, "removed", pins[name], None, replaced))
     return out
 
 
@@ -139,13 +144,16 @@ def _against_lock(
         have = pins.get(name)
         spec = str(req.specifier) or "any version"
         if have is None:
-            out.append(PackageChange(name, "added", None, spec, f"required by tensorflow {end}"))
+            required = _("required by tensorflow {release}").format(release=end)
+            out.append(PackageChange(name, "added", None, spec, required))
         elif not _satisfies(req, have):
-            why = f"tensorflow {end} requires {name}{req.specifier}"
+            why = _("tensorflow {release} requires {requirement}").format(
+                release=end, requirement=f"{name}{req.specifier}"
+            )
             out.append(PackageChange(name, "changed", have, spec, why))
     for name in old:
         if name not in new and name in pins and name not in top and name not in TF_PACKAGES:
-            why = f"no longer required by tensorflow {end}"
+            why = _("no longer required by tensorflow {release}").format(release=end)
             out.append(PackageChange(name, "removed", pins[name], None, why))
     return out
 
@@ -162,13 +170,17 @@ def _requirements_diff(
     for name, req in sorted(new.items()):
         spec = str(req.specifier) or "any version"
         after = f"=={pinned[1][name]}" if name in pinned[1] else spec
-        why = "requirement changed"
+        why = _("requirement changed")
         if after != spec:
-            why = f"the new plan pins it; tensorflow {end} requires {spec}"
-        if name not in old:
-            why = f"required by tensorflow {end}" + (
-                ", the new plan pins it" if after != spec else ""
+            why = _("the new plan pins it; tensorflow {release} requires {spec}").format(
+                release=end, spec=spec
             )
+        if name not in old:
+            if after != spec:
+                why = _("required by tensorflow {release}, the new plan pins it")
+            else:
+                why = _("required by tensorflow {release}")
+            why = why.format(release=end)
             out.append(PackageChange(name, "added", None, after, why))
             continue
         was = str(old[name].specifier) or "any version"
@@ -177,7 +189,7 @@ def _requirements_diff(
             out.append(PackageChange(name, "changed", before, after, why))
     for name in sorted(set(old) - set(new)):
         before = str(old[name].specifier) or "any version"
-        why = f"no longer required by tensorflow {end}"
+        why = _("no longer required by tensorflow {release}").format(release=end)
         out.append(PackageChange(name, "removed", before, None, why))
     return out
 

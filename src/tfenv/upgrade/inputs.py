@@ -13,6 +13,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.models.target import MachineArgs
 from tfenv.upgrade.assess import Move, TargetInput
 from tfenv.upgrade.changes import stable_releases
@@ -43,17 +44,23 @@ def parse_version_arg(kb: KnowledgeBase, flag: str, text: str, pre: bool = False
         spec = specs.parse_tf_spec(text)
     except UsageError:
         raise UsageError(
-            f"{flag} {text!r} is not a TensorFlow version or specifier.",
-            hint="Use 'latest', a series such as 2.16, a release such as 2.16.2 or a PEP 440 "
-            "specifier such as '>=2.15,<2.17'.",
+            _("{flag} {text!r} is not a TensorFlow version or specifier.").format(
+                flag=flag, text=text
+            ),
+            hint=_(
+                "Use 'latest', a series such as 2.16, a release such as 2.16.2 or a PEP 440 "
+                "specifier such as '>=2.15,<2.17'."
+            ),
         ) from None
     known = [r.version for r in kb.index.releases("tensorflow")]
     known += [r.version for r in kb.index.releases("tensorflow-gpu")]
     if spec and not any(spec.contains(v, prereleases=True) for v in known):
         stable = stable_releases(kb)
         raise UsageError(
-            f"No TensorFlow release matches {flag} {text}.",
-            hint=f"Known releases run from {stable[0]} to {stable[-1]}; 'tfenv matrix' lists them.",
+            _("No TensorFlow release matches {flag} {text}.").format(flag=flag, text=text),
+            hint=_(
+                "Known releases run from {stable} to {stable2}; 'tfenv matrix' lists them."
+            ).format(stable=stable[0], stable2=stable[-1]),
         )
     return spec
 
@@ -68,8 +75,8 @@ def newest(kb: KnowledgeBase, spec: SpecifierSet, pre: bool = False) -> Version:
     ]
     if not every:
         raise UsageError(
-            f"No TensorFlow release matches {spec or 'latest'}.",
-            hint="'tfenv matrix' lists the known releases.",
+            _("No TensorFlow release matches {value}.").format(value=spec or "latest"),
+            hint=_("'tfenv matrix' lists the known releases."),
         )
     return max(every)
 
@@ -100,15 +107,18 @@ def _refuse_only_pre(kb: KnowledgeBase, spec: SpecifierSet, text: str) -> None:
         return  # only yanked or pre-2.0 releases match: the move reports what it finds
     stable = stable_releases(kb)
     older = [v for v in stable if v < pres[0]]
-    instead = (
-        f", or --to {older[-1].major}.{older[-1].minor} for the newest stable series"
-        if older
-        else ""
-    )
+    if older:
+        hint = _(
+            "Add --pre to check {pres}, or --to {series} for the newest stable series."
+        ).format(pres=pres[-1], series=f"{older[-1].major}.{older[-1].minor}")
+    else:
+        hint = _("Add --pre to check {pres}.").format(pres=pres[-1])
     raise UsageError(
-        f"--to {text} matches only pre-releases ({', '.join(str(v) for v in pres)}); "
-        "check-upgrade checks pre-releases only when asked.",
-        hint=f"Add --pre to check {pres[-1]}{instead}.",
+        _(
+            "--to {text} matches only pre-releases ({value}); check-upgrade checks "
+            "pre-releases only when asked."
+        ).format(text=text, value=", ".join(str(v) for v in pres)),
+        hint=hint,
     )
 
 
@@ -121,8 +131,10 @@ def direction(kb: KnowledgeBase, source: CurrentSource, move: Move, allow_down: 
     highest = max(starts)
     if move.version < highest and not allow_down:
         raise UsageError(
-            f"--to {move.to_text} ({move.version}) is older than the current {highest}.",
-            hint="Pass --allow-downgrade to check a downgrade.",
+            _("--to {to_text} ({version}) is older than the current {highest}.").format(
+                to_text=move.to_text, version=move.version, highest=highest
+            ),
+            hint=_("Pass --allow-downgrade to check a downgrade."),
         )
     if move.version < highest:
         return "downgrade"
@@ -183,8 +195,10 @@ def targets(
 
     if machine is not None and names:
         raise UsageError(
-            "--target picks configured targets; leave out the machine flags (--os, --gpu, "
-            "--host ...) to use it."
+            _(
+                "--target picks configured targets; leave out the machine flags (--os, --gpu, "
+                "--host ...) to use it."
+            )
         )
     if machine is not None:
         name = machine.host_file.stem if machine.host_file else "given machine"
@@ -207,5 +221,5 @@ def targets(
             for s in specs_
         ]
     if names:
-        raise UsageError("--target needs a project configuration ([tool.tfenv] or tfenv.toml).")
+        raise UsageError(_("--target needs a project configuration ([tool.tfenv] or tfenv.toml)."))
     return [TargetInput("this machine", api.build_target(kb, MachineArgs()), manager, allow_cpu)]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from packaging.utils import canonicalize_name
 
 from tfenv.formats.locked import parse_locked
+from tfenv.i18n import _
 from tfenv.upgrade.model import PackageChange
 
 if TYPE_CHECKING:
@@ -49,9 +50,9 @@ def pin_diff(old: Mapping[str, str], new: Mapping[str, str]) -> tuple[PackageCha
         if before == after:
             continue
         if before is None:
-            out.append(PackageChange(name, "added", None, after, "in the fresh lock"))
+            out.append(PackageChange(name, "added", None, after, _("in the fresh lock")))
         elif after is None:
-            out.append(PackageChange(name, "removed", before, None, "not in the fresh lock"))
+            out.append(PackageChange(name, "removed", before, None, _("not in the fresh lock")))
         else:
-            out.append(PackageChange(name, "changed", before, after, "the fresh lock pins it"))
+            out.append(PackageChange(name, "changed", before, after, _("the fresh lock pins it")))
     return tuple(out)

@@ -6,13 +6,23 @@ import json
 import re
 from collections.abc import Sequence
 
+from tfenv.i18n import N_, _
 from tfenv.upgrade.model import TargetReport, UpgradeFinding, UpgradeReport
 
 __all__ = ["short_source", "to_json", "to_markdown", "to_text"]
 
-_MARK = {"blocker": "BLOCKER", "warning": "WARNING", "info": "info"}
-_STANDING = "standing conditions (the same before and after the move; not changes)"
-_STATUS = {"blocked": "BLOCKED", "warnings": "works, with warnings", "safe": "safe"}
+# the words of the severities and statuses (the JSON keeps the codes: blocker, blocked)
+_MARK = {"blocker": N_("BLOCKER"), "warning": N_("WARNING"), "info": N_("info")}
+_STANDING = N_("standing conditions (the same before and after the move; not changes)")
+_STATUS = {"blocked": N_("BLOCKED"), "warnings": N_("works, with warnings"), "safe": N_("safe")}
+
+
+def _mark(severity: str) -> str:
+    return _(_MARK[severity])
+
+
+def _status(status: str) -> str:
+    return _(_STATUS[status])
 
 
 def to_json(report: UpgradeReport, strict: bool = False) -> str:
@@ -26,50 +36,73 @@ def _verdict(report: UpgradeReport, strict: bool) -> str:
 def _move_verdict(report: UpgradeReport, strict: bool) -> str:
     if report.blocked:
         names = ", ".join(t.name for t in report.targets if t.status == "blocked")
-        return f"Not safe: blocked on {names}."
+        return _("Not safe: blocked on {targets}.").format(targets=names)
     if report.warned:
-        return "Works everywhere, with warnings" + (" (--strict: fails)." if strict else ".")
-    return "Safe on every target."
+        if strict:
+            return _("Works everywhere, with warnings (--strict: fails).")
+        return _("Works everywhere, with warnings.")
+    return _("Safe on every target.")
 
 
 def _standing_note(report: UpgradeReport) -> str:
     names = ", ".join(t.name for t in report.targets if t.standing)
     if not names:
         return ""
-    return (
-        f" Standing conditions on {names} hold before and after alike: not changes (their "
+    # TRANSLATORS: follows the verdict in the same paragraph (the leading space included)
+    return _(
+        " Standing conditions on {targets} hold before and after alike: not changes (their "
         "warnings do not fail --strict)."
-    )
+    ).format(targets=names)
 
 
 # -- text ------------------------------------------------------------------------------
 
 
+def _heading(report: UpgradeReport) -> str:
+    fields = {"from_version": report.from_text, "to_version": report.to_text}
+    if report.direction == "downgrade":
+        return _("check-upgrade: downgrade from {from_version} to {to_version}").format(**fields)
+    if report.direction == "upgrade":
+        return _("check-upgrade: upgrade from {from_version} to {to_version}").format(**fields)
+    return _("check-upgrade: same from {from_version} to {to_version}").format(**fields)
+
+
+def _markdown_heading(report: UpgradeReport) -> str:
+    fields = {"from_version": report.from_text, "to_version": report.to_text}
+    if report.direction == "downgrade":
+        return _("TensorFlow downgrade: {from_version} → {to_version}").format(**fields)
+    if report.direction == "upgrade":
+        return _("TensorFlow upgrade: {from_version} → {to_version}").format(**fields)
+    return _("TensorFlow same: {from_version} → {to_version}").format(**fields)
+
+
 def to_text(report: UpgradeReport, strict: bool = False) -> str:
-    lines = [f"check-upgrade: {report.direction} from {report.from_text} to {report.to_text}", ""]
+    lines = [_heading(report), ""]
     for t in report.targets:
         lines += _target_text(t)
-    lines += [f"  note: {n}" for n in report.notes]
+    lines += ["  " + _("note: {note}").format(note=n) for n in report.notes]
     lines.append(_verdict(report, strict))
     return "\n".join(lines) + "\n"
 
 
 def _target_text(t: TargetReport) -> list[str]:
-    head = f"== {t.name}: {t.from_version} -> {t.to_version}  [{_STATUS[t.status]}]"
+    head = f"== {t.name}: {t.from_version} -> {t.to_version}  [{_status(t.status)}]"
     out = [head, f"   {t.machine}"]
     if not t.resolves:
-        out.append(f"   TensorFlow {t.to_version} does not resolve here.")
-    rows = [(_MARK[f.severity], f.kind, f.summary, f.fix, _src(f)) for f in t.findings]
+        out.append(
+            "   " + _("TensorFlow {version} does not resolve here.").format(version=t.to_version)
+        )
+    rows = [(_mark(f.severity), f.kind, f.summary, f.fix, _src(f)) for f in t.findings]
     if rows:
-        out += _table(("severity", "kind", "what changes", "fix", "source"), rows)
+        out += _table((_("severity"), _("kind"), _("what changes")), rows)
     else:
-        out.append("   nothing that matters changes")
+        out.append("   " + _("nothing that matters changes"))
     if t.standing:
-        out.append(f"   {_STANDING}:")
-        rows = [(_MARK[f.severity], f.kind, f.summary, f.fix, _src(f)) for f in t.standing]
-        out += _table(("severity", "kind", "what holds", "fix", "source"), rows)
+        out.append("   " + _("{standing}:").format(standing=_(_STANDING)))
+        rows = [(_mark(f.severity), f.kind, f.summary, f.fix, _src(f)) for f in t.standing]
+        out += _table((_("severity"), _("kind"), _("what holds")), rows)
     if t.packages:
-        out.append(f"   packages ({t.packages_basis}):")
+        out.append("   " + _("packages ({basis}):").format(basis=t.packages_basis))
         for p in t.packages:
             out.append(f"     {_package_line(p.change, p.name, p.old, p.new)}  ({p.why})")
     out.append("")
@@ -150,21 +183,32 @@ def _wheel_platform(tag: str) -> str:
 def _github_name(m: re.Match[str]) -> str:
     if m.group("num"):
         return f"{m.group('repo')}#{m.group('num')}"
-    return f"{m.group('repo')} release {m.group('tag')}"
+    return _("{repo} release {tag}").format(repo=m.group("repo"), tag=m.group("tag"))
 
 
 def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
-    widths = [len(h) for h in head[:2]]
+    widths = [_width(h) for h in head[:2]]
     for row in rows:
-        widths = [max(w, len(c)) for w, c in zip(widths, row[:2])]
-    out = ["   " + "  ".join(h.ljust(w) for h, w in zip(head[:2], widths)) + "  " + head[2]]
+        widths = [max(w, _width(c)) for w, c in zip(widths, row[:2])]
+    out = ["   " + "  ".join(_pad(h, w) for h, w in zip(head[:2], widths)) + "  " + head[2]]
     for row in rows:
-        lead = "   " + "  ".join(c.ljust(w) for c, w in zip(row[:2], widths)) + "  "
-        pad = " " * len(lead)
+        lead = "   " + "  ".join(_pad(c, w) for c, w in zip(row[:2], widths)) + "  "
+        pad = " " * _width(lead)
         out.append(lead + row[2])
-        out.append(f"{pad}fix: {row[3]}")
-        out.append(f"{pad}source: {row[4]}")
+        out.append(pad + _("fix: {fix}").format(fix=row[3]))
+        out.append(pad + _("source: {source}").format(source=row[4]))
     return out
+
+
+def _width(text: str) -> int:
+    """Columns on a terminal: a Chinese character takes two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
 
 
 def _package_line(change: str, name: str, old: object, new: object) -> str:
@@ -200,16 +244,16 @@ def relative_paths(text: str, folder: str) -> str:
 
 def _markdown(report: UpgradeReport, strict: bool, icon: str) -> str:
     lines = [
-        f"### {icon} TensorFlow {report.direction}: {report.from_text} → {report.to_text}",
+        f"### {icon} " + _markdown_heading(report),
         "",
         f"**{_verdict(report, strict)}**",
         "",
-        "| target | from | to | status | blockers | warnings |",
+        _("| target | from | to | status | blockers | warnings |"),
         "|---|---|---|---|---|---|",
     ]
     for t in report.targets:
         lines.append(
-            f"| {t.name} | {t.from_version} | {t.to_version} | {_STATUS[t.status]} | "
+            f"| {t.name} | {t.from_version} | {t.to_version} | {_status(t.status)} | "
             f"{t.count('blocker')} | {t.count('warning')} |"
         )
     for t in report.targets:
@@ -219,26 +263,30 @@ def _markdown(report: UpgradeReport, strict: bool, icon: str) -> str:
 
 
 def _target_markdown(t: TargetReport) -> list[str]:
-    out = ["", f"#### {t.name} ({_STATUS[t.status]})", "", f"_{_md(t.machine)}_", ""]
+    out = ["", f"#### {t.name} ({_status(t.status)})", "", f"_{_md(t.machine)}_", ""]
     if t.findings:
-        out += ["| severity | kind | what changes | fix | source |", "|---|---|---|---|---|"]
+        out += [_("| severity | kind | what changes | fix | source |"), "|---|---|---|---|---|"]
         out += [
-            f"| {_MARK[f.severity]} | {f.kind} | {_md(f.summary)} | {_md(f.fix)} | {_md(_src(f))} |"
+            f"| {_mark(f.severity)} | {f.kind} | {_md(f.summary)} | {_md(f.fix)} | {_md(_src(f))} |"
             for f in t.findings
         ]
     else:
-        out.append("Nothing that matters changes.")
+        out.append(_("Nothing that matters changes."))
     if t.standing:
-        out += ["", f"_{_STANDING[0].upper()}{_STANDING[1:]}:_", ""]
-        out += ["| severity | kind | what holds | fix | source |", "|---|---|---|---|---|"]
         out += [
-            f"| {_MARK[f.severity]} | {f.kind} | {_md(f.summary)} | {_md(f.fix)} | {_md(_src(f))} |"
+            "",
+            "_" + _("Standing conditions (the same before and after the move; not changes):") + "_",
+            "",
+        ]
+        out += [_("| severity | kind | what holds | fix | source |"), "|---|---|---|---|---|"]
+        out += [
+            f"| {_mark(f.severity)} | {f.kind} | {_md(f.summary)} | {_md(f.fix)} | {_md(_src(f))} |"
             for f in t.standing
         ]
     if t.packages:
         out += [
             "",
-            "<details><summary>Package changes</summary>",
+            "<details><summary>" + _("Package changes") + "</summary>",
             "",
             f"_{_md(t.packages_basis or '')}_",
             "",

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import N_, _, language
 from tfenv.kb.releases import build_of
+from tfenv.models import messages
 from tfenv.rules.gpu_code import gpu_code
 from tfenv.upgrade.changes import boundary, crossed, sources_of, window
 from tfenv.upgrade.model import Severity, UpgradeFinding
@@ -77,15 +79,19 @@ def _keras(f: Facts) -> Optional[UpgradeFinding]:
     if old is None or new is None or old == new:
         return None
     first = _edge(f, _value(f, _keras_major))[1]
-    summary = f"Keras {old} -> Keras {new}: tf.keras is Keras {new} from {_release(f, first)}"
+    summary = _("Keras {old} -> Keras {new}: tf.keras is Keras {new} from {release}").format(
+        old=old, new=new, release=_release(f, first)
+    )
     fix = ""
     if not f.up:
-        summary = f"Keras {old} -> Keras {new}: code written for Keras {old} (import keras) breaks"
+        summary = _(
+            "Keras {old} -> Keras {new}: code written for Keras {old} (import keras) breaks"
+        ).format(old=old, new=new)
         stay = _edge(f, _value(f, _keras_major))[0]
-        fix = (
-            f"Port the code back to tf.keras (Keras {new}) and drop the keras>={old} and tf-keras "
-            f"pins and TF_USE_LEGACY_KERAS, or stay on TensorFlow {stay}"
-        )
+        fix = _(
+            "Port the code back to tf.keras (Keras {new}) and drop the keras>={old} and tf-keras "
+            "pins and TF_USE_LEGACY_KERAS, or stay on TensorFlow {stay}"
+        ).format(old=old, new=new, stay=stay)
     return _finding(f, "keras", _value(f, _keras_major), summary, fix)
 
 
@@ -119,10 +125,10 @@ def _major(f: Facts, what: str) -> Optional[UpgradeFinding]:
         return None
     label = "CUDA" if what == "cuda" else "cuDNN"
     summary = f"{label} {old.major} -> {label} {new.major} ({old} -> {new})"
-    generic = (
-        f"Replace the {label} {old.major} libraries with {label} {new.major} ones (the plan's "
+    generic = _(
+        "Replace the {label} {old} libraries with {label} {new} ones (the plan's "
         "install commands do it); rebuild custom ops against them"
-    )
+    ).format(label=label, old=old.major, new=new.major)
 
     def major(v: Version) -> Hashable:
         found = _cuda_of(f, v, what)
@@ -144,26 +150,33 @@ def _gpu_code(f: Facts) -> Optional[UpgradeFinding]:
     old, new = _mode(f, f.start), _mode(f, f.end)
     if old is None or new is None or old == new:
         return None
-    name = f.target.gpu_name or f"compute capability {f.target.cc}"
+    name = f.target.gpu_name or _("compute capability {cc}").format(cc=f.target.cc)
     if new == "cannot-load":
         return None  # a blocker (checks.py), not a warning
     if new in ("jit", "partly-jit") and old == "native":
         prev = _edge(f, _value(f, _mode))[0]
-        summary = (
-            f"PTX JIT instead of native code: TensorFlow {f.end} runs "
-            f"{'all' if new == 'jit' else 'its MLIR-generated'} kernels on {name} by JIT "
-            "from PTX on first use"
-        )
-        fix = (
-            "Nothing to install; expect a slow first start (cached in "
-            f"{f.kb.windows_manual.jit_cache(f.target.os)}, "
-            f"raise CUDA_CACHE_MAXSIZE), or stay on TensorFlow {prev} for native code"
-        )
+        if new == "jit":
+            summary = _(
+                "PTX JIT instead of native code: TensorFlow {release} runs all kernels on {name} "
+                "by JIT from PTX on first use"
+            )
+        else:
+            summary = _(
+                "PTX JIT instead of native code: TensorFlow {release} runs its MLIR-generated "
+                "kernels on {name} by JIT from PTX on first use"
+            )
+        summary = summary.format(release=f.end, name=name)
+        fix = _(
+            "Nothing to install; expect a slow first start (cached in {cache}, raise "
+            "CUDA_CACHE_MAXSIZE), or stay on TensorFlow {release} for native code"
+        ).format(cache=f.kb.windows_manual.jit_cache(f.target.os), release=prev)
         return _finding(f, "gpu-arch", _value(f, _mode), summary, fix)
     if new != "native":
         return None
-    summary = f"Native code again: TensorFlow {f.end} has native kernels for {name} (no PTX JIT)"
-    return _finding(f, "gpu-arch", _value(f, _mode), summary, "None needed.", "info")
+    summary = _(
+        "Native code again: TensorFlow {release} has native kernels for {name} (no PTX JIT)"
+    ).format(release=f.end, name=name)
+    return _finding(f, "gpu-arch", _value(f, _mode), summary, _("None needed."), "info")
 
 
 def _unknown_build(f: Facts) -> Optional[UpgradeFinding]:
@@ -176,23 +189,23 @@ def _unknown_build(f: Facts) -> Optional[UpgradeFinding]:
     missing = [
         what
         for what, known in (
-            ("its CUDA version", cb is not None and cb.cuda is not None),
-            ("its cuDNN version", cb is not None and cb.cudnn is not None),
-            ("the GPUs it has code for", build is not None and build.compute is not None),
+            (_("its CUDA version"), cb is not None and cb.cuda is not None),
+            (_("its cuDNN version"), cb is not None and cb.cudnn is not None),
+            (_("the GPUs it has code for"), build is not None and build.compute is not None),
         )
         if not known
     ]
     if not missing:
         return None
-    summary = (
-        f"TensorFlow {f.end}'s build facts are not known to tfenv ({', '.join(missing)}), so "
+    summary = _(
+        "TensorFlow {release}'s build facts are not known to tfenv ({missing}), so "
         "whether this machine's driver and GPU run it could not be checked"
-    )
-    fix = (
-        f"Read {f.end}'s release notes (CUDA, cuDNN, compute capabilities) and check them "
+    ).format(release=f.end, missing=_(", ").join(missing))
+    fix = _(
+        "Read {release}'s release notes (CUDA, cuDNN, compute capabilities) and check them "
         "against this machine before moving, or run 'tfenv refresh' once its wheels are on the "
         "index and check again."
-    )
+    ).format(release=f.end)
     sources = build.provenance.sources[:1] if build is not None else ()
     return UpgradeFinding("warning", "cuda", summary, fix, sources)
 
@@ -212,13 +225,17 @@ def _driver_below_toolkit(f: Facts, plan: Optional[Plan]) -> Optional[UpgradeFin
     own = toolkit.min_driver(t.driver_os)
     if own is None or t.driver >= own:
         return None
-    summary = (
-        f"Driver {t.driver} is older than CUDA {plan.cuda}'s own minimum ({own}): TensorFlow "
-        f"{f.end} runs through CUDA minor-version compatibility, but PTX JIT and XLA's ptxas "
-        f"need a driver >= {own}"
+    summary = _(
+        "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): TensorFlow "
+        "{release} runs through CUDA minor-version compatibility, but PTX JIT and XLA's ptxas "
+        "need a driver >= {own}"
+    ).format(driver=t.driver, cuda=plan.cuda, own=own, release=f.end)
+    fix = _("{fix} if kernels fail to load or XLA fails to compile").format(
+        fix=driver_fix(Context(f.kb, t), own)
     )
-    fix = driver_fix(Context(f.kb, t), own) + " if kernels fail to load or XLA fails to compile"
-    return UpgradeFinding("warning", "driver", summary, fix + ".", toolkit.provenance.sources[:1])
+    return UpgradeFinding(
+        "warning", "driver", summary, messages.sentences((fix,)), toolkit.provenance.sources[:1]
+    )
 
 
 # -- wheel layout (stub wheels) --------------------------------------------------------
@@ -233,10 +250,16 @@ def _layout(f: Facts) -> Optional[UpgradeFinding]:
     old, new = _stub(f, f.start), _stub(f, f.end)
     if old == new or f.option(f.end) is None or f.option(f.end).wheels is None:  # type: ignore[union-attr]
         return None
-    before = f"a stub that installs {old}" if old else "a full build"
-    after = f"a stub that installs {new}" if new else "a full build"
-    summary = f"The {f.target.platform} tensorflow wheel changes from {before} to {after}"
-    fix = f"Relock {f.target.platform} on its own: {old or new} is {'gone' if old else 'new'}"
+    before = _("a stub that installs {package}").format(package=old) if old else _("a full build")
+    after = _("a stub that installs {package}").format(package=new) if new else _("a full build")
+    summary = _("The {platform} tensorflow wheel changes from {before} to {after}").format(
+        platform=f.target.platform, before=before, after=after
+    )
+    if old:
+        fix = _("Relock {platform} on its own: {package} is gone")
+    else:
+        fix = _("Relock {platform} on its own: {package} is new")
+    fix = fix.format(platform=f.target.platform, package=old or new)
     return _finding(f, "platform", _value(f, _stub), summary, fix)
 
 
@@ -257,8 +280,13 @@ def _issues(f: Facts, plan: Optional[Plan]) -> list[UpgradeFinding]:
         other = issue.prefer or _unaffected(f, issue)
         fix = issue.action
         if other is not None and other != f.end:
-            fix = f"Use TensorFlow {other} instead, or {fix[:1].lower()}{fix[1:]}"
-        summary = f"Known issue in TensorFlow {f.end}: {issue.text_for(f.target.cc)}"
+            action = fix[:1].lower() + fix[1:] if language() == "en" else fix
+            fix = _("Use TensorFlow {release} instead, or {action}").format(
+                release=other, action=action
+            )
+        summary = _("Known issue in TensorFlow {release}: {issue}").format(
+            release=f.end, issue=issue.text_for(f.target.cc)
+        )
         out.append(
             UpgradeFinding(severity, "issue", summary, fix, issue.provenance.sources[:1], issue.id)
         )
@@ -303,7 +331,7 @@ def _recorded(
 
 #: what a plan that applies a known issue's remedy does, in words (known_issues.yaml: remedy)
 _REMEDY_DONE = {
-    "pin-cuda-wheels": "the new plan, and so tfenv's lockfiles, pin the nvidia-* wheels",
+    "pin-cuda-wheels": N_("the new plan, and so tfenv's lockfiles, pin the nvidia-* wheels"),
 }
 
 
@@ -327,7 +355,8 @@ def _remedied(f: Facts, issue_id: str, plan: Optional[Plan]) -> Optional[object]
         return False
     if issue.remedy is not None and issue.remedy in plan.remedies:
         pins = [p for p in plan.pip if p.startswith(("nvidia-cudnn-", "nvidia-cuda-runtime-"))]
-        done = _REMEDY_DONE.get(issue.remedy, f"the new plan applies {issue.remedy}")
+        known = _REMEDY_DONE.get(issue.remedy)
+        done = _(known) if known else _("the new plan applies {remedy}").format(remedy=issue.remedy)
         return done + (f" ({', '.join(pins)})" if pins else "")
     return None
 
@@ -337,7 +366,7 @@ def _remedied_finding(change: Change, done: object) -> UpgradeFinding:
         "info",
         change.kind,
         change.summary,
-        f"None needed: {done}.",
+        _("None needed: {done}.").format(done=done),
         change.provenance.sources[:1],
         change.id,
     )
@@ -363,9 +392,10 @@ def _change_finding(f: Facts, change: Change) -> UpgradeFinding:
             severity, change.kind, change.summary, change.action, sources, change.id
         )
     severity = "warning" if gain or change.kind == "api" else "info"
-    summary = f"Going below {change.since} undoes: {change.summary}"
-    fix = change.undo or (
-        f"Expect the behaviour before {change.since}; adjust code and requirements that relied "
-        "on it."
+    summary = _("Going below {since} undoes: {summary}").format(
+        since=change.since, summary=change.summary
     )
+    fix = change.undo or _(
+        "Expect the behaviour before {since}; adjust code and requirements that relied on it."
+    ).format(since=change.since)
     return UpgradeFinding(severity, change.kind, summary, fix, sources, change.id)
