@@ -199,6 +199,11 @@ def _solver_platform_verdict(kb: KnowledgeBase, os: str, arch: str, version: str
     # an NVIDIA GPU every release has native code for (sm_70), on platforms with CUDA drivers
     cc = Version("7.5") if os != "macos" else None
     res = solve_once(kb, Target(os, arch, cc=cc), _request(version, allow_cpu=True))
+    if res.plan is None and (os, arch) == ("macos", "arm64"):
+        # before 2.13 the series comes as Apple's tensorflow-macos, whose newest release of
+        # the series need not be tensorflow's (2.12.0 vs 2.12.1): the series is asked for
+        v = Version(version)
+        res = solve_once(kb, Target(os, arch), _request(f"{v.major}.{v.minor}.*", allow_cpu=True))
     if res.plan is None:
         return "no-wheel"
     return "cpu-only" if res.plan.accelerator == "cpu" else "gpu-build"
@@ -262,7 +267,8 @@ def test_known_cells(svg_cells: list[SvgCell]) -> None:
     assert at[("Ampere 8.6", "2.16")] == "native"
     assert at[("Kepler 3.5", "2.15")] == "cannot-load"
     # Apple silicon before 2.13 came as tensorflow-macos, which the solver does not plan
-    assert at[("Apple silicon (Metal)", "2.12")] == "no-wheel"
+    assert at[("Apple silicon (Metal)", "2.12")] == "gpu-build"  # tensorflow-macos + plug-in
+    assert at[("Apple silicon (Metal)", "2.4")] == "no-wheel"
     assert at[("Apple silicon (Metal)", "2.13")] == "gpu-build"
 
 
@@ -346,7 +352,7 @@ def test_machine_m2_mac(kb: KnowledgeBase) -> None:
     chosen = [s for s, v in strips.items() if v[1]]
     assert len(chosen) == 1
     assert strips["2.13"][0] == "fits"
-    assert strips["2.12"][0] == "os"  # tensorflow-macos is not planned (see docs/charts.md)
+    assert strips["2.12"][0] == "fits"  # tensorflow-macos with its paired plug-in
 
 
 # -- the commands --------------------------------------------------------------------------

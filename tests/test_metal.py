@@ -34,11 +34,24 @@ def test_the_plug_in_paired_with_a_release(
     assert plugin.pythons  # from the plug-in's wheel tags on the index
 
 
-@pytest.mark.parametrize("tf", ["2.20.0", "2.21.0", "2.12.0"])
+@pytest.mark.parametrize("tf", ["2.20.0", "2.21.0", "2.4.0"])
 def test_no_plug_in_for_2_20_and_later_nor_before_the_metal_route(
     kb: KnowledgeBase, tf: str
 ) -> None:
     assert metal_plugin(kb, Version(tf)) is None
+
+
+@pytest.mark.parametrize(
+    ("tf", "metal"), [("2.12.0", "0.8.0"), ("2.11.0", "0.7.0"), ("2.5.0", "0.1.2")]
+)
+def test_before_2_13_the_plug_in_pairs_with_tensorflow_macos(
+    kb: KnowledgeBase, tf: str, metal: str
+) -> None:
+    """Apple's page: 'For TensorFlow version 2.12 or earlier: pip install tensorflow-macos'."""
+    plugin = metal_plugin(kb, Version(tf))
+    assert plugin is not None
+    assert str(plugin.version) == metal
+    assert plugin.pair.package == "tensorflow-macos"
 
 
 def test_every_pair_loads_where_it_is_paired(kb: KnowledgeBase) -> None:

@@ -24,6 +24,13 @@ names the file and the key. The format is documented in ``docs/lock.md``::
     [tool.tfenv.targets.laptop]
     host = "hosts/laptop.json"           # from 'tfenv detect --json'
 
+    [tool.tfenv.targets.k80-box]
+    os = "linux"
+    gpu = "Tesla K80"
+    driver = "470.82.01"
+    tensorflow = "2.14"                  # its own TensorFlow: the others share the newest
+                                         # they all run, without it
+
 A ``tfenv.toml`` holds the same keys at its top level (or under ``[tool.tfenv]``).
 Nothing here touches the network or the knowledge base.
 """
@@ -84,6 +91,7 @@ _TARGET_KEYS = (
     "manager",
     "cuda-libs",
     "allow-cpu",
+    "tensorflow",
 )
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$")
 
@@ -97,6 +105,7 @@ class TargetSpec:
     manager: str = "auto"
     allow_cpu: bool = False
     cuda_libs: Optional[str] = None  # its own CUDA-library preference; None: the project's
+    tensorflow: Optional[str] = None  # its own TensorFlow: locked apart from the team's version
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,7 @@ class ProjectConfig:
     pre: bool = False
     out: Optional[Path] = None  # where the lockfiles live; relative to the file's folder
     cuda_libs: str = "build"  # the default CUDA-library preference of every target
+    prefix: str = ""  # where the keys live in the file: "tool.tfenv." in a pyproject.toml
 
     @property
     def folder(self) -> Path:
@@ -239,6 +249,7 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
         pre=root.opt("pre").opt_boolean() or False,
         out=_out(root.opt("out")),
         cuda_libs=cuda_libs,
+        prefix=prefix,
     )
 
 
@@ -281,7 +292,17 @@ def _target(
         manager=t.opt("manager").opt_choice(*MANAGERS) or manager,
         allow_cpu=allow_cpu if own_cpu is None else own_cpu,
         cuda_libs=t.opt("cuda-libs").opt_choice(*CUDA_LIBS),
+        tensorflow=_own_tf(t.opt("tensorflow")),
     )
+
+
+def _own_tf(node: Node) -> Optional[str]:
+    """A target's own TensorFlow (a series, a release or a specifier, as the top-level key);
+    blank is refused: it would read as 'latest' and split the target off by accident."""
+    value = _check(node, specs.parse_tf_spec)
+    if value is not None and not value:
+        raise node.fail('is blank: give a series such as "2.14", a release or a specifier')
+    return value
 
 
 def _dependencies(node: Node) -> tuple[str, ...]:

@@ -20,14 +20,21 @@ from tfenv.config import ProjectConfig, TargetSpec
 from tfenv.errors import ConfigError
 from tfenv.i18n import _
 from tfenv.models import messages
-from tfenv.models.conflict import Conflict, Suggestion
+from tfenv.models.conflict import Conflict, Skipped, Suggestion
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.models.plan import Resolution
     from tfenv.models.target import Request, Target
 
-__all__ = ["Blocker", "TeamResolution", "build_targets", "request_for", "team_resolve"]
+__all__ = [
+    "Blocker",
+    "Limit",
+    "TeamResolution",
+    "build_targets",
+    "request_for",
+    "team_resolve",
+]
 
 
 @dataclass(frozen=True)
@@ -70,17 +77,80 @@ class Blocker:
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A target that holds the team below what the others run alone: the team's version
+    (``tensorflow``), why the target runs nothing newer (its plan's :class:`Skipped`
+    values for the series in between), what each other target runs alone (``others``),
+    and the split: with ``tensorflow = series`` of its own (``table`` in ``file``), the
+    others share ``shared``."""
+
+    target: str
+    tensorflow: str
+    skipped: tuple[Skipped, ...]
+    others: tuple[tuple[str, str], ...]
+    series: str
+    shared: Optional[str]
+    file: str
+    table: str
+
+    def describe(self) -> str:
+        """What set the limit, in words (:mod:`tfenv.models.messages`)."""
+        fields = {
+            "target": self.target,
+            "tensorflow": self.tensorflow,
+            "reasons": messages.sentences([x.sentence for x in self.skipped]),
+            "others": ", ".join(f"'{n}' {v}" for n, v in self.others),
+        }
+        return messages.render("team.limit+reasons" if self.skipped else "team.limit", fields)
+
+    def split(self) -> str:
+        """How to split the team: the target's own ``tensorflow``, and what the others get."""
+        fields = {
+            "target": self.target,
+            "series": self.series,
+            "file": self.file,
+            "table": self.table,
+            "shared": self.shared,
+        }
+        return messages.render("team.split+shared" if self.shared else "team.split", fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "tensorflow": self.tensorflow,
+            "rules": sorted({c.kind for x in self.skipped for c in x.conflicts}),
+            "skipped": [x.to_dict() for x in self.skipped],
+            "others": dict(self.others),
+            "split": {
+                "file": self.file,
+                "table": self.table,
+                "tensorflow": self.series,
+                "others_share": self.shared,
+                "sentence": self.split(),
+            },
+            "sentence": self.describe(),
+        }
+
+
+@dataclass(frozen=True)
 class TeamResolution:
-    """The team's version and each target's resolution at it, or the blockers."""
+    """The team's version and each target's resolution at it, or the blockers.
+
+    ``tensorflow`` is the version the targets without one of their own share (None when
+    every target has its own); ``limits`` name the targets that hold the others back."""
 
     tensorflow: Optional[str]
     resolutions: tuple[tuple[str, Resolution], ...]
     blockers: tuple[Blocker, ...] = ()
     newest: tuple[tuple[str, str], ...] = ()  # target -> newest release it runs alone
+    limits: tuple[Limit, ...] = ()
+    own: tuple[str, ...] = ()  # the targets locked on a TensorFlow of their own
 
     @property
     def ok(self) -> bool:
-        return self.tensorflow is not None and not self.blockers
+        if self.blockers or not self.resolutions:
+            return False
+        return self.tensorflow is not None or all(r.ok for _, r in self.resolutions)
 
     @property
     def by_target(self) -> dict[str, Resolution]:
@@ -100,13 +170,18 @@ class TeamResolution:
 def request_for(request: Request, spec: TargetSpec) -> Request:
     """The team's request as it applies to one target (its route, CPU and CUDA-library
     preferences: a target's own ``cuda-libs`` wins over the project's)."""
-    return replace(
+    out = replace(
         request,
         manager=spec.manager if spec.manager != "auto" else request.manager,
         allow_cpu=spec.allow_cpu or request.allow_cpu,
         no_gpu=spec.machine.no_gpu,
         cuda_libs=spec.cuda_libs or request.cuda_libs,
     )
+    if spec.tensorflow is not None:
+        from tfenv.specs import parse_tf_spec
+
+        out = replace(out, tf=parse_tf_spec(spec.tensorflow), tf_text=spec.tensorflow)
+    return out
 
 
 def build_targets(kb: KnowledgeBase, specs_: Sequence[TargetSpec]) -> dict[str, Target]:
@@ -145,6 +220,7 @@ def team_resolve(
     if not specs_:
         raise ConfigError(_("No targets to resolve."), key="targets")
     targets = build_targets(kb, specs_)
+    config = config_or_targets if isinstance(config_or_targets, ProjectConfig) else None
     alone = {
         s.name: _solve(kb, targets[s.name], request_for(request, s), full=True) for s in specs_
     }
@@ -153,20 +229,100 @@ def team_resolve(
         for name, r in alone.items()
         if r.plan is None
     )
+    own = tuple(s.name for s in specs_ if s.tensorflow is not None)
     if blockers:
-        return TeamResolution(None, tuple(alone.items()), blockers)
+        return TeamResolution(None, tuple(alone.items()), blockers, own=own)
     newest = {n: r.plan.tensorflow for n, r in alone.items() if r.plan is not None}
-    ceiling = min(Version(v) for v in newest.values())
-    for version in _candidates(kb, request, ceiling):
-        found = _all_at(kb, specs_, targets, request, alone, version)
-        if found is not None:
-            return TeamResolution(str(version), found, (), tuple(newest.items()))
+    shared = [s for s in specs_ if s.tensorflow is None]
+    if not shared:  # every target has its own TensorFlow: nothing is shared
+        return TeamResolution(None, tuple(alone.items()), (), tuple(newest.items()), own=own)
+    found = _common(kb, shared, targets, request, alone, newest)
+    if found is None:
+        ceiling = min(Version(newest[s.name]) for s in shared)
+        return TeamResolution(
+            None,
+            tuple(alone.items()),
+            _blockers_at(kb, shared, targets, request, ceiling),
+            tuple(newest.items()),
+            own=own,
+        )
+    version, at = found
+    by_name = {**alone, **dict(at)}
+    limits = _limits(kb, config, shared, targets, request, alone, newest, version)
     return TeamResolution(
-        None,
-        tuple(alone.items()),
-        _blockers_at(kb, specs_, targets, request, ceiling),
+        str(version),
+        tuple((s.name, by_name[s.name]) for s in specs_),
+        (),
         tuple(newest.items()),
+        limits,
+        own,
     )
+
+
+def _common(
+    kb: KnowledgeBase,
+    shared: Sequence[TargetSpec],
+    targets: dict[str, Target],
+    request: Request,
+    alone: dict[str, Resolution],
+    newest: dict[str, str],
+) -> Optional[tuple[Version, tuple[tuple[str, Resolution], ...]]]:
+    """The newest version every target of ``shared`` runs, with their resolutions at it."""
+    ceiling = min(Version(newest[s.name]) for s in shared)
+    for version in _candidates(kb, request, ceiling):
+        found = _all_at(kb, shared, targets, request, alone, version)
+        if found is not None:
+            return version, found
+    return None
+
+
+def _limits(
+    kb: KnowledgeBase,
+    config: Optional[ProjectConfig],
+    shared: Sequence[TargetSpec],
+    targets: dict[str, Target],
+    request: Request,
+    alone: dict[str, Resolution],
+    newest: dict[str, str],
+    version: Version,
+) -> tuple[Limit, ...]:
+    """The targets that run nothing newer than the team's version while others do, and
+    what the others would share without them."""
+    from tfenv.kb.tensorflow import series_of
+
+    names = [s.name for s in shared]
+    held = [n for n in names if Version(newest[n]) == version]
+    rest = [s for s in shared if s.name not in held]
+    if not held or not rest:
+        return ()
+    found = _common(kb, rest, targets, request, alone, newest)
+    shared_version = found[0] if found is not None else None
+    top = shared_version or max(Version(newest[s.name]) for s in rest)
+    file = config.path.name if config is not None else "the configuration"
+    prefix = config.prefix if config is not None else ""
+    out = []
+    for name in held:
+        plan = alone[name].plan
+        skipped = tuple(
+            x
+            for x in (plan.skipped if plan is not None else ())
+            if x.subject == "tensorflow"
+            and Version(x.oldest or x.name) <= series_of(top)
+            and Version(x.name) > series_of(version)
+        )
+        out.append(
+            Limit(
+                name,
+                str(version),
+                skipped,
+                tuple((s.name, newest[s.name]) for s in rest),
+                str(series_of(version)),
+                str(shared_version) if shared_version is not None else None,
+                file,
+                f"{prefix}targets.{name}",
+            )
+        )
+    return tuple(out)
 
 
 def _all_at(

@@ -186,6 +186,20 @@ def _option(kb: KnowledgeBase, package: str, platform: str, version: str) -> Opt
     return next((o for o in tf_options(kb, package, platform) if o.version == want), None)
 
 
+def _own_build(kb: KnowledgeBase, platform: str, version: str) -> Optional[TfOption]:
+    """Apple's tensorflow-macos in the series of ``version`` where tensorflow has no wheel
+    (the solver plans it the same way: resolver/factory.py)."""
+    from tfenv.kb.metal import own_distributions
+
+    v = Version(version)
+    for package in own_distributions(kb):
+        for o in tf_options(kb, package, platform):  # newest first
+            same = (o.version.major, o.version.minor) == (v.major, v.minor)
+            if same and o.wheels is not None and not o.version.is_prerelease:
+                return o
+    return None
+
+
 def gpu_cell(kb: KnowledgeBase, row: matrix.Row, build: TfBuild, gen: Generation) -> Cell:
     """How the newest release of ``row``'s series runs on a GPU of ``gen``."""
     if row.latest is None:
@@ -220,6 +234,8 @@ def platform_cell(
     platform = target.platform.key
     package = build.gpu_package if accel == "cuda" else "tensorflow"
     gpu_option = _option(kb, package, platform, row.latest)
+    if accel == "metal" and (gpu_option is None or gpu_option.wheels is None):
+        gpu_option = _own_build(kb, platform, row.latest) or gpu_option
     cpu_option = _option(kb, "tensorflow", platform, row.latest)
     why_not_gpu: list[rules.Failure] = []
     if gpu_option is not None:
@@ -253,7 +269,8 @@ def _gpu_build_title(kb: KnowledgeBase, cand: TfCandidate, platform: str, accel:
         pair = (
             f"{plugin.pair.describe()}; source: {_cite(plugin.pair.provenance)}" if plugin else ""
         )
-        return f"TensorFlow {version} uses the Apple GPU through the Metal plug-in ({pair})"
+        name = "TensorFlow" if cand.option.package == "tensorflow" else cand.option.package
+        return f"{name} {version} uses the Apple GPU through the Metal plug-in ({pair})"
     build = cand.option.build
     source = f" (source: {_cite(build.provenance)})" if build is not None else ""
     return f"{cand.label} is a CUDA build for {platform}{source}"

@@ -96,11 +96,20 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(_summary(result))
         return 0
+    versions = {t.tensorflow for t in result.targets}
+    on = (
+        f"on TensorFlow {versions.pop()}"
+        if len(versions) == 1
+        else "(" + ", ".join(f"{t.name} on TensorFlow {t.tensorflow}" for t in result.targets) + ")"
+    )
     print(
-        f"Locked {len(result.targets)} target(s) on TensorFlow {result.team.tensorflow} "
+        f"Locked {len(result.targets)} target(s) {on} "
         f"({result.resolutions} uv resolution(s)): " + ", ".join(str(p) for p in result.written),
         file=sys.stderr,
     )
+    for limit in result.team.limits:  # what held the team down, and how to split it
+        print(limit.describe(), file=sys.stderr)
+        print(limit.split(), file=sys.stderr)
     return 0
 
 
@@ -152,9 +161,11 @@ def _summary(result: LockOutcome) -> dict[str, object]:
                 "route": t.route,
                 "tensorflow": t.tensorflow,
                 "files": [name for name, _text in t.files],
+                "own_tensorflow": t.name in result.team.own,
             }
             for t in result.targets
         ],
+        "limits": [limit.to_dict() for limit in result.team.limits],
         "written": [str(p) for p in result.written],
     }
 

@@ -340,6 +340,17 @@ def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
             why,
         )
     if have < floor:
+        from tfenv.rules.driver import branch_limit
+
+        limits = [
+            branch_limit(inp.kb, g.compute_capability, floor, g.name)
+            for g in inp.host.gpus
+            if g.compute_capability is not None
+        ]
+        limit = next((x for x in limits if x), None)
+        fix = _("update the NVIDIA driver to {floor} or newer").format(floor=floor)
+        if limit:  # advice that cannot be followed is not given
+            fix = f"{limit}: install a TensorFlow release whose CUDA runs on driver {have}"
         return Finding(
             "driver",
             "problem",
@@ -347,7 +358,7 @@ def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
                 have=have, floor=floor, cuda=cuda
             ),
             why,
-            _("update the NVIDIA driver to {floor} or newer").format(floor=floor),
+            fix,
         )
     return Finding(
         "driver",

@@ -103,6 +103,8 @@ def driver_os(ctx: Context) -> Optional[DriverOs]:
 
 def driver_facts(ctx: Context, cuda: Version, os: DriverOs) -> list[str]:
     """The driver CUDA ``cuda`` needs on ``os``, and whether this machine's has it."""
+    from tfenv.rules.driver import branch_limit
+
     floor, why = ctx.kb.cuda.driver_floor(cuda, os)
     if floor is None:
         return []
@@ -121,17 +123,23 @@ def driver_facts(ctx: Context, cuda: Version, os: DriverOs) -> list[str]:
                 "reports no NVIDIA driver."
             ).format(**values)
         ]
+    limit = branch_limit(ctx.kb, ctx.cc, floor, m.gpu_name) if m.driver < floor else None
     if m.driver >= floor:
         template = _(
             "CUDA {cuda} needs a {system} NVIDIA driver >= {floor} ({why}); this machine has "
             "{driver} (enough)."
+        )
+    elif limit:
+        template = _(
+            "CUDA {cuda} needs a {system} NVIDIA driver >= {floor} ({why}); this machine has "
+            "{driver} (too old, and {limit})."
         )
     else:
         template = _(
             "CUDA {cuda} needs a {system} NVIDIA driver >= {floor} ({why}); this machine has "
             "{driver} (too old: update the driver)."
         )
-    return [template.format(driver=m.driver, **values)]
+    return [template.format(driver=m.driver, limit=limit, **values)]
 
 
 def wheel_versions(kb: KnowledgeBase, name: str, platform: Optional[str]) -> list[Version]:

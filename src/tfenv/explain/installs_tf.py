@@ -163,7 +163,10 @@ def _tf_facts(
     if platform is not None and not any(_has(r, platform, None) for r in matching):
         facts.append(_platform_fact(name, asked, newest, finals, platform))
         return facts
-    facts.append(_python_fact(name, asked, newest, matching, finals, platform, py))
+    # a bare name is answered by its newest final release: "any release" would claim for
+    # the pre-releases too, and one of them may have the wheel
+    asked_py = req.text if req.spec else f"{name}'s newest final release"
+    facts.append(_python_fact(name, asked_py, newest, matching, finals, platform, py))
     pre_fact = _prerelease_fact(ctx, req, platform, py)
     if pre_fact:  # a final release has none, a pre-release has one: never "no release has"
         facts[-1] = facts[-1].replace(f"; no {name} release has", f"; no final {name} release has")

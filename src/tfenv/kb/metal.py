@@ -31,6 +31,7 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
 
 __all__ = [
     "METAL_FILE",
+    "CondaDeps",
     "MetalFacts",
     "MetalPair",
     "MetalPlugin",
@@ -38,6 +39,7 @@ __all__ = [
     "metal_plugin",
     "newest_paired",
     "no_metal_reason",
+    "own_distributions",
 ]
 
 METAL_FILE = "metal.yaml"
@@ -70,10 +72,29 @@ class MetalPair:
 
 
 @dataclass(frozen=True)
+class CondaDeps:
+    """Apple's conda metapackage of TensorFlow's dependencies (``apple::tensorflow-deps``),
+    installed before ``tensorflow-macos`` in a conda environment: its versions (each for
+    the TensorFlow series of the same X.Y) and the channel's subdir."""
+
+    channel: str
+    package: str
+    subdir: str
+    versions: tuple[Version, ...]
+    provenance: Provenance
+
+    def for_series(self, version: Version) -> Optional[Version]:
+        """The newest version of the package for the series of ``version`` (None: none)."""
+        found = [v for v in self.versions if (v.major, v.minor) == (version.major, version.minor)]
+        return max(found) if found else None
+
+
+@dataclass(frozen=True)
 class MetalFacts:
     pairs: tuple[MetalPair, ...]
     table: tuple[str, ...]  # Apple's table rows, verbatim
     table_provenance: Provenance
+    conda_deps: Optional[CondaDeps] = None
 
     def paired(self, version: Version, package: str = "tensorflow") -> Optional[MetalPair]:
         """The plug-in paired with TensorFlow ``version``: Apple's own pairing before an
@@ -96,18 +117,36 @@ class MetalPlugin:
 
 
 def parse(root: Node) -> MetalFacts:
-    root.only("table", "pairs")
+    root.only("table", "pairs", "conda_deps")
     table = root.get("table").only("header", "rows", "source", "retrieved")
+    deps = root.opt("conda_deps")
+    conda_deps = None
+    if deps.value is not None:
+        deps.only("channel", "package", "subdir", "versions", "source", "retrieved")
+        conda_deps = CondaDeps(
+            channel=deps.get("channel").text(),
+            package=deps.get("package").text(),
+            subdir=deps.get("subdir").text(),
+            versions=tuple(Version(t) for t in deps.get("versions").texts()),
+            provenance=deps.provenance(),
+        )
     return MetalFacts(
         pairs=tuple(read_record(MetalPair, n) for n in root.get("pairs").items()),
         table=(table.get("header").text(), *table.get("rows").texts()),
         table_provenance=table.provenance(),
+        conda_deps=conda_deps,
     )
 
 
 def load(root: Optional[Path] = None) -> MetalFacts:
     """Load ``metal.yaml`` from ``root`` (default: the shipped data)."""
     return parse(load_node(METAL_FILE, root))
+
+
+def own_distributions(kb: KnowledgeBase) -> tuple[str, ...]:
+    """The distributions other than ``tensorflow`` that the pairings name (Apple's
+    ``tensorflow-macos``): where tensorflow has no macOS arm64 wheel, they provide it."""
+    return tuple(sorted({p.package for p in kb.metal.pairs} - {"tensorflow"}))
 
 
 def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
@@ -120,6 +159,8 @@ def _plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
     if "metal" not in (r.route for r in kb.platforms.routes_for(version, PLATFORM)):
         return None
     pair = kb.metal.paired(version)
+    for package in own_distributions(kb) if pair is None else ():
+        pair = pair or kb.metal.paired(version, package)
     if pair is None:
         return None
     release = kb.index.release("tensorflow-metal", pair.metal)

@@ -123,6 +123,8 @@ def _inputs_doc(
                     "allow-cpu": spec.allow_cpu,
                     "no-gpu": spec.machine.no_gpu,
                     "facts": _facts(targets[spec.name]),
+                    # only when given: the digests of configurations without it stay
+                    **({"tensorflow": spec.tensorflow} if spec.tensorflow is not None else {}),
                 }
                 for spec in config.targets
                 if spec.name in targets

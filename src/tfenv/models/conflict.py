@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from tfenv.models import messages
 
-__all__ = ["Conflict", "Suggestion", "TargetFact"]
+__all__ = ["Conflict", "Skipped", "Suggestion", "TargetFact"]
 
 
 @dataclass(frozen=True)
@@ -95,3 +95,30 @@ class Suggestion:
 
     def to_dict(self) -> dict[str, Any]:
         return {"message": self.message, "fields": dict(self.fields), "sentence": self.sentence}
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A newer choice an ok plan does not take, and why: ``subject`` "tensorflow" (a newer
+    series: ``name`` "2.17") or "python" (a newer Python: ``name`` "3.13"); ``conflicts``
+    are the rules its newest release fails here (``failure.*`` sentences), in the rules'
+    order. Consecutive series that fail alike are one value, ``oldest`` to ``name``."""
+
+    subject: str
+    name: str
+    conflicts: tuple[Conflict, ...] = ()
+    oldest: Optional[str] = None  # the oldest series of a run that fails alike ("2.11")
+
+    @property
+    def sentence(self) -> str:
+        return messages.skipped_sentence(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject,
+            "name": self.name,
+            "oldest": self.oldest,
+            "rules": [c.kind for c in self.conflicts],
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "sentence": self.sentence,
+        }

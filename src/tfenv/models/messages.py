@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tfenv.i18n import N_, _, language
 
 if TYPE_CHECKING:
-    from tfenv.models.conflict import Conflict, Suggestion
+    from tfenv.models.conflict import Conflict, Skipped, Suggestion
 
 __all__ = [
     "TEMPLATES",
@@ -25,6 +25,7 @@ __all__ = [
     "failure_sentence",
     "render",
     "sentences",
+    "skipped_sentence",
     "suggestion_sentence",
     "template",
 ]
@@ -59,10 +60,19 @@ TEMPLATES: Mapping[str, str] = {
     # a rule one release fails (check-upgrade's findings), without the rule's heading
     "failure.needs": N_("{release} needs {requirement}"),
     "failure.needs+fact": N_("{release} needs {requirement}, but {fact}"),
+    # an ok plan: why each newer series (or Python) was not taken (resolver/skipped.py)
+    "skipped.tensorflow": "{name}: {reasons}.",
+    "skipped.tensorflow+range": "{oldest} to {name}: {reasons}.",
+    "skipped.python": "Python {name}: {reasons}.",
+    "skipped.also": "{reason} (also: {topics})",
     # where a fact of the target comes from
     "fact.detected": N_("{fact} (detected)"),
     "fact.given": N_("{fact} (given)"),
     # ways out (resolver/suggest.py)
+    "way-out.pre": (
+        "Only a pre-release fits this machine: TensorFlow {tensorflow}, which tfenv and pip "
+        "take only when asked (--pre): {command}."
+    ),
     "way-out.other-tf": N_(
         "TensorFlow {tensorflow} fits this machine (the newest that does): {command}."
     ),
@@ -139,6 +149,23 @@ TEMPLATES: Mapping[str, str] = {
     "team.none+newest": N_(
         "No TensorFlow version runs on every target (newest per target: {newest}); {blockers}"
     ),
+    # a team version held down by one target (team.py: Limit)
+    "team.limit": (
+        "Target '{target}' holds the team at TensorFlow {tensorflow}; the others run newer "
+        "releases alone ({others})."
+    ),
+    "team.limit+reasons": (
+        "Target '{target}' holds the team at TensorFlow {tensorflow}: {reasons} The others "
+        "run newer releases alone ({others})."
+    ),
+    "team.split": (
+        "To split the team, give '{target}' a TensorFlow of its own in {file}: "
+        '[{table}] tensorflow = "{series}".'
+    ),
+    "team.split+shared": (
+        "To split the team, give '{target}' a TensorFlow of its own in {file}: "
+        '[{table}] tensorflow = "{series}"; the others then share TensorFlow {shared}.'
+    ),
     # check-upgrade: a move the solver rejects that no check named (upgrade/assess.py)
     "upgrade.does-not-resolve": N_("It does not resolve here: {conflicts}"),
     "upgrade.see-resolve": N_("Run 'tfenv resolve' for details."),
@@ -205,6 +232,18 @@ def _fact(c: Conflict) -> str:
     assert c.fact is not None
     origin = c.fact.origin
     return render(f"fact.{origin}", {"fact": c.fact.text}) if origin else c.fact.text
+
+
+def skipped_sentence(s: Skipped) -> str:
+    """A newer series (or Python) an ok plan does not take, in one line: the first reason
+    in full, the other rules it fails by their headings."""
+    reason = failure_sentence(s.conflicts[0]) if s.conflicts else ""
+    also = list(dict.fromkeys(c.topic for c in s.conflicts[1:] if c.topic != s.conflicts[0].topic))
+    if also:
+        reason = render("skipped.also", {"reason": reason, "topics": "; ".join(also)})
+    message = f"skipped.{s.subject}" + ("+range" if s.oldest else "")
+    fields = {"name": s.name, "oldest": s.oldest, "reasons": reason}
+    return render(message, fields)
 
 
 def suggestion_sentence(s: Suggestion) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.i18n import _
-from tfenv.models.conflict import Conflict, Suggestion
+from tfenv.models.conflict import Conflict, Skipped, Suggestion
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ class Plan:
     remedies: tuple[str, ...] = ()  # known-issue remedies the plan applies ("pin-cuda-wheels")
     verify: str = ""  # the one command that shows the install works (the plan's last step)
     constraints: tuple[RuntimePin, ...] = ()  # in pip too: what the release needs to run
+    skipped: tuple[Skipped, ...] = ()  # newer series / Python not taken, and why (resolve only)
 
     @property
     def gpu(self) -> bool:
@@ -152,6 +153,7 @@ class Plan:
             "remedies": list(self.remedies),
             "constraints": [c.to_dict() for c in self.constraints],
             "verify": self.verify,
+            "skipped": [x.to_dict() for x in self.skipped],
         }
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.models.plan import Resolution
     from tfenv.models.target import Request, Target
+    from tfenv.resolver.factory import Factory
 
 __all__ = ["MAX_ROUNDS", "resolve", "solve_once"]
 
@@ -23,6 +24,10 @@ MAX_ROUNDS = 2000  # resolvelib's rounds before the solver gives up (errors.Solv
 
 def solve_once(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
     """One resolution, without looking for ways out when nothing fits."""
+    return _solve(kb, target, request)[0]
+
+
+def _solve(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Resolution, Factory]:
     from resolvelib import BaseReporter, Resolver
     from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
@@ -40,18 +45,23 @@ def solve_once(kb: KnowledgeBase, target: Target, request: Request) -> Resolutio
     try:
         result = resolver.resolve(factory.root_requirements(), max_rounds=MAX_ROUNDS)
     except ResolutionImpossible as exc:
-        return Resolution(target, request, None, conflicts_of(list(exc.causes), factory))
+        conflicts = conflicts_of(list(exc.causes), factory)
+        return Resolution(target, request, None, conflicts), factory
     except ResolutionTooDeep:
         raise SolverGaveUp(MAX_ROUNDS) from None
-    return Resolution(target, request, make_plan(factory, result.mapping))
+    return Resolution(target, request, make_plan(factory, result.mapping)), factory
 
 
 def resolve(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
-    """Solve; when nothing fits, add the nearest ways out."""
+    """Solve; an ok plan says why it is not newer, and when nothing fits, add the nearest
+    ways out."""
+    from dataclasses import replace
+
     from tfenv.models.plan import Resolution
+    from tfenv.resolver.skipped import skipped_of
     from tfenv.resolver.suggest import suggestions
 
-    answer = solve_once(kb, target, request)
-    if answer.ok:
-        return answer
+    answer, factory = _solve(kb, target, request)
+    if answer.plan is not None:
+        return replace(answer, plan=replace(answer.plan, skipped=skipped_of(factory, answer.plan)))
     return Resolution(target, request, None, answer.conflicts, suggestions(kb, target, request))

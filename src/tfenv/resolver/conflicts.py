@@ -29,7 +29,13 @@ if TYPE_CHECKING:
 
     Cause = RequirementInformation[Requirement, Candidate]
 
-__all__ = ["conflicts_of"]
+__all__ = ["ABSENT", "bare_label", "conflicts_of"]
+
+# rules that say a release has nothing to install here (no wheel for the platform, no
+# installable one, no CUDA build): a release that fails one is reported only there, under
+# the first of these it fails, so every release is counted once and is not called a
+# "CUDA build" where it has none
+ABSENT = ("no-wheel", "stub", "gpu-platform")
 
 # the solver's own kinds (not rules): what the request and the routes require
 _OWN_TOPICS = {
@@ -56,10 +62,36 @@ def conflicts_of(causes: Sequence[Cause], factory: Factory) -> tuple[Conflict, .
         if cause.requirement.kind == "accelerator" and cpu_allowed:
             continue  # a CPU plan was allowed: the accelerator tried first is no reason
         groups[cause.requirement.kind or cause.requirement.identifier].append(cause)
+    _count_once(groups)
     out = [_conflict(kind, groups[kind], factory) for kind in sorted(groups, key=_kind_order)]
     if "request" in groups and not request.pre and _only_prereleases_match(factory):
         out.append(Conflict("conflict.only-prereleases", "request", request=request.tf_text))
     return tuple(_distinct(out))
+
+
+def _count_once(groups: dict[str, list[Cause]]) -> None:
+    """A release with nothing to install here is reported only under the first
+    :data:`ABSENT` rule it fails (its other failures would count it twice)."""
+    placed: set[int] = set()
+    for kind in (*ABSENT, *(k for k in groups if k not in ABSENT)):
+        if kind not in groups:
+            continue
+        kept = [c for c in groups[kind] if c.parent is None or id(c.parent) not in placed]
+        if kind in ABSENT:
+            placed.update(id(c.parent) for c in kept if c.parent is not None)
+        had_release = any(c.parent is not None for c in groups[kind])
+        if had_release and not any(c.parent is not None for c in kept):
+            del groups[kind]  # every release it named is reported elsewhere
+        else:
+            groups[kind] = kept
+
+
+def bare_label(c: Candidate) -> str:
+    """ "TensorFlow 2.21.0": a release without the accelerator of its candidate."""
+    if not isinstance(c, TfCandidate):
+        return c.label
+    name = "TensorFlow" if c.option.package == "tensorflow" else c.option.package
+    return f"{name} {c.option.version}"
 
 
 def _distinct(found: list[Conflict]) -> list[Conflict]:
@@ -121,7 +153,7 @@ def _conflict(kind: str, causes: list[Cause], factory: Factory) -> Conflict:
         "conflict.release",
         kind,
         topic=_topic(kind),
-        release=parent.label,
+        release=bare_label(parent) if kind in ABSENT else parent.label,
         version=str(_version(parent)) if isinstance(parent, TfCandidate) else None,
         older=tuple(str(v) for v in others),
         requirements=(newest.requirement.text,),

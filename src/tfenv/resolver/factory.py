@@ -136,8 +136,25 @@ class Factory:
         platform = self.target.platform.key
         options = tf_options(self.kb, "tensorflow", platform)
         if accel != "cuda":
+            if platform == "macos_arm64":  # Apple's own build where tensorflow has none
+                return self.kb.memo(("apple_options", platform), lambda: self._apple(options))
             return options
         return self.kb.memo(("cuda_options", platform), lambda: self._cuda_options(options))
+
+    def _apple(self, options: tuple[TfOption, ...]) -> tuple[TfOption, ...]:
+        """Releases before tensorflow's own macOS arm64 wheels (2.13) come from Apple's
+        tensorflow-macos, the distribution the Metal pairings name for them (metal.yaml;
+        Apple's tensorflow-plugin page: "For TensorFlow version 2.12 or earlier")."""
+        from tfenv.kb.metal import own_distributions
+
+        have = {o.version for o in options if o.wheels is not None}
+        extra: dict[Version, TfOption] = {}
+        for package in own_distributions(self.kb):
+            for o in tf_options(self.kb, package, self.target.platform.key):
+                if o.wheels is not None and o.version not in have and o.version not in extra:
+                    extra[o.version] = o
+        kept = [o for o in options if o.version not in extra]
+        return tuple(sorted((*kept, *extra.values()), key=lambda o: o.version, reverse=True))
 
     def _cuda_options(self, options: tuple[TfOption, ...]) -> tuple[TfOption, ...]:
         """Releases of each series' GPU package (tensorflow-gpu for 2.0, tensorflow after)."""

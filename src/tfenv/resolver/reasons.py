@@ -16,6 +16,7 @@ from tfenv import routes
 from tfenv.i18n import _
 from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
 from tfenv.routes.container import newer_cuda_image
+from tfenv.rules.driver import branch_limit
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
 
@@ -311,12 +312,22 @@ def _cuda_warnings(
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
     own = toolkit.min_driver(t.driver_os) if toolkit and t.driver_os else None
     if t.driver is not None and own is not None and t.driver < own:
+        limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
         out.append(
-            _(
-                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
-                "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) need a "
-                "driver >= {own}; upgrade the driver if kernels fail to load."
-            ).format(driver=t.driver, cuda=cuda, own=own)
+            (
+                _(
+                    "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                    "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
+                    "need a driver >= {own}; {limit}, so kernels that need them may fail to "
+                    "load here."
+                )
+                if limit
+                else _(
+                    "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                    "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
+                    "need a driver >= {own}; upgrade the driver if kernels fail to load."
+                )
+            ).format(driver=t.driver, cuda=cuda, own=own, limit=limit)
         )
     if code is not None and code.verdict == "jit":
         out.append(

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from tfenv import routes
 from tfenv.i18n import _
@@ -13,8 +14,6 @@ from tfenv.models.conflict import Suggestion
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
-    from packaging.version import Version
-
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.containers import NgcRelease
     from tfenv.models.plan import Plan
@@ -37,7 +36,7 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Su
 
     out: list[Suggestion] = []
     for rule in _RULES:
-        text = rule(plan_of, target, request)
+        text = rule(kb, plan_of, target, request)
         if text:
             out.append(text)
     out += _arm_gpu(kb, target, request)
@@ -55,7 +54,7 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Su
 Solve = Callable[[Target, Request], "Optional[Plan]"]
 
 
-def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+def _other_tf(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if not r.tf:
         return None
     plan = solve(t, replace(r, tf=SpecifierSet(), tf_text="latest"))
@@ -68,12 +67,28 @@ def _other_tf(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     )
 
 
-def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+def _pre(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+    """Only a pre-release fits: say so, and give --pre (pip and tfenv skip them otherwise)."""
+    if r.pre:
+        return None
+    plan = solve(t, replace(r, pre=True))
+    if plan is None or not Version(plan.tensorflow).is_prerelease:
+        return None
+    flags = ["--pre"] if not r.tf else ["--tf", plan.tensorflow]
+    return Suggestion.of("way-out.pre", tensorflow=plan.tensorflow, command=_tfenv(t, *flags))
+
+
+def _newer_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if t.driver is None or not t.has_nvidia_gpu or r.no_gpu or routes.in_image(r.manager):
         return None  # a container image may admit only some drivers: see _image_driver
     plan = solve(replace(t, driver=None), r)
     if plan is None or plan.min_driver is None:
         return None
+    from tfenv.models.driver import DriverVersion
+    from tfenv.rules.driver import branch_limit
+
+    if branch_limit(kb, t.cc, DriverVersion(plan.min_driver)):
+        return None  # no such driver supports this GPU: advice that cannot be followed
     return Suggestion.of(
         "way-out.newer-driver",
         min_driver=plan.min_driver,
@@ -83,7 +98,7 @@ def _newer_driver(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     )
 
 
-def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+def _wsl2(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if not t.system.is_windows or not t.has_nvidia_gpu:
         return None
     plan = solve(replace(t, os="wsl2"), r)
@@ -97,7 +112,7 @@ def _wsl2(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     )
 
 
-def _python(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+def _python(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if t.python is None:
         return None
     plan = solve(replace(t, python=None), r)
@@ -112,7 +127,7 @@ def _python(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     )
 
 
-def _cpu(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+def _cpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if r.allow_cpu or r.no_gpu or not t.has_nvidia_gpu:
         return None
     plan = solve(t, replace(r, allow_cpu=True))
@@ -121,7 +136,7 @@ def _cpu(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     return Suggestion.of("way-out.cpu", tensorflow=plan.tensorflow)
 
 
-def _manager(solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+def _manager(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     """Another --manager: auto after a narrower one; conda when only conda-forge's own build
     fits (it serves Pythons that TensorFlow's wheels do not, e.g. 3.10 for 2.7)."""
     other = "conda" if r.manager == "auto" else "auto"
@@ -146,7 +161,10 @@ def _image_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Opt
         return None
     if solve(replace(t, driver=None), r) is None:
         return None  # the driver is not what stands in the way
+    last = kb.cuda.last_branch(t.cc)  # a GPU architecture's drivers end at a branch
     for branch in sorted({b.branch for b in kb.cuda.driver_branches if b.branch > t.driver.branch}):
+        if last is not None and branch > last.last_branch:
+            break
         plan = solve(replace(t, driver=DriverVersion(f"{branch}.999.99")), r)
         if plan is None:
             continue
@@ -230,7 +248,8 @@ def _arm_container(kb: KnowledgeBase, cc: Version) -> Optional[Suggestion]:
     )
 
 
-_RULES: tuple[Callable[[Solve, Target, Request], Optional[Suggestion]], ...] = (
+_RULES: tuple[Callable[[KnowledgeBase, Solve, Target, Request], Optional[Suggestion]], ...] = (
+    _pre,
     _other_tf,
     _newer_driver,
     _wsl2,

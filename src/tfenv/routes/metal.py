@@ -9,6 +9,8 @@ from tfenv.kb.prose import prose
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
+    from packaging.version import Version
+
     from tfenv.kb.releases import TfOption
 
 __all__ = ["MetalRoute"]
@@ -42,6 +44,7 @@ class MetalRoute(Route):
         pair = plugin.pair
         basis = _("Apple's table") if pair.status == "established" else _("inferred")
         reasons = (
+            *_own_build(where, opt),
             _(
                 "tensorflow-metal {plugin}: the plug-in paired with TensorFlow {tensorflow} "
                 "({basis}; source: {source})."
@@ -51,6 +54,7 @@ class MetalRoute(Route):
                 basis=basis,
                 source=pair.provenance.sources[0],
             ),
+            *_macos_floor(where, plugin.version),
         )
         warnings: tuple[str, ...] = ()
         if pair.status != "established":
@@ -68,3 +72,57 @@ class MetalRoute(Route):
         pip = (pin, metal, *choice.runtime)
         packages = Packages(pip=pip, commands=(pip_install(*pip, shell=shell_of(where)),))
         return Delivery(choice.python, None, None, packages, reasons, warnings)
+
+
+def _own_build(where: Where, opt: TfOption) -> tuple[str, ...]:
+    """Apple's tensorflow-macos where tensorflow has no macOS arm64 wheel (before 2.13):
+    the platforms.yaml record that says so, with its source."""
+    if opt.package == "tensorflow":
+        return ()
+    from tfenv.kb.metal import PLATFORM
+
+    found = [r for r in where.kb.platforms.routes_for(opt.version, PLATFORM) if r.route == "metal"]
+    if not found:
+        return ()
+    record = found[0]
+    summary = record.summary.rstrip(".")
+    source = record.provenance.sources[0]
+    out = [
+        _("{package} {version}: {summary} (source: {source}).").format(
+            package=opt.package, version=opt.version, summary=summary, source=source
+        )
+    ]
+    deps = where.kb.metal.conda_deps
+    version = deps.for_series(opt.version) if deps is not None else None
+    if deps is not None and version is not None:
+        out.append(
+            _(
+                "In a conda environment (Miniforge), Apple's {package} {version} from the "
+                "'{channel}' channel ({subdir}) installs the dependencies first: "
+                "conda install -c {channel} {package}=={version}, then the pip line "
+                "(source: {source})."
+            ).format(
+                package=deps.package,
+                version=version,
+                channel=deps.channel,
+                subdir=deps.subdir,
+                source=deps.provenance.sources[0],
+            )
+        )
+    return tuple(out)
+
+
+def _macos_floor(where: Where, version: Version) -> tuple[str, ...]:
+    """The oldest macOS the plug-in's arm64 wheel is tagged for (the index data)."""
+    from tfenv.kb.metal import PLATFORM
+
+    release = where.kb.index.release("tensorflow-metal", version)
+    wheels = release.wheelset(PLATFORM) if release is not None else None
+    if wheels is None or wheels.macos is None:
+        return ()
+    return (
+        _(
+            "macOS {macos} or later: what the tensorflow-metal {version} wheel is tagged "
+            "for (pypi-simple:/tensorflow-metal/)."
+        ).format(macos=wheels.macos, version=version),
+    )

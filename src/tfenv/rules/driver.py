@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _
 from tfenv.rules.base import Context, Rule
@@ -11,9 +11,28 @@ from tfenv.rules.facts import driver_fact
 from tfenv.rules.model import Candidate, Requirement, on_driver
 
 if TYPE_CHECKING:
+    from packaging.version import Version
+
+    from tfenv.kb import KnowledgeBase
     from tfenv.models.driver import DriverVersion
 
-__all__ = ["DRIVER", "driver_fix"]
+__all__ = ["DRIVER", "branch_limit", "driver_fix"]
+
+
+def branch_limit(
+    kb: KnowledgeBase, cc: Optional[Version], floor: DriverVersion, gpu_name: Optional[str] = None
+) -> Optional[str]:
+    """ "no NVIDIA driver >= X supports NAME (R470 was the last driver branch for Kepler
+    GPUs)" when the GPU's architecture ends before ``floor``'s branch; None when a driver
+    >= ``floor`` can be installed for it (or its architecture is not known)."""
+    last = kb.cuda.last_branch(cc)
+    if last is None or floor.branch <= last.last_branch:
+        return None
+    name = gpu_name or _("a GPU of compute capability {cc}").format(cc=cc)
+    return _(
+        "no NVIDIA driver >= {floor} supports {name} (R{branch} was the last driver branch "
+        "for {architecture} GPUs)"
+    ).format(floor=floor, name=name, branch=last.last_branch, architecture=last.architecture)
 
 
 def driver_fix(ctx: Context, floor: DriverVersion) -> str:
