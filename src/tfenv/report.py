@@ -55,7 +55,7 @@ def _plan_lines(p: Plan, os: str) -> list[str]:
         out += ["", _("Verify:"), f"  {p.verify}"]
     out += ["", _("Why:")] + [f"  - {r}" for r in p.reasons]
     if p.skipped:
-        out += ["", "Why not newer:"] + [f"  - {s.sentence}" for s in p.skipped]
+        out += ["", _("Why not newer:")] + [f"  - {s.sentence}" for s in p.skipped]
     if p.warnings:
         out += ["", _("Warnings:")] + [f"  ! {w}" for w in p.warnings]
     return out

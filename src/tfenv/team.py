@@ -298,7 +298,7 @@ def _limits(
     found = _common(kb, rest, targets, request, alone, newest)
     shared_version = found[0] if found is not None else None
     top = shared_version or max(Version(newest[s.name]) for s in rest)
-    file = config.path.name if config is not None else "the configuration"
+    file = config.path.name if config is not None else _("the configuration")
     prefix = config.prefix if config is not None else ""
     out = []
     for name in held:

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tfenv.i18n import _
+from tfenv.i18n import _, ngettext
 
 TYPE_CHECKING = False  # typing is not imported: `tfenv lock --help` stays cheap
 if TYPE_CHECKING:
@@ -97,16 +97,26 @@ def _run(args: argparse.Namespace) -> int:
         _print_json(_summary(result))
         return 0
     versions = {t.tensorflow for t in result.targets}
-    on = (
-        f"on TensorFlow {versions.pop()}"
-        if len(versions) == 1
-        else "(" + ", ".join(f"{t.name} on TensorFlow {t.tensorflow}" for t in result.targets) + ")"
-    )
-    print(
-        f"Locked {len(result.targets)} target(s) {on} "
-        f"({result.resolutions} uv resolution(s)): " + ", ".join(str(p) for p in result.written),
-        file=sys.stderr,
-    )
+    n = len(result.targets)
+    files = ", ".join(str(p) for p in result.written)
+    if len(versions) == 1:
+        said = ngettext(
+            "Locked {n} target on TensorFlow {tensorflow} (uv resolutions: {resolutions}): {files}",
+            "Locked {n} targets on TensorFlow {tensorflow} (uv resolutions: {resolutions}): "
+            "{files}",
+            n,
+        ).format(n=n, tensorflow=versions.pop(), resolutions=result.resolutions, files=files)
+    else:
+        each = _(", ").join(
+            _("{target} on TensorFlow {tensorflow}").format(target=t.name, tensorflow=t.tensorflow)
+            for t in result.targets
+        )
+        said = ngettext(
+            "Locked {n} target ({each}) (uv resolutions: {resolutions}): {files}",
+            "Locked {n} targets ({each}) (uv resolutions: {resolutions}): {files}",
+            n,
+        ).format(n=n, each=each, resolutions=result.resolutions, files=files)
+    print(said, file=sys.stderr)
     for limit in result.team.limits:  # what held the team down, and how to split it
         print(limit.describe(), file=sys.stderr)
         print(limit.split(), file=sys.stderr)

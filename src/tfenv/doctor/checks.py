@@ -350,7 +350,9 @@ def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
         limit = next((x for x in limits if x), None)
         fix = _("update the NVIDIA driver to {floor} or newer").format(floor=floor)
         if limit:  # advice that cannot be followed is not given
-            fix = f"{limit}: install a TensorFlow release whose CUDA runs on driver {have}"
+            fix = _(
+                "{limit}: install a TensorFlow release whose CUDA runs on driver {have}"
+            ).format(limit=limit, have=have)
         return Finding(
             "driver",
             "problem",

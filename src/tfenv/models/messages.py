@@ -61,15 +61,15 @@ TEMPLATES: Mapping[str, str] = {
     "failure.needs": N_("{release} needs {requirement}"),
     "failure.needs+fact": N_("{release} needs {requirement}, but {fact}"),
     # an ok plan: why each newer series (or Python) was not taken (resolver/skipped.py)
-    "skipped.tensorflow": "{name}: {reasons}.",
-    "skipped.tensorflow+range": "{oldest} to {name}: {reasons}.",
-    "skipped.python": "Python {name}: {reasons}.",
-    "skipped.also": "{reason} (also: {topics})",
+    "skipped.tensorflow": N_("{name}: {reasons}."),
+    "skipped.tensorflow+range": N_("{oldest} to {name}: {reasons}."),
+    "skipped.python": N_("Python {name}: {reasons}."),
+    "skipped.also": N_("{reason} (also: {topics})"),
     # where a fact of the target comes from
     "fact.detected": N_("{fact} (detected)"),
     "fact.given": N_("{fact} (given)"),
     # ways out (resolver/suggest.py)
-    "way-out.pre": (
+    "way-out.pre": N_(
         "Only a pre-release fits this machine: TensorFlow {tensorflow}, which tfenv and pip "
         "take only when asked (--pre): {command}."
     ),
@@ -150,19 +150,19 @@ TEMPLATES: Mapping[str, str] = {
         "No TensorFlow version runs on every target (newest per target: {newest}); {blockers}"
     ),
     # a team version held down by one target (team.py: Limit)
-    "team.limit": (
+    "team.limit": N_(
         "Target '{target}' holds the team at TensorFlow {tensorflow}; the others run newer "
         "releases alone ({others})."
     ),
-    "team.limit+reasons": (
+    "team.limit+reasons": N_(
         "Target '{target}' holds the team at TensorFlow {tensorflow}: {reasons} The others "
         "run newer releases alone ({others})."
     ),
-    "team.split": (
+    "team.split": N_(
         "To split the team, give '{target}' a TensorFlow of its own in {file}: "
         '[{table}] tensorflow = "{series}".'
     ),
-    "team.split+shared": (
+    "team.split+shared": N_(
         "To split the team, give '{target}' a TensorFlow of its own in {file}: "
         '[{table}] tensorflow = "{series}"; the others then share TensorFlow {shared}.'
     ),
