@@ -10,7 +10,6 @@ import pytest
 from packaging.version import Version
 
 from tests import runtime_tool
-from tests.snapshot import frozen_kb
 from tfenv.kb.runtime import load
 
 V = Version
@@ -231,11 +230,24 @@ def test_state_round_trip(tmp_path: Path) -> None:
     assert rs.load_state(tmp_path / "s.json") == {cell.key: cell}
 
 
-def test_doc_matches_the_data() -> None:
-    facts = frozen_kb().runtime
+@pytest.mark.shipped_kb
+def test_doc_matches_the_data(shipped_kb: Any) -> None:
     doc = (Path(__file__).parent.parent / "docs" / "runtime.md").read_text("utf-8")
-    assert doc == rs.render_doc(facts), (
+    assert doc == rs.render_doc(shipped_kb.runtime), (
         "docs/runtime.md is stale: python tools/runtime_sweep.py --write-only"
+    )
+
+
+@pytest.mark.shipped_kb
+def test_data_is_derived_from_the_recorded_cells(shipped_kb: Any) -> None:
+    """runtime.yaml is what the tool writes from the cells kept in the repository."""
+    state = rs.load_state(rs.STATE_FILE)
+    assert state, f"{rs.STATE_FILE} holds the sweep's cells"
+    infos = rs.release_infos(shipped_kb)
+    cells = [c for c in state.values() if c.release in infos]
+    shipped = rs.DATA_FILE.read_text("utf-8")
+    assert shipped == rs.render_yaml(cells, infos, "python " + rs.TOOL), (
+        "runtime.yaml is stale or edited by hand: python tools/runtime_sweep.py --write-only"
     )
 
 

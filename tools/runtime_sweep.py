@@ -27,9 +27,10 @@ bisected between the two for the first that breaks. A bound found for one releas
 first on the next ones (and its edge checked). The plan is then run again with every bound
 found (the constrained run).
 
-Incremental: a state file (``--state``, default ``~/.cache/tfenv/runtime-sweep.json``) keeps
-each cell; a rerun sweeps only releases it has not seen and cells whose plan resolves to other
-versions today (a new NumPy), and prints what changed. ``--check`` only compares (exit 1 on
+Incremental: a state file (``--state``, default ``tools/runtime_sweep_state.json``, kept in
+the repository as the experiment's record) keeps each cell; a rerun sweeps only releases it
+has not seen and cells whose plan resolves to other versions today (a new NumPy), and prints
+what changed. ``--check`` only compares (exit 1 on
 drift). At the end, and with ``--write-only``, the data file and the docs page are written from
 the state, sorted and stable.
 
@@ -65,6 +66,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA_FILE = ROOT / "src" / "tfenv" / "data" / "tensorflow" / "runtime.yaml"
 DOC_FILE = ROOT / "docs" / "runtime.md"
 TOOL = "tools/runtime_sweep.py"
+#: every cell's result: the experiment's record, kept in the repository (the data file and
+#: the docs page are written from it, and a test checks that they are)
+STATE_FILE = ROOT / "tools" / "runtime_sweep_state.json"
 FLAVOURS = ("gpu", "cpu")
 #: the packages shown in the results and tried first as culprits, in this order
 KEY_PACKAGES = (
@@ -970,7 +974,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--flavours", default="gpu,cpu", help="gpu, cpu or both (default)")
     parser.add_argument(
-        "--state", type=Path, default=Path.home() / ".cache" / "tfenv" / "runtime-sweep.json"
+        "--state", type=Path, default=STATE_FILE, help="the cells' results (default: %(default)s)"
     )
     parser.add_argument(
         "--work", type=Path, default=Path(tempfile.gettempdir()) / "tfenv-runtime-sweep"
