@@ -263,3 +263,15 @@ def test_keep_disk_empties_only_the_sweeps_own_cache(tmp_path: Path) -> None:
     rs._keep_disk(short)
     assert not cache.exists()
     rs._keep_disk(argparse.Namespace(uv_cache=None, min_free_gb=1e9))  # uv's own: left
+
+
+def test_error_lines_leave_out_the_throwaway_environment() -> None:
+    line = (
+        "ImportError: cannot import name 'dtensor' from 'tensorflow.compat.v2.experimental' "
+        "(/tmp/w/sweep-ab12/venv/lib/python3.9/site-packages/tensorflow/_api/__init__.py)"
+    )
+    said = rs.first_error_line("Traceback (most recent call last):\n" + line + "\n")
+    assert said == (
+        "ImportError: cannot import name 'dtensor' from 'tensorflow.compat.v2.experimental' "
+        "(<site-packages>/tensorflow/_api/__init__.py)"
+    )

@@ -123,8 +123,13 @@ def first_error_line(output: str) -> str:
     return _one_line(lines[-1]) if lines else "(no output)"
 
 
+#: where the run's throwaway environment lay: the path says nothing about the error
+_ENV_PATH = re.compile(r"/[^\s'\"()]*/site-packages/")
+
+
 def _one_line(text: str) -> str:
     text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    text = _ENV_PATH.sub("<site-packages>/", text)
     return text if len(text) <= 200 else text[:197] + "..."
 
 
