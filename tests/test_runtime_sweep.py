@@ -275,3 +275,15 @@ def test_error_lines_leave_out_the_throwaway_environment() -> None:
         "ImportError: cannot import name 'dtensor' from 'tensorflow.compat.v2.experimental' "
         "(<site-packages>/tensorflow/_api/__init__.py)"
     )
+
+
+def test_a_tighter_known_bound_is_still_tried() -> None:
+    """2.6.0: keras<2.9 cures one error and shows the next (keras 2.8 breaks too), so the
+    known keras<2.7 must still be tried; a looser known bound is not."""
+    looser = rs.Finding("keras", "<2.9", "2.8.0", "2.9.0", "ImportError: dtensor")
+    tighter = rs.Finding("keras", "<2.7", "2.6.0", "2.7.0", "AlreadyExistsError: metric")
+    assert not rs._bounded_as([looser], tighter)
+    assert rs._bounded_as([tighter], looser)
+    assert not rs._bounded_as([], tighter)
+    other = rs.Finding("protobuf", "<4", "3.20.3", "4.21.1", "TypeError: Descriptors")
+    assert not rs._bounded_as([other], tighter)

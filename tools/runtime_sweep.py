@@ -741,6 +741,8 @@ class Sweep:
             )
             if finding is None:
                 return
+            # a tighter bound on a package already bounded replaces the looser one
+            cell.findings = [f for f in cell.findings if f.package != finding.package]
             cell.findings.append(finding)
             if not any(_same_bound(k, finding) for k in self.known):
                 self.known.append(finding)
@@ -763,7 +765,7 @@ class Sweep:
         for known in sorted(reversed(self.known), key=lambda k: not same_error(k.error, error)):
             key = (known.package, known.requirement)
             installed = current.versions.get(known.package)
-            if key in tried or installed is None or _same_package(cell.findings, known.package):
+            if key in tried or installed is None or _bounded_as(cell.findings, known):
                 continue
             tried.add(key)
             if SpecifierSet(known.requirement).contains(installed, prereleases=True):
@@ -881,8 +883,15 @@ def _same_bound(one: Finding, other: Finding) -> bool:
     return (one.package, one.requirement) == (other.package, other.requirement)
 
 
-def _same_package(findings: Sequence[Finding], package: str) -> bool:
-    return any(f.package == package for f in findings)
+def _bounded_as(findings: Sequence[Finding], known: Finding) -> bool:
+    """Whether ``findings`` already bound ``known``'s package at least as tightly (they
+    exclude the version ``known`` was found to break on): a package bounded at ``<2.9``
+    may still need a known ``<2.7``, which another error shows."""
+    return any(
+        f.package == known.package
+        and not SpecifierSet(f.requirement).contains(Version(known.bad), prereleases=True)
+        for f in findings
+    )
 
 
 # -- the command --------------------------------------------------------------------------
