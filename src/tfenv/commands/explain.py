@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from tfenv.i18n import _
+from tfenv.i18n import N_, _
 from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
@@ -265,23 +265,33 @@ def _to_dict(result: Explanation) -> dict[str, object]:
 
 def _print(result: Explanation) -> None:
     if not result.known:
-        print("tfenv does not recognise this message.")
-        print("Run `tfenv doctor` (and `tfenv doctor --import`) to check the environment.")
+        print(_("tfenv does not recognise this message."))
+        print(_("Run `tfenv doctor` (and `tfenv doctor --import`) to check the environment."))
         return
-    print(f"Machine: {result.machine}")
+    print(_("Machine: {machine}").format(machine=result.machine))
     errors, noise = result.errors, result.noise
     shown = errors or noise
     if len(shown) > 1 or result.lines > 1:
-        what = f"{len(errors)} error(s)" if errors else "nothing wrong, only notices"
-        print(f"Read {result.lines} line(s): {what}.")
+        if errors:
+            line = _("Read {lines} line(s): {n} error(s).")
+        else:
+            line = _("Read {lines} line(s): nothing wrong, only notices.")
+        print(line.format(lines=result.lines, n=len(errors)))
     said: dict[str, str] = {}  # text already printed -> the number it was printed under
     for i, m in enumerate(shown):
         print()
         _print_match(m, f"{i + 1}. " if len(shown) > 1 else "", said, f"{i + 1}.")
     if errors and noise:
         print()
-        parts = [f"{prose(m.entry, 'title')}{_times(m)} (line {m.line})" for m in noise]
-        print("Harmless notices (nothing to fix): " + "; ".join(parts) + ".")
+        parts = [
+            _("{title}{times} (line {line})").format(
+                title=prose(m.entry, "title"), times=_times(m), line=m.line
+            )
+            for m in noise
+        ]
+        print(
+            _("Harmless notices (nothing to fix): {notices}.").format(notices=_("; ").join(parts))
+        )
 
 
 def _times(m: Match) -> str:
@@ -299,21 +309,51 @@ def _print_match(m: Match, number: str, said: dict[str, str], label: str) -> Non
         said[text] = label
         return text
 
-    where = f"line {m.line}" + (f", {m.count} times" if m.count > 1 else "")
-    print(f"{number}{prose(m.entry, 'title')} [{m.entry.severity}]  ({m.entry.id}; {where})")
-    print(f"  line:  {visible(m.excerpt)}")
+    print(
+        _("{number}{title} [{severity}]  ({id}; {where})").format(
+            number=number,
+            title=prose(m.entry, "title"),
+            severity=_severity(m.entry.severity),
+            id=m.entry.id,
+            where=_where(m),
+        )
+    )
+    print(_("  line:  {line}").format(line=visible(m.excerpt)))
     cause = prose(m.entry, "cause")
-    print(f"  cause: {cause}" if once(cause) else f"  cause: as for {said[cause]}")
+    if once(cause):
+        print(_("  cause: {cause}").format(cause=cause))
+    else:
+        print(_("  cause: as for {number}").format(number=said[cause]))
     for fact in m.facts:
         if once(fact):
-            print(f"  fact:  {visible(fact)}")
+            print(_("  fact:  {fact}").format(fact=visible(fact)))
     if m.elsewhere:
-        print(f"  note:  {m.elsewhere}")
+        print(_("  note:  {note}").format(note=m.elsewhere))
     fix = m.fix_text
-    print(f"  fix:   {visible(fix)}" if once(fix) else f"  fix:   as for {said[fix]}")
-    also = f"{', '.join(m.follows)} (found too; they only follow from this)"
+    if once(fix):
+        print(_("  fix:   {fix}").format(fix=visible(fix)))
+    else:
+        print(_("  fix:   as for {number}").format(number=said[fix]))
+    also = _("{ids} (found too; they only follow from this)").format(ids=", ".join(m.follows))
     if m.follows and once(also):
-        print(f"  also:  {also}")
+        print(_("  also:  {also}").format(also=also))
     see = m.entry.provenance.cite()
     if once(see):
-        print(f"  see:   {see}")
+        print(_("  see:   {see}").format(see=see))
+
+
+def _where(m: Match) -> str:
+    from tfenv.i18n import ngettext
+
+    if m.count > 1:
+        return ngettext("line {line}, {count} time", "line {line}, {count} times", m.count).format(
+            line=m.line, count=m.count
+        )
+    return _("line {line}").format(line=m.line)
+
+
+def _severity(severity: str) -> str:
+    """The entry's severity as printed (the JSON keeps the word)."""
+    words = {"problem": N_("problem"), "warning": N_("warning"), "harmless": N_("harmless")}
+    word = words.get(severity)
+    return _(word) if word is not None else severity

@@ -10,6 +10,7 @@ from packaging.version import Version
 
 from tfenv.explain.common import join, span, version_or_none
 from tfenv.explain.context import Answer, Context
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.kb.conda import CondaTfBuild, CondaTfVariant
@@ -28,15 +29,21 @@ def _conda_cuda(groups: Mapping[str, str], ctx: Context) -> Answer:
     """A CUDA build needs the __cuda virtual package, which conda sets only where it sees a
     driver: absent on a machine (or in a container build) without one."""
     vc = ctx.kb.conda.virtual_cuda
-    facts = [f"{vc.name} is a virtual package: {vc.meaning.rstrip('.')}."]
+    facts = [
+        _("{name} is a virtual package: {meaning}.").format(
+            name=vc.name, meaning=vc.meaning.rstrip(".")
+        )
+    ]
     m = _BUILD.search(groups.get("conda_build", "")) or _BUILD.search(ctx.text)
     tf = version_or_none(m.group("v")) if m else None
     cuda = _cuda_of(m.group("c")) if m else None
     if tf is not None and cuda is not None:
         facts.append(
-            f"The solver picked a CUDA build of tensorflow {tf} (cuda{m.group('c') if m else ''}"
-            f", CUDA {cuda}), which requires {vc.name}; there was none: conda saw no NVIDIA "
-            "driver. The driver is missing where conda ran, not too old."
+            _(
+                "The solver picked a CUDA build of tensorflow {tf} (cuda{code}, CUDA {cuda}), "
+                "which requires {name}; there was none: conda saw no NVIDIA driver. The driver "
+                "is missing where conda ran, not too old."
+            ).format(tf=tf, code=m.group("c") if m else "", cuda=cuda, name=vc.name)
         )
         build = ctx.kb.conda.conda_forge_build(tf)
         if build is not None:
@@ -48,24 +55,29 @@ def _conda_cuda(groups: Mapping[str, str], ctx: Context) -> Answer:
         top = ctx.kb.cuda.max_cuda_for_driver(driver)
         if top is not None:
             facts.append(
-                f"This machine's driver {driver} supports CUDA {top}, so conda did not see it "
-                "where it solved (inside `docker build`, or a container started without GPUs)."
+                _(
+                    "This machine's driver {driver} supports CUDA {top}, so conda did not see it "
+                    "where it solved (inside `docker build`, or a container started without "
+                    "GPUs)."
+                ).format(driver=driver, top=top)
             )
             example = top
-        fix = (
-            f"Where the driver is not visible (a Docker build, CI), tell conda the GPU "
-            f"machine's CUDA: {override}={example} conda install ...; or install the CPU "
-            "build: "
+        fix = _(
+            "Where the driver is not visible (a Docker build, CI), tell conda the GPU "
+            "machine's CUDA: {override}={example} conda install ...; or install the CPU "
+            "build: {cpu}."
         )
     else:
-        fix = (
+        fix = _(
             "On a machine without an NVIDIA driver (a CI runner, a Docker build) tell conda "
-            f"the CUDA of the GPU machine the environment is for: {override}={example} conda "
+            "the CUDA of the GPU machine the environment is for: {override}={example} conda "
             "install ... (nvidia-smi there shows 'CUDA Version'), or `tfenv lock`, which solves "
-            f"with the target's {vc.name} without a GPU here; or install the CPU build: "
+            "with the target's {name} without a GPU here; or install the CPU build: {cpu}."
         )
-    fix += f"'tensorflow={tf or '2.*'}=cpu*'."
-    return Answer(tuple(facts), fix)
+    cpu = f"'tensorflow={tf or '2.*'}=cpu*'"
+    return Answer(
+        tuple(facts), fix.format(override=override, example=example, name=vc.name, cpu=cpu)
+    )
 
 
 def _newest_cuda(ctx: Context) -> str:
@@ -76,12 +88,12 @@ def _newest_cuda(ctx: Context) -> str:
 
 
 def _variants(build: CondaTfBuild) -> str:
-    cudas = ", ".join(str(c) for c in build.cuda) or "none usable"
-    cpu = join(list(build.cpu_subdirs)) or "none"
-    return (
-        f"conda-forge's tensorflow {build.version}: CUDA builds for CUDA {cudas} (linux-64), "
-        f"CPU builds for {cpu}."
-    )
+    cudas = ", ".join(str(c) for c in build.cuda) or _("none usable")
+    cpu = join(list(build.cpu_subdirs), _("and")) or _("none")
+    return _(
+        "conda-forge's tensorflow {version}: CUDA builds for CUDA {cudas} (linux-64), "
+        "CPU builds for {cpu}."
+    ).format(version=build.version, cudas=cudas, cpu=cpu)
 
 
 def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -89,9 +101,11 @@ def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
     want = version_or_none(groups.get("ctk", "").rstrip(".*"))
     ct, cv = ctx.kb.conda.cudatoolkit, ctx.kb.conda.cuda_version
     facts = [
-        f"cudatoolkit stops at {ct.last} on conda-forge (NVIDIA's channel: "
-        f"{ct.nvidia_last or 'unknown'}); CUDA 12 and later are split packages (cuda-cudart, "
-        "libcublas, cuda-nvcc ...) selected by the cuda-version package.",
+        _(
+            "cudatoolkit stops at {last} on conda-forge (NVIDIA's channel: {nvidia_last}); "
+            "CUDA 12 and later are split packages (cuda-cudart, libcublas, cuda-nvcc ...) "
+            "selected by the cuda-version package."
+        ).format(last=ct.last, nvidia_last=ct.nvidia_last or _("unknown")),
     ]
     m = ctx.machine
     platform = m.platform.key if m is not None else None
@@ -102,25 +116,34 @@ def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
     if want is None:  # the catalog's patterns name the version; without one, its fix stands
         return Answer(tuple(facts))
     pick = _conda_tf(ctx, want)
-    fix = f"Ask for cuda-version={want.major}.{want.minor} instead of cudatoolkit"
+    fix = _("Ask for cuda-version={version} instead of cudatoolkit").format(
+        version=f"{want.major}.{want.minor}"
+    )
     if pick is not None:
         version, variant = pick
-        fix += (
-            f"; for TensorFlow, conda-forge's CUDA builds bring their own CUDA libraries: "
+        command = (
             f"conda install -c conda-forge 'tensorflow={version}={variant.build_glob}' "
             f"'cuda-version={variant.cuda}'"
         )
+        fix = _(
+            "{ask}; for TensorFlow, conda-forge's CUDA builds bring their own CUDA libraries: "
+            "{command}"
+        ).format(ask=fix, command=command)
     if m is not None and m.has_nvidia_gpu:
         from tfenv.models.target import Request
 
         res = ctx.solve(m, Request(manager="conda"))
         if res.plan is not None and _conda_only(res.plan.route):
-            fix += (
-                f" (`tfenv resolve --manager conda` for this machine: {', '.join(res.plan.conda)})"
+            fix = _("{fix} (`tfenv resolve --manager conda` for this machine: {packages})").format(
+                fix=fix, packages=", ".join(res.plan.conda)
             )
     if cv.versions and want not in cv.versions:
-        facts.append(f"cuda-version has {span(list(cv.versions))}; there is no {want}.")
-    return Answer(tuple(facts), fix + ".")
+        facts.append(
+            _("cuda-version has {versions}; there is no {want}.").format(
+                versions=span(list(cv.versions)), want=want
+            )
+        )
+    return Answer(tuple(facts), _("{fix}.").format(fix=fix))
 
 
 def _conda_only(name: str) -> bool:
@@ -149,12 +172,14 @@ def _windows_facts(ctx: Context) -> list[str]:
 
     facts = []
     if not ctx.kb.conda.tf_windows_builds:
-        facts.append("conda-forge builds no tensorflow for Windows (win-64) at all.")
+        facts.append(_("conda-forge builds no tensorflow for Windows (win-64) at all."))
     last = windows_gpu_end(ctx.kb)
     if last is not None and last.windows is not None:
         facts.append(
-            f"Native-Windows GPU support ended with TensorFlow {last.series} (CUDA "
-            f"{last.windows.cuda}, cuDNN {last.windows.cudnn})."
+            _(
+                "Native-Windows GPU support ended with TensorFlow {series} (CUDA {cuda}, "
+                "cuDNN {cudnn})."
+            ).format(series=last.series, cuda=last.windows.cuda, cudnn=last.windows.cudnn)
         )
     return facts
 
@@ -163,14 +188,13 @@ def _windows_fix(ctx: Context) -> str:
     from tfenv.explain.libraries import windows_gpu_end
 
     last = windows_gpu_end(ctx.kb)
-    text = "On Windows install TensorFlow with pip (it runs on the CPU) or use WSL2 for the GPU"
     if last is not None and last.windows is not None:
-        text += (
-            f"; for a native-Windows GPU, TensorFlow {last.series} with cudatoolkit="
-            f"{last.windows.cuda} cudnn={last.windows.cudnn} from conda-forge and "
-            f"tensorflow-gpu {last.series} from pip"
-        )
-    return text + "."
+        return _(
+            "On Windows install TensorFlow with pip (it runs on the CPU) or use WSL2 for the "
+            "GPU; for a native-Windows GPU, TensorFlow {series} with cudatoolkit={cuda} "
+            "cudnn={cudnn} from conda-forge and tensorflow-gpu {series} from pip."
+        ).format(series=last.series, cuda=last.windows.cuda, cudnn=last.windows.cudnn)
+    return _("On Windows install TensorFlow with pip (it runs on the CPU) or use WSL2 for the GPU.")
 
 
 def _conda_platform(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -185,14 +209,16 @@ def _conda_platform(groups: Mapping[str, str], ctx: Context) -> Answer:
     pythons = sorted({p for b in builds for v in b.variants for p in v.python or ()})
     if pythons:
         facts.append(
-            f"conda-forge's tensorflow CUDA builds (linux-64) serve Python {span(pythons)}; "
-            f"the newest on conda-forge is {ctx.kb.conda.tf_newest}."
+            _(
+                "conda-forge's tensorflow CUDA builds (linux-64) serve Python {pythons}; "
+                "the newest on conda-forge is {newest}."
+            ).format(pythons=span(pythons), newest=ctx.kb.conda.tf_newest)
         )
     fix = None
     if py is not None and pythons and Version(f"{py.major}.{py.minor}") not in pythons:
         near = max(p for p in pythons if p <= py) if any(p <= py for p in pythons) else pythons[0]
-        facts.append(f"Python {py} has no conda-forge tensorflow build.")
-        fix = f"Create the environment with python={near} (or use pip in it)."
+        facts.append(_("Python {py} has no conda-forge tensorflow build.").format(py=py))
+        fix = _("Create the environment with python={near} (or use pip in it).").format(near=near)
     return Answer(tuple(facts), fix)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.explain.common import join, version_or_none
 from tfenv.explain.context import Answer, Context
+from tfenv.i18n import _
 from tfenv.models.require_cuda import RequireCudaError, evaluate, parse
 
 if TYPE_CHECKING:
@@ -68,33 +69,58 @@ def _require(groups: Mapping[str, str], ctx: Context) -> Answer:
         ),
         None,
     )
-    text = (
-        f"The image's NVIDIA_REQUIRE_CUDA asks for cuda>={need}: the host driver must report "
-        f"CUDA {need} or newer"
-    )
-    if floor is not None:
-        text += f", which a driver >= {floor}" + (f" (branch {branch})" if branch else "") + " does"
-    facts = [
-        text + ". The container toolkit checks this before the container starts; the image's "
-        "CUDA libraries do not matter to it."
-    ]
+    if floor is not None and branch:
+        text = _(
+            "The image's NVIDIA_REQUIRE_CUDA asks for cuda>={need}: the host driver must report "
+            "CUDA {need} or newer, which a driver >= {floor} (branch {branch}) does. The "
+            "container toolkit checks this before the container starts; the image's CUDA "
+            "libraries do not matter to it."
+        )
+    elif floor is not None:
+        text = _(
+            "The image's NVIDIA_REQUIRE_CUDA asks for cuda>={need}: the host driver must report "
+            "CUDA {need} or newer, which a driver >= {floor} does. The container toolkit checks "
+            "this before the container starts; the image's CUDA libraries do not matter to it."
+        )
+    else:
+        text = _(
+            "The image's NVIDIA_REQUIRE_CUDA asks for cuda>={need}: the host driver must report "
+            "CUDA {need} or newer. The container toolkit checks this before the container "
+            "starts; the image's CUDA libraries do not matter to it."
+        )
+    facts = [text.format(need=need, floor=floor, branch=branch)]
     host = _host(ctx)
-    fix = [f"Update the host's NVIDIA driver to {floor} or newer" if floor else "Update the driver"]
+    if floor:
+        fix = [_("Update the host's NVIDIA driver to {floor} or newer").format(floor=floor)]
+    else:
+        fix = [_("Update the driver")]
     if host is not None and host.cuda is not None:
-        verdict = "too old" if host.cuda < need else "new enough (the image may name more terms)"
-        facts.append(f"This machine's driver {host.driver} reports CUDA {host.cuda}: {verdict}.")
+        if host.cuda < need:
+            said = _("This machine's driver {driver} reports CUDA {cuda}: too old.")
+        else:
+            said = _(
+                "This machine's driver {driver} reports CUDA {cuda}: new enough (the image may "
+                "name more terms)."
+            )
+        facts.append(said.format(driver=host.driver, cuda=host.cuda))
         images = _starting_images(ctx, host)
         if images:
-            fix.append(f"or use an image this driver starts: {join(images, 'or')}")
+            fix.append(
+                _("or use an image this driver starts: {images}").format(
+                    images=join(images, _("or"))
+                )
+            )
     family = kb.cuda.family(need.major)
     fam_floor = family.min_driver("linux") if family is not None else None
     if fam_floor is not None:
         fix.append(
-            f"NVIDIA_DISABLE_REQUIRE=1 skips the check, which is safe only while the image's "
-            f"CUDA {need.major}.x runs on the driver by minor-version compatibility (a driver "
-            f">= {fam_floor}, and no PTX compiled at run time)"
+            _(
+                "NVIDIA_DISABLE_REQUIRE=1 skips the check, which is safe only while the image's "
+                "CUDA {major}.x runs on the driver by minor-version compatibility (a driver "
+                ">= {floor}, and no PTX compiled at run time)"
+            ).format(major=need.major, floor=fam_floor)
         )
-    return Answer(tuple(facts), "; ".join(fix) + ".")
+    return Answer(tuple(facts), _("{fixes}.").format(fixes=_("; ").join(fix)))
 
 
 def _brand(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -108,17 +134,23 @@ def _brand(groups: Mapping[str, str], ctx: Context) -> Answer:
             clause = None
         if clause is not None:
             facts.append(
-                f"The image requires {clause.describe()}: any one of these admits the host."
+                _("The image requires {clause}: any one of these admits the host.").format(
+                    clause=clause.describe()
+                )
             )
             host = _host(ctx)
             if host is not None and evaluate(clause, host).admits is True:
                 facts.append(
-                    f"This machine (driver {host.driver}, CUDA {host.cuda}) satisfies it, so "
-                    "the container toolkit evaluated it wrongly."
+                    _(
+                        "This machine (driver {driver}, CUDA {cuda}) satisfies it, so the "
+                        "container toolkit evaluated it wrongly."
+                    ).format(driver=host.driver, cuda=host.cuda)
                 )
     facts.append(
-        "Early nvidia-docker / libnvidia-container releases stopped at the first brand term "
-        "instead of trying the others (reports on GeForce cards)."
+        _(
+            "Early nvidia-docker / libnvidia-container releases stopped at the first brand term "
+            "instead of trying the others (reports on GeForce cards)."
+        )
     )
     return Answer(tuple(facts))
 
@@ -128,21 +160,26 @@ def _runtime(groups: Mapping[str, str], ctx: Context) -> Answer:
     needs = ctx.kb.containers.host
     m = ctx.machine
     os = "wsl2" if m is not None and (m.system.is_wsl2 or m.system.is_windows) else "linux"
-    facts = [f"A GPU container needs on the host: {'; '.join(needs.for_os(os))}."]
+    facts = [
+        _("A GPU container needs on the host: {needs}.").format(
+            needs=_("; ").join(needs.for_os(os))
+        )
+    ]
     if "libnvidia-ml" in ctx.text:
         facts.append(
-            "The toolkit could not load the driver's NVML library (libnvidia-ml.so.1) on the "
-            "host: no NVIDIA driver there, or (Docker Desktop on WSL2) a Windows build or "
-            "driver without GPU support for WSL2."
+            _(
+                "The toolkit could not load the driver's NVML library (libnvidia-ml.so.1) on the "
+                "host: no NVIDIA driver there, or (Docker Desktop on WSL2) a Windows build or "
+                "driver without GPU support for WSL2."
+            )
         )
         wsl2 = ctx.kb.platforms.wsl2
-        fix = (
+        fix = _(
             "Make `nvidia-smi` work on the host first (on WSL2: a current Windows NVIDIA driver "
-            f"and {wsl2.min_windows_release} (build {wsl2.min_windows_build}) or later; no Linux "
-            "driver inside WSL2)."
-        )
+            "and {release} (build {build}) or later; no Linux driver inside WSL2)."
+        ).format(release=wsl2.min_windows_release, build=wsl2.min_windows_build)
     else:
-        fix = (
+        fix = _(
             "Install the NVIDIA Container Toolkit, register it with Docker (sudo nvidia-ctk "
             "runtime configure --runtime=docker) and restart Docker; on Docker Desktop, use the "
             "WSL2 backend."

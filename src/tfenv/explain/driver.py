@@ -48,9 +48,11 @@ def _runs(ctx: Context, driver: DriverVersion, os: DriverOs) -> tuple[list[Versi
 
 def _runs_text(yes: list[Version], no: list[Version]) -> str:
     if not no:
-        return f"every series ({yes[0]} to {yes[-1]})"
+        return _("every series ({first} to {last})").format(first=yes[0], last=yes[-1])
     if max(yes) < min(no):
-        return f"{yes[0]} to {yes[-1]}; not {no[0]} and later"
+        return _("{first} to {last}; not {newer} and later").format(
+            first=yes[0], last=yes[-1], newer=no[0]
+        )
     return ", ".join(map(str, yes))
 
 
@@ -119,7 +121,11 @@ def _driver_facts(
     facts = [text]
     yes, no = _runs(ctx, driver, os)
     if yes and no:
-        facts.append(f"TensorFlow series whose CUDA build this driver runs: {_runs_text(yes, no)}.")
+        facts.append(
+            _("TensorFlow series whose CUDA build this driver runs: {series}.").format(
+                series=_runs_text(yes, no)
+            )
+        )
     return facts
 
 
@@ -165,36 +171,53 @@ def _smi_header(groups: Mapping[str, str], ctx: Context) -> Answer:
         return Answer()
     cuda = version_or_none(groups.get("cuda"))
     label = groups.get("label", "Driver")
-    header = (
-        "the R610+ header (KMD Version / CUDA UMD Version)"
-        if label == "KMD"
-        else "the classic header (Driver Version / CUDA Version)"
-    )
-    facts = [f"nvidia-smi reports driver {driver}, in {header}."]
+    if label == "KMD":
+        fact = _(
+            "nvidia-smi reports driver {driver}, in the R610+ header (KMD Version / CUDA UMD "
+            "Version)."
+        )
+    else:
+        fact = _(
+            "nvidia-smi reports driver {driver}, in the classic header (Driver Version / CUDA "
+            "Version)."
+        )
+    facts = [fact.format(driver=driver)]
     if cuda is not None:
         facts.append(
-            f"CUDA {cuda} is the newest CUDA this driver runs, not an installed toolkit: "
-            f"CUDA wheels or toolkits up to {cuda} run on it."
+            _(
+                "CUDA {cuda} is the newest CUDA this driver runs, not an installed toolkit: "
+                "CUDA wheels or toolkits up to {cuda} run on it."
+            ).format(cuda=cuda)
         )
     elif groups.get("cuda") == "ERR!":
         facts.append(
-            "CUDA Version: ERR! means nvidia-smi could not ask the driver (on WSL2: the Windows "
-            "driver is not reachable)."
+            _(
+                "CUDA Version: ERR! means nvidia-smi could not ask the driver (on WSL2: the "
+                "Windows driver is not reachable)."
+            )
         )
     os: DriverOs = driver_os(ctx) or "linux"
     yes, no = _runs(ctx, driver, os)
     if yes:
         where = "Windows" if os == "windows" else "Linux"
-        facts.append(f"TensorFlow CUDA builds this driver runs ({where}): {_runs_text(yes, no)}.")
+        facts.append(
+            _("TensorFlow CUDA builds this driver runs ({system}): {series}.").format(
+                system=where, series=_runs_text(yes, no)
+            )
+        )
     tf, cuda_tf = ctx.tf, _build_cuda(ctx)
     if tf is not None and cuda_tf is not None:
         floor = ctx.kb.cuda.driver_floor(cuda_tf, os)[0]
         if floor is not None:
-            verdict = "enough" if driver >= floor else "too old"
-            facts.append(
-                f"TensorFlow {tf} (CUDA {cuda_tf}) needs a driver >= {floor}: this one is "
-                f"{verdict}."
-            )
+            if driver >= floor:
+                verdict = _(
+                    "TensorFlow {tf} (CUDA {cuda}) needs a driver >= {floor}: this one is enough."
+                )
+            else:
+                verdict = _(
+                    "TensorFlow {tf} (CUDA {cuda}) needs a driver >= {floor}: this one is too old."
+                )
+            facts.append(verdict.format(tf=tf, cuda=cuda_tf, floor=floor))
     return Answer(tuple(facts))
 
 

@@ -18,6 +18,7 @@ from tfenv.explain.requirements import (
     Req,
     platform_title,
 )
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from tfenv.kb.index import Release
@@ -123,19 +124,7 @@ def _tf_facts(
     name, where = req.name, platform_title(platform)
     facts: list[str] = []
     if platform is None and py is None:
-        newest = finals[-1]
-        per = "; ".join(
-            f"{platform_title(p)}: Python {span(_pys(newest, p))}" for p in sorted(newest.wheels)
-        )
-        facts.append(f"{name} {newest.version} has wheels for {per}.")
-        facts.append(
-            "pip says 'none' when no release has a wheel for its interpreter: a Python outside "
-            "these, a 32-bit Python (TensorFlow publishes 64-bit wheels only), or a machine "
-            "without wheels (32-bit Linux, Arm other than aarch64, Windows on Arm). `python -m "
-            "pip debug --verbose` shows the interpreter; `tfenv explain --python X.Y --os OS` "
-            "answers for it."
-        )
-        return facts
+        return _any_interpreter_facts(name, finals[-1])
     pre = any(version_or_none(s.version) is not None and Version(s.version).is_prerelease
               for s in req.spec if "*" not in s.version)  # fmt: skip
     pool = ctx.kb.index.releases(name) if pre else finals
@@ -143,20 +132,32 @@ def _tf_facts(
     here = [r.version for r in finals if _has(r, platform, py)]
     if listed is None and here:
         facts.append(
-            f"{name} has wheels for Python {py or 'this Python'} on {where} ({min(here)} to "
-            f"{max(here)}; Python {py} wheels from {min(here)} on): a pip that lists none "
-            "reads an older index or mirror, or runs a 32-bit Python."
+            _(
+                "{name} has wheels for Python {python} on {where} ({first} to {last}; Python "
+                "{py} wheels from {first} on): a pip that lists none reads an older index or "
+                "mirror, or runs a 32-bit Python."
+            ).format(
+                name=name,
+                python=py or _("this Python"),
+                where=where,
+                first=min(here),
+                last=max(here),
+                py=py,
+            )
         )
     if not matching:
-        return [*facts, f"No {name} release on the index tfenv read matches {req.text}."]
-    asked = req.text if req.spec else f"{name} (any release)"
+        none = _("No {name} release on the index tfenv read matches {request}.")
+        return [*facts, none.format(name=name, request=req.text)]
+    asked = req.text if req.spec else _("{name} (any release)").format(name=name)
     newest = matching[-1]
     if listed is not None and py is None and newest.version not in listed:
         pys = _pys(newest, platform)
         if pys:
             facts.append(
-                f"{name} {newest.version} has {where} wheels for Python {span(pys)} only; pip "
-                "does not list it, so pip's Python is another one."
+                _(
+                    "{name} {version} has {where} wheels for Python {pythons} only; pip does "
+                    "not list it, so pip's Python is another one."
+                ).format(name=name, version=newest.version, where=where, pythons=span(pys))
             )
     if any(_has(r, platform, py) for r in matching):
         return facts
@@ -165,12 +166,37 @@ def _tf_facts(
         return facts
     # a bare name is answered by its newest final release: "any release" would claim for
     # the pre-releases too, and one of them may have the wheel
-    asked_py = req.text if req.spec else f"{name}'s newest final release"
-    facts.append(_python_fact(name, asked_py, newest, matching, finals, platform, py))
+    asked_py = req.text if req.spec else _("{name}'s newest final release").format(name=name)
+    # a final release has none, a pre-release has one: never "no release has"
     pre_fact = _prerelease_fact(ctx, req, platform, py)
-    if pre_fact:  # a final release has none, a pre-release has one: never "no release has"
-        facts[-1] = facts[-1].replace(f"; no {name} release has", f"; no final {name} release has")
+    facts.append(
+        _python_fact(name, asked_py, newest, (matching, finals), platform, py, bool(pre_fact))
+    )
+    if pre_fact:
         facts.append(pre_fact)
+    return facts
+
+
+def _any_interpreter_facts(name: str, newest: Release) -> list[str]:
+    """The platforms and Pythons of the newest release, when pip's interpreter is not known."""
+    facts: list[str] = []
+    per = "; ".join(
+        f"{platform_title(p)}: Python {span(_pys(newest, p))}" for p in sorted(newest.wheels)
+    )
+    facts.append(
+        _("{name} {version} has wheels for {platforms}.").format(
+            name=name, version=newest.version, platforms=per
+        )
+    )
+    facts.append(
+        _(
+            "pip says 'none' when no release has a wheel for its interpreter: a Python outside "
+            "these, a 32-bit Python (TensorFlow publishes 64-bit wheels only), or a machine "
+            "without wheels (32-bit Linux, Arm other than aarch64, Windows on Arm). `python -m "
+            "pip debug --verbose` shows the interpreter; `tfenv explain --python X.Y --os OS` "
+            "answers for it."
+        )
+    )
     return facts
 
 
@@ -197,44 +223,86 @@ def _prerelease_fact(
     if not pres:
         return None
     names = ", ".join(str(r.version) for r in pres[-3:])
-    return (
-        f"A pre-release has one: {req.name} {names} has a wheel for Python {py or 'this Python'} "
-        f"on {platform_title(platform)}; pip takes pre-releases only when asked "
-        f"(`pip install --pre {req.name}`, or `{req.name}=={pres[-1].version}`)."
+    return _(
+        "A pre-release has one: {name} {versions} has a wheel for Python {python} on {where}; "
+        "pip takes pre-releases only when asked (`pip install --pre {name}`, or "
+        "`{name}=={last}`)."
+    ).format(
+        name=req.name,
+        versions=names,
+        python=py or _("this Python"),
+        where=platform_title(platform),
+        last=pres[-1].version,
     )
 
 
 def _python_fact(
-    name: str, asked: str, newest: Release, matching: Sequence[Release],
-    finals: Sequence[Release], platform: Optional[str], py: Optional[str],
+    name: str, asked: str, newest: Release, releases: tuple[Sequence[Release], Sequence[Release]],
+    platform: Optional[str], py: Optional[str], pre: bool,
 ) -> str:  # fmt: skip
-    """Why no release asked for has a wheel for this Python, and which one first (last) has."""
-    where = platform_title(platform)
-    text = f"{asked} has wheels on {where} for Python {span(_pys(newest, platform))}"
-    text += f" (in {newest.version}), not {py}"
+    """Why no release asked for has a wheel for this Python, and which one first (last) has
+    (``releases``: those asked for and the final ones; ``pre``: a pre-release has one)."""
+    matching, finals = releases
+    values = {
+        "asked": asked,
+        "where": platform_title(platform),
+        "pythons": span(_pys(newest, platform)),
+        "newest": newest.version,
+        "py": py,
+        "name": name,
+    }
     with_py = [r.version for r in finals if _has(r, platform, py)]
-    if not with_py:
-        text += f"; no {name} release has a wheel for Python {py} on {where}"
+    if not with_py and pre:
+        template = _(
+            "{asked} has wheels on {where} for Python {pythons} (in {newest}), not {py}; no "
+            "final {name} release has a wheel for Python {py} on {where}."
+        )
+    elif not with_py:
+        template = _(
+            "{asked} has wheels on {where} for Python {pythons} (in {newest}), not {py}; no "
+            "{name} release has a wheel for Python {py} on {where}."
+        )
     elif min(with_py) > newest.version:
-        text += f"; Python {py} first gets a {name} wheel in {min(with_py)}"
+        template = _(
+            "{asked} has wheels on {where} for Python {pythons} (in {newest}), not {py}; "
+            "Python {py} first gets a {name} wheel in {first}."
+        )
     elif max(with_py) < matching[0].version:
-        text += f"; the last {name} release with Python {py} wheels is {max(with_py)}"
-    return text + "."
+        template = _(
+            "{asked} has wheels on {where} for Python {pythons} (in {newest}), not {py}; the "
+            "last {name} release with Python {py} wheels is {last}."
+        )
+    else:
+        template = _("{asked} has wheels on {where} for Python {pythons} (in {newest}), not {py}.")
+    if with_py:
+        values.update(first=min(with_py), last=max(with_py))
+    return template.format(**values)
 
 
 def _platform_fact(
     name: str, asked: str, newest: Release, finals: Sequence[Release], platform: str
 ) -> str:
-    others = join(sorted(platform_title(p) for p in newest.wheels))
-    text = f"{asked} has no {platform_title(platform)} wheel"
+    others = join(sorted(platform_title(p) for p in newest.wheels), _("and"))
+    values = {
+        "asked": asked,
+        "platform": platform_title(platform),
+        "newest": newest.version,
+        "others": others,
+        "name": name,
+    }
     if others:
-        text += f" ({newest.version} has them for {others})"
+        text = _("{asked} has no {platform} wheel ({newest} has them for {others})")
+    else:
+        text = _("{asked} has no {platform} wheel")
+    values["has_none"] = text.format(**values)
     there = [r.version for r in finals if _has(r, platform, None)]
     if not there:
-        return text + f"; {name} publishes none for {platform_title(platform)}."
+        return _("{has_none}; {name} publishes none for {platform}.").format(**values)
     if max(there) < newest.version:
-        return text + f"; the last {name} with {platform_title(platform)} wheels is {max(there)}."
-    return text + f"; the first {name} with {platform_title(platform)} wheels is {min(there)}."
+        template = _("{has_none}; the last {name} with {platform} wheels is {version}.")
+        return template.format(version=max(there), **values)
+    template = _("{has_none}; the first {name} with {platform} wheels is {version}.")
+    return template.format(version=min(there), **values)
 
 
 def solver_fix(ctx: Context, req: Req, platform: Optional[str], py: Optional[str]) -> Optional[str]:
@@ -245,7 +313,7 @@ def solver_fix(ctx: Context, req: Req, platform: Optional[str], py: Optional[str
     m = _machine(ctx, platform, py)
     assumed = ""
     if m is None and py is not None:
-        m, assumed = Target("linux", "x86_64", python=Version(py)), " (on Linux x86_64)"
+        m, assumed = Target("linux", "x86_64", python=Version(py)), _(" (on Linux x86_64)")
     if m is None:
         return None
     spec = req.spec if req.name in TF_NAMES else SpecifierSet()
@@ -253,20 +321,29 @@ def solver_fix(ctx: Context, req: Req, platform: Optional[str], py: Optional[str
     here = ctx.solve(m, request)
     flags = _flags(m, assumed)
     if here.plan is not None:
-        return f"`tfenv resolve{flags}` finds {here.plan.summary()}{assumed}."
+        return _("`tfenv resolve{flags}` finds {plan}{assumed}.").format(
+            flags=flags, plan=here.plan.summary(), assumed=assumed
+        )
     parts = _ways(ctx, m, spec, request, assumed)
     if req.name in TF_NAMES and prerelease_with(ctx, req, m.platform.key, py):
         pre = ctx.solve(m, replace(request, pre=True))
         if pre.plan is not None:
-            keep = f"keep Python {m.python} and take" if m.python is not None else "take"
+            if m.python is not None:
+                way = _(
+                    "keep Python {python} and take the pre-release TensorFlow {tf}{assumed} "
+                    "(`tfenv resolve{flags} --pre`)"
+                )
+            else:
+                way = _(
+                    "take the pre-release TensorFlow {tf}{assumed} (`tfenv resolve{flags} --pre`)"
+                )
             parts.append(
-                f"{keep} the pre-release TensorFlow {pre.plan.tensorflow}{assumed} "
-                f"(`tfenv resolve{flags} --pre`)"
+                way.format(python=m.python, tf=pre.plan.tensorflow, assumed=assumed, flags=flags)
             )
     if not parts:
         return "; ".join(ctx.solve(m, request, ways_out=True).suggestion_sentences[:2]) or None
-    text = "; or ".join(parts)
-    return text[0].upper() + text[1:] + "."
+    text = _("; or ").join(parts)
+    return _("{ways}.").format(ways=text[0].upper() + text[1:])
 
 
 def _ways(ctx: Context, m: Target, spec: SpecifierSet, request: Request, assumed: str) -> list[str]:
@@ -280,24 +357,37 @@ def _ways(ctx: Context, m: Target, spec: SpecifierSet, request: Request, assumed
         near = ctx.solve(m, Request(tf=series, tf_text=str(series), allow_cpu=True))
         if near.plan is not None:
             parts.append(
-                f"take TensorFlow {near.plan.tensorflow} of the same series{assumed} "
-                f"(`tfenv resolve{flags} --tf {near.plan.tensorflow}`)"
+                _(
+                    "take TensorFlow {tf} of the same series{assumed} "
+                    "(`tfenv resolve{flags} --tf {tf}`)"
+                ).format(tf=near.plan.tensorflow, assumed=assumed, flags=flags)
             )
     if m.python is not None:
         free = ctx.solve(replace(m, python=None), request)
         if free.plan is not None:
             parts.append(
-                f"use Python {free.plan.python}: TensorFlow {free.plan.tensorflow} resolves"
-                f"{assumed} (`tfenv resolve{_flags(replace(m, python=None), assumed)} --python "
-                f"{free.plan.python} --tf {free.plan.tensorflow}`)"
+                _(
+                    "use Python {python}: TensorFlow {tf} resolves{assumed} "
+                    "(`tfenv resolve{flags} --python {python} --tf {tf}`)"
+                ).format(
+                    python=free.plan.python,
+                    tf=free.plan.tensorflow,
+                    assumed=assumed,
+                    flags=_flags(replace(m, python=None), assumed),
+                )
             )
     if spec:
         newest = ctx.solve(m, Request(allow_cpu=True))
         if newest.plan is not None:
-            keep = f"keep Python {m.python} and take" if m.python is not None else "take"
+            if m.python is not None:
+                way = _(
+                    "keep Python {python} and take TensorFlow {tf}{assumed} "
+                    "(`tfenv resolve{flags} --tf {tf}`)"
+                )
+            else:
+                way = _("take TensorFlow {tf}{assumed} (`tfenv resolve{flags} --tf {tf}`)")
             parts.append(
-                f"{keep} TensorFlow {newest.plan.tensorflow}{assumed} "
-                f"(`tfenv resolve{flags} --tf {newest.plan.tensorflow}`)"
+                way.format(python=m.python, tf=newest.plan.tensorflow, assumed=assumed, flags=flags)
             )
     return parts
 
@@ -328,8 +418,10 @@ def tf_answer(ctx: Context, req: Req, listed: Optional[list[Version]]) -> Answer
         what = join([x for x in (f"Python {python}" if python else "", platform_title(platform) if
                                  platform else "") if x])  # fmt: skip
         facts.append(
-            f"pip lists the {req.name} versions with a wheel for its interpreter: "
-            f"{shown[0]} to {shown[-1]} are exactly those for {what}, so pip ran on that."
+            _(
+                "pip lists the {name} versions with a wheel for its interpreter: {first} to "
+                "{last} are exactly those for {what}, so pip ran on that."
+            ).format(name=req.name, first=shown[0], last=shown[-1], what=what)
         )
     m = _machine(ctx, platform, python)
     where = platform or (m.platform.key if m is not None else None)
@@ -350,11 +442,16 @@ def windows_gpu_fix(ctx: Context) -> Optional[str]:
         return None
     gpu = last_wheel(ctx.kb.index.releases("tensorflow-gpu"), "windows_x86_64")
     install = f"tensorflow-gpu=={gpu}" if gpu else f"{last.gpu_package}=={last.series}.*"
-    return (
-        f"For the GPU on native Windows the last release is TensorFlow {last.series}: "
-        f"`{pip_command(ctx, install, os='windows')}` with CUDA {last.windows.cuda} and cuDNN "
-        f"{last.windows.cudnn}; newer releases run on the CPU there (pip install tensorflow), "
-        f"or on the GPU under WSL2 ({pip_command(ctx, 'tensorflow[and-cuda]', os='wsl2')})."
+    return _(
+        "For the GPU on native Windows the last release is TensorFlow {series}: `{install}` "
+        "with CUDA {cuda} and cuDNN {cudnn}; newer releases run on the CPU there (pip install "
+        "tensorflow), or on the GPU under WSL2 ({wsl2})."
+    ).format(
+        series=last.series,
+        install=pip_command(ctx, install, os="windows"),
+        cuda=last.windows.cuda,
+        cudnn=last.windows.cudnn,
+        wsl2=pip_command(ctx, "tensorflow[and-cuda]", os="wsl2"),
     )
 
 

@@ -292,29 +292,38 @@ def _zlib(groups: Mapping[str, str], ctx: Context) -> Answer:
     manual = ctx.kb.windows_manual
     dll = manual.zlib_dll
     where = manual.zlib_provenance
-    facts = [f"{manual.zlib_note} (source: {where.sources[0]}, read {where.retrieved})"]
+    facts = [
+        _("{note} (source: {source}, read {retrieved})").format(
+            note=manual.zlib_note, source=where.sources[0], retrieved=where.retrieved
+        )
+    ]
     loaded = _LOADED_CUDNN.search(ctx.text)
     if loaded is not None:
         code = int(loaded.group(1))
         cudnn = Version(f"{code // 1000}.{code % 1000 // 100}.{code % 100}")
-        needs = "needs" if manual.needs_zlib(cudnn) else "does not need"
-        facts.append(f"The log says cuDNN {cudnn} was loaded, which {needs} {dll}.")
+        if manual.needs_zlib(cudnn):
+            said = _("The log says cuDNN {cudnn} was loaded, which needs {dll}.")
+        else:
+            said = _("The log says cuDNN {cudnn} was loaded, which does not need {dll}.")
+        facts.append(said.format(cudnn=cudnn, dll=dll))
     build, tf = ctx.build(), ctx.tf
     wb = build.windows if build is not None else None
-    folder = "the folder that holds cudnn64_8.dll"
+    folder = _("the folder that holds cudnn64_8.dll")
     if wb is not None and wb.cuda is not None and wb.cudnn is not None:
         installer = manual.installer(wb.cuda)
         if installer is not None:
             folder = f"{installer.folder}\\bin"
         facts.append(
-            f"TensorFlow {tf} was built with cuDNN {wb.cudnn}, which does not need {dll}; a "
-            "later cuDNN 8.x put in its place does."
+            _(
+                "TensorFlow {tf} was built with cuDNN {cudnn}, which does not need {dll}; a "
+                "later cuDNN 8.x put in its place does."
+            ).format(tf=tf, cudnn=wb.cudnn, dll=dll)
         )
-    fix = (
-        f"Put the 64-bit {dll} into a folder on PATH ({folder}, next to cuDNN's DLLs), and "
+    fix = _(
+        "Put the 64-bit {dll} into a folder on PATH ({folder}, next to cuDNN's DLLs), and "
         "cuDNN's whole bin folder on PATH; then open a new terminal. `tfenv doctor` checks the "
         "DLLs along PATH and reads cuDNN's version from its headers."
-    )
+    ).format(dll=dll, folder=folder)
     return Answer(tuple(facts), fix)
 
 

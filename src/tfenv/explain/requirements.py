@@ -11,6 +11,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.explain.common import version_or_none
+from tfenv.i18n import _
 from tfenv.kb.index import TF_DISTRIBUTIONS
 
 __all__ = ["PLATFORM_TITLES", "TF_NAMES", "Req", "listed_versions", "parse_req", "platform_title"]
@@ -59,4 +60,4 @@ def listed_versions(text: Optional[str]) -> Optional[list[Version]]:
 
 
 def platform_title(platform: Optional[str]) -> str:
-    return PLATFORM_TITLES.get(platform or "", platform or "any platform")
+    return PLATFORM_TITLES.get(platform or "", platform or _("any platform"))

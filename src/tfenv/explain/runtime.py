@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from packaging.version import InvalidVersion, Version
 
 from tfenv.explain.context import Answer, Context
+from tfenv.i18n import _
 from tfenv.models.plan import excluded
 
 if TYPE_CHECKING:
@@ -42,11 +43,19 @@ def _python(ctx: Context) -> Optional[str]:
 
 
 def _constraint_fact(tf: Version, python: str, c: RuntimeConstraint) -> str:
-    declared = c.declared or f"no bound on {c.package}"
-    return (
-        f"TensorFlow {tf} on Python {python} needs {c.line} to run: it declares {declared} "
-        f"but cannot import or run with {excluded(c.package, c.requirement)} "
-        f"({c.error.rstrip('.')}; measured: {c.evidence}; {'; '.join(c.sources)})."
+    declared = c.declared or _("no bound on {package}").format(package=c.package)
+    return _(
+        "TensorFlow {tf} on Python {python} needs {line} to run: it declares {declared} but "
+        "cannot import or run with {excluded} ({error}; measured: {evidence}; {sources})."
+    ).format(
+        tf=tf,
+        python=python,
+        line=c.line,
+        declared=declared,
+        excluded=excluded(c.package, c.requirement),
+        error=c.error.rstrip("."),
+        evidence=c.evidence,
+        sources="; ".join(c.sources),
     )
 
 
@@ -56,31 +65,44 @@ def _answer(package: str) -> Callable[[Mapping[str, str], Context], Answer]:
         facts: list[str] = []
         seen = groups.get(package)
         if seen:
-            facts.append(f"The message names {package} {seen}.")
-        if tf is None or python is None:
-            missing = " and ".join(
-                w for w, v in (("the TensorFlow", tf), ("the Python", python)) if v is None
-            )
             facts.append(
-                f"{missing[:1].upper()}{missing[1:]} of this environment is not known, so its "
-                f"{package} bound is not either (give --tf and --python, or run it in the "
-                "environment)."
+                _("The message names {package} {version}.").format(package=package, version=seen)
             )
+        if tf is None or python is None:
+            if tf is None and python is None:
+                unknown = _(
+                    "The TensorFlow and the Python of this environment is not known, so its "
+                    "{package} bound is not either (give --tf and --python, or run it in the "
+                    "environment)."
+                )
+            elif tf is None:
+                unknown = _(
+                    "The TensorFlow of this environment is not known, so its {package} bound is "
+                    "not either (give --tf and --python, or run it in the environment)."
+                )
+            else:
+                unknown = _(
+                    "The Python of this environment is not known, so its {package} bound is not "
+                    "either (give --tf and --python, or run it in the environment)."
+                )
+            facts.append(unknown.format(package=package))
             facts += _recorded(ctx, package)
             return Answer(tuple(facts))
         found = [c for c in ctx.kb.runtime.constraints_for(tf, python) if c.package == package]
         if not found:
             facts.append(
-                f"The runtime facts record no {package} bound for TensorFlow {tf} on Python "
-                f"{python} (the sweep ran it with the {package} its requirements resolve to)."
+                _(
+                    "The runtime facts record no {package} bound for TensorFlow {tf} on Python "
+                    "{python} (the sweep ran it with the {package} its requirements resolve to)."
+                ).format(package=package, tf=tf, python=python)
             )
             return Answer(tuple(facts))
         facts += [_constraint_fact(tf, python, c) for c in found]
         lines = " ".join(f"'{c.line}'" for c in found)
-        fix = (
-            f"`python -m pip install {lines}` in this environment (TensorFlow {tf}); "
-            f"`tfenv resolve --tf {tf} --python {python}` plans it with this pin."
-        )
+        fix = _(
+            "`python -m pip install {lines}` in this environment (TensorFlow {tf}); "
+            "`tfenv resolve --tf {tf} --python {python}` plans it with this pin."
+        ).format(lines=lines, tf=tf, python=python)
         return Answer(tuple(facts), fix)
 
     return answer
@@ -91,9 +113,15 @@ def _recorded(ctx: Context, package: str) -> list[str]:
     found = [c for c in ctx.kb.runtime.constraints if c.package == package]
     if not found:
         return []
-    items = [f"{c.line} for TensorFlow {c.releases}" for c in found[:6]]
-    more = f" and {len(found) - 6} more" if len(found) > 6 else ""
-    return [f"Recorded {package} bounds: {'; '.join(items)}{more}."]
+    items = [
+        _("{line} for TensorFlow {releases}").format(line=c.line, releases=c.releases)
+        for c in found[:6]
+    ]
+    if len(found) > 6:
+        template = _("Recorded {package} bounds: {bounds} and {more} more.")
+    else:
+        template = _("Recorded {package} bounds: {bounds}.")
+    return [template.format(package=package, bounds=_("; ").join(items), more=len(found) - 6)]
 
 
 ANSWERS = {
