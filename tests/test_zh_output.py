@@ -52,6 +52,7 @@ _NAMES = (
     r"Microsoft Visual C\+\+ [\d-]+ Redistributable \(x64\)",
     r"NVIDIA GPU Computing Toolkit",
     r"GeForce Experience",
+    r"NVIDIA Container Toolkit",
 )
 _SPANS = (
     r"`[^`]*`",  # backticked
@@ -164,6 +165,54 @@ def test_explain_reads_as_chinese(
     out = _run(capsys, ["explain", "--lang", "zh", message, *machine_flags])
     assert re.search(r"[\u4e00-\u9fff]", out)
     assert english_left(out, sources, message) == []
+
+
+#: recorded messages whose answer tfenv works out (conda, containers, pip's and uv's
+#: missing wheels, the runtime bounds, the nvidia-smi header), and the machine it answers for
+ANSWERED = (
+    ("conda-cudatoolkit-12", ["--os", "linux", "--gpu", "RTX 4090", "--driver", "550.54.14"]),
+    ("conda-cudatoolkit-12", ["--os", "windows"]),
+    ("conda-no-tensorflow", ["--os", "windows"]),
+    ("conda-python-conflict", ["--os", "linux", "--python", "3.13"]),
+    (
+        "container-cuda-requirement",
+        ["--os", "linux", "--gpu", "RTX 4090", "--driver", "535.104.05"],
+    ),
+    ("container-no-gpu-runtime", ["--os", "linux"]),
+    ("container-no-host-driver", ["--os", "wsl2"]),
+    ("pip-no-matching-distribution", ["--no-detect"]),
+    ("pip-no-matching-distribution", ["--os", "windows", "--python", "3.13"]),
+    ("uv-no-matching-wheel", ["--no-detect"]),
+    ("protobuf-descriptors", ["--no-detect"]),
+    ("numpy2-abi", ["--os", "linux", "--python", "3.11", "--tf", "2.15"]),
+)
+
+
+@pytest.mark.parametrize(("entry", "flags"), ANSWERED, ids=[f"{e}{f[:2]}" for e, f in ANSWERED])
+def test_worked_out_answers_read_as_chinese(
+    entry: str, flags: list[str], sources: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    message = "\n".join(
+        line
+        for line in (ERRORS / f"{entry}.txt").read_text(encoding="utf-8").splitlines()
+        if not line.startswith("#")
+    )
+    out = _run(capsys, ["explain", "--lang", "zh", message, *flags])
+    assert "原因：" in out
+    assert "行：" in out
+    assert english_left(out, sources, message) == []
+
+
+def test_the_smi_header_answer_reads_as_chinese(
+    sources: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The nvidia-smi header's facts (the knowledge base's cause says "pip CUDA wheel")."""
+    message = (ERRORS / "nvidia-smi-header.txt").read_text(encoding="utf-8")
+    out = _run(capsys, ["explain", "--lang", "zh", message, "--os", "linux", "--tf", "2.15"])
+    facts = "\n".join(line for line in out.splitlines() if line.startswith("  事实："))
+    assert "R610+" in facts
+    assert "所有系列" in facts
+    assert english_left(facts, sources, message) == []
 
 
 def test_the_check_finds_an_english_sentence() -> None:

@@ -51,7 +51,7 @@ def span(versions: Sequence[Version]) -> str:
         return ""
     items = sorted(set(versions))
     if len(items) > 3:
-        return f"{items[0]} to {items[-1]}"
+        return _("{first} to {last}").format(first=items[0], last=items[-1])
     return ", ".join(str(v) for v in items)
 
 
