@@ -168,7 +168,7 @@ def test_explain_reads_as_chinese(
 
 
 #: recorded messages whose answer tfenv works out (conda, containers, pip's and uv's
-#: missing wheels, the runtime bounds, the nvidia-smi header), and the machine it answers for
+#: missing or unfit wheels, tensorflow-gpu, the runtime bounds), and the machine it answers for
 ANSWERED = (
     ("conda-cudatoolkit-12", ["--os", "linux", "--gpu", "RTX 4090", "--driver", "550.54.14"]),
     ("conda-cudatoolkit-12", ["--os", "windows"]),
@@ -185,6 +185,9 @@ ANSWERED = (
     ("uv-no-matching-wheel", ["--no-detect"]),
     ("protobuf-descriptors", ["--no-detect"]),
     ("numpy2-abi", ["--os", "linux", "--python", "3.11", "--tf", "2.15"]),
+    ("pip-unsupported-wheel", ["--os", "linux", "--python", "3.12"]),
+    ("tensorflow-gpu-removed", ["--os", "windows"]),
+    ("tensorflow-gpu-removed", ["--os", "linux", "--python", "3.11"]),
 )
 
 

@@ -29,6 +29,7 @@ from tfenv.explain.requirements import (
     parse_req,
     platform_title,
 )
+from tfenv.i18n import _
 from tfenv.kb.errors import CatalogPattern
 
 __all__ = ["ANSWERS"]
@@ -145,24 +146,36 @@ def _wheel_tag(groups: Mapping[str, str], ctx: Context) -> Answer:
     wheel_py = f"{py[0]}.{py[1:]}" if len(py) >= 2 else (py or "any")
     wheel_platform = platform_of_tag(tag.platform)
     facts = [
-        f"{groups['wheel']} is for {'CPython' if tag.interpreter.startswith('cp') else 'Python'} "
-        f"{wheel_py} on {platform_title(wheel_platform) if wheel_platform else tag.platform}; pip "
-        "installs a wheel only when its tags are among the interpreter's own."
+        _(
+            "{wheel} is for {implementation} {python} on {platform}; pip installs a wheel only "
+            "when its tags are among the interpreter's own."
+        ).format(
+            wheel=groups["wheel"],
+            implementation="CPython" if tag.interpreter.startswith("cp") else "Python",
+            python=wheel_py,
+            platform=platform_title(wheel_platform) if wheel_platform else tag.platform,
+        )
     ]
     m = ctx.machine
     if m is not None:
-        differ = []
-        if m.python is not None and py and str(m.python) != wheel_py:
-            differ.append(f"this Python is {m.python}")
-        if wheel_platform is not None and m.platform.key != wheel_platform:
-            differ.append(f"this machine is {platform_title(m.platform.key)}")
-        if differ:
-            facts.append(f"Here {join(differ)}.")
+        other_python = m.python is not None and py and str(m.python) != wheel_py
+        other_platform = wheel_platform is not None and m.platform.key != wheel_platform
+        values = {"python": m.python, "platform": platform_title(m.platform.key)}
+        if other_python and other_platform:
+            facts.append(
+                _("Here this Python is {python} and this machine is {platform}.").format(**values)
+            )
+        elif other_python:
+            facts.append(_("Here this Python is {python}.").format(**values))
+        elif other_platform:
+            facts.append(_("Here this machine is {platform}.").format(**values))
     else:
         facts.append(
-            "The interpreter differs: another Python version, a 32-bit Python or OS, an "
-            "x86_64 Python under Rosetta for an arm64 wheel, or an aarch64 machine for an "
-            "x86_64 wheel. `python -m pip debug --verbose` lists the tags it accepts."
+            _(
+                "The interpreter differs: another Python version, a 32-bit Python or OS, an "
+                "x86_64 Python under Rosetta for an arm64 wheel, or an aarch64 machine for an "
+                "x86_64 wheel. `python -m pip debug --verbose` lists the tags it accepts."
+            )
         )
     req = Req(str(canonicalize_name(name)), SpecifierSet(f"=={version}"), f"{name}=={version}",
                False)  # fmt: skip
@@ -173,7 +186,7 @@ def _wheel_tag(groups: Mapping[str, str], ctx: Context) -> Answer:
         str(m.python) if m is not None and m.python is not None else None,
     )
     if fix is None and req.name.startswith("tensorflow"):
-        fix = (
+        fix = _(
             "Install from the package index instead of a wheel file (pip picks the wheel that "
             "fits), with a 64-bit Python of a version TensorFlow publishes wheels for "
             "(`tfenv resolve --python X.Y` says which)."
@@ -191,27 +204,41 @@ def _tensorflow_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
         if last is not None:
             lasts.append(f"{last} ({platform_title(platform)})")
     plain = [b.series for b in ctx.kb.builds if b.gpu_package == "tensorflow" and b.gpu_platforms]
-    since = f" since {min(plain)}" if plain else ""  # builds.yaml's gpu_package
-    facts = [
-        f"GPU support has been part of the plain tensorflow package{since}; tensorflow-gpu's "
-        f"last wheels are {join(lasts)}, and its later versions are a placeholder that stops "
-        "the install on purpose."
-    ]
+    if plain:  # builds.yaml's gpu_package
+        template = _(
+            "GPU support has been part of the plain tensorflow package since {since}; "
+            "tensorflow-gpu's last wheels are {lasts}, and its later versions are a placeholder "
+            "that stops the install on purpose."
+        )
+    else:
+        template = _(
+            "GPU support has been part of the plain tensorflow package; tensorflow-gpu's last "
+            "wheels are {lasts}, and its later versions are a placeholder that stops the "
+            "install on purpose."
+        )
+    facts = [template.format(since=min(plain) if plain else "", lasts=join(lasts, _("and")))]
     m = ctx.machine
     if m is not None and m.system.is_windows:
         fix = windows_gpu_fix(ctx)
         if fix is not None:
-            return Answer(tuple(facts), "Replace tensorflow-gpu by tensorflow. " + fix)
+            return Answer(
+                tuple(facts), _("Replace tensorflow-gpu by tensorflow. {fix}").format(fix=fix)
+            )
     if m is not None:
         res = ctx.solve(m, Request(allow_cpu=True))
         if res.plan is not None and res.plan.commands:
             return Answer(
                 tuple(facts),
-                f"Replace tensorflow-gpu by tensorflow; on this machine: {res.plan.commands[0]}",
+                _("Replace tensorflow-gpu by tensorflow; on this machine: {command}").format(
+                    command=res.plan.commands[0]
+                ),
             )
     return Answer(
         tuple(facts),
-        "Replace tensorflow-gpu by tensorflow (on Linux with an NVIDIA GPU: tensorflow[and-cuda]).",
+        _(
+            "Replace tensorflow-gpu by tensorflow (on Linux with an NVIDIA GPU: "
+            "tensorflow[and-cuda])."
+        ),
     )
 
 
