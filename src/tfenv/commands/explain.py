@@ -64,8 +64,9 @@ def run(args: argparse.Namespace) -> int:
     result = explain(text, kb, host, target=target, tf=_tf(kb, args.tf))
     if cut:
         print(
-            f"tfenv: the text is longer than {MAX_TEXT // (1024 * 1024)} MiB; only its last "
-            f"{MAX_TEXT // (1024 * 1024)} MiB were read.",
+            _(
+                "tfenv: the text is longer than {mib} MiB; only its last {mib} MiB were read."
+            ).format(mib=MAX_TEXT // (1024 * 1024)),
             file=sys.stderr,
         )
     if args.json:
