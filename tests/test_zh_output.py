@@ -168,7 +168,8 @@ def test_explain_reads_as_chinese(
 
 
 #: recorded messages whose answer tfenv works out (conda, containers, pip's and uv's
-#: missing or unfit wheels, tensorflow-gpu, the runtime bounds), and the machine it answers for
+#: missing or unfit wheels, backtracking, conflicts, tensorflow-gpu, the runtime bounds), and
+#: the machine it answers for
 ANSWERED = (
     ("conda-cudatoolkit-12", ["--os", "linux", "--gpu", "RTX 4090", "--driver", "550.54.14"]),
     ("conda-cudatoolkit-12", ["--os", "windows"]),
@@ -188,6 +189,9 @@ ANSWERED = (
     ("pip-unsupported-wheel", ["--os", "linux", "--python", "3.12"]),
     ("tensorflow-gpu-removed", ["--os", "windows"]),
     ("tensorflow-gpu-removed", ["--os", "linux", "--python", "3.11"]),
+    ("pip-backtracking", ["--os", "linux", "--gpu", "RTX 4090", "--driver", "550.54.14"]),
+    ("pip-dependency-conflict", ["--os", "linux", "--python", "3.11"]),
+    ("uv-universal-resolution", ["--no-detect"]),
 )
 
 

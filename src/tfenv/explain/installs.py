@@ -73,16 +73,24 @@ def _other(ctx: Context, req: Req, listed: Optional[list[Version]]) -> Answer:
     facts = []
     needers = _required_by(ctx, req.name)
     if needers:
-        facts.append(f"{needers[0]} (among others) requires {needers[1]}.")
+        facts.append(
+            _("{package} (among others) requires {requirement}.").format(
+                package=needers[0], requirement=needers[1]
+            )
+        )
     fix = None
     if listed:
         top = max(v for v in listed)
         facts.append(
-            f"pip lists the {req.name} versions with a wheel for this Python and platform: "
-            f"{top} is the newest that installs here."
+            _(
+                "pip lists the {name} versions with a wheel for this Python and platform: "
+                "{top} is the newest that installs here."
+            ).format(name=req.name, top=top)
         )
         if not req.spec.contains(top, prereleases=True):
-            fix = f"Pin the newest that installs here: `{pip_command(ctx, f'{req.name}=={top}')}`."
+            fix = _("Pin the newest that installs here: `{command}`.").format(
+                command=pip_command(ctx, f"{req.name}=={top}")
+            )
     return Answer(tuple(facts), fix)
 
 
@@ -121,18 +129,22 @@ def _uv_marker(ctx: Context) -> Answer:
         return Answer()
     name, marker, v = str(canonicalize_name(m.group("pkg"))), m.group("marker"), m.group("v")
     facts = [
-        f"uv resolves for every platform at once (uv lock, uv add): {name}=={v} is needed "
-        f"only where {marker}, and no such release exists; your own platform is not the problem."
+        _(
+            "uv resolves for every platform at once (uv lock, uv add): {pin} is needed only "
+            "where {marker}, and no such release exists; your own platform is not the problem."
+        ).format(pin=f"{name}=={v}", marker=marker)
     ]
     releases = ctx.kb.index.releases(name)
     if releases:
         last = max(r.version for r in releases if not r.prerelease)
-        facts.append(f"The last {name} release is {last}.")
+        facts.append(_("The last {name} release is {last}.").format(name=name, last=last))
     return Answer(
         tuple(facts),
-        "Tell uv which platforms to resolve for in pyproject.toml, e.g. [tool.uv] "
-        "environments = [\"sys_platform == 'linux'\"] (or required-environments), or depend "
-        f"on a version of the package that has a {name} release for that platform.",
+        _(
+            "Tell uv which platforms to resolve for in pyproject.toml, e.g. {example} (or "
+            "required-environments), or depend on a version of the package that has a {name} "
+            "release for that platform."
+        ).format(example="[tool.uv] environments = [\"sys_platform == 'linux'\"]", name=name),
     )
 
 
@@ -256,14 +268,21 @@ def _pip_conflict(groups: Mapping[str, str], ctx: Context) -> Answer:
             if (got := parse_req(line)) is not None and got.name == wanted.name
         }
         if lines:
-            facts.append(f"{dist} {dver}'s wheel metadata requires {join(sorted(lines))}.")
+            facts.append(
+                _("{dist} {version}'s wheel metadata requires {requirements}.").format(
+                    dist=dist, version=dver, requirements=join(sorted(lines), _("and"))
+                )
+            )
     facts.append(
-        f"pip installed another package's choice ({groups.get('dhave', 'another version')}) "
-        f"over it; {dist} may still import, or fail where the versions differ."
+        _(
+            "pip installed another package's choice ({have}) over it; {dist} may still import, "
+            "or fail where the versions differ."
+        ).format(have=groups.get("dhave", _("another version")), dist=dist)
     )
-    fix = f"`{pip_command(ctx, wanted.text)}`" if wanted is not None else None
-    if fix is not None:
-        fix = f"Install what {dist} {dver} requires: {fix}, or a {dist} whose pins fit."
+    fix = None
+    if wanted is not None:
+        fix = _("Install what {dist} {version} requires: {command}, or a {dist} whose pins fit.")
+        fix = fix.format(dist=dist, version=dver, command=f"`{pip_command(ctx, wanted.text)}`")
     return Answer(tuple(facts), fix)
 
 
@@ -281,8 +300,10 @@ def _pip_backtrack(groups: Mapping[str, str], ctx: Context) -> Answer:
     facts = []
     if name in TF_NAMES and "and-cuda" in pkg:
         facts.append(
-            f"Each candidate of {pkg} brings its and-cuda extra: a dozen nvidia-* wheels that pip "
-            "downloads to read their dependencies before it can reject the candidate."
+            _(
+                "Each candidate of {package} brings its and-cuda extra: a dozen nvidia-* wheels "
+                "that pip downloads to read their dependencies before it can reject the candidate."
+            ).format(package=pkg)
         )
     m = ctx.machine
     if m is None or name not in TF_NAMES:
@@ -294,16 +315,23 @@ def _pip_backtrack(groups: Mapping[str, str], ctx: Context) -> Answer:
     plan = res.plan
     if plan is None:
         return Answer(tuple(facts))
-    facts.append(f"For {m.describe()} tfenv resolves {plan.summary()}, every wheel pinned.")
+    facts.append(
+        _("For {machine} tfenv resolves {plan}, every wheel pinned.").format(
+            machine=m.describe(), plan=plan.summary()
+        )
+    )
     if not plan.commands:
         return Answer(tuple(facts))
     flags = f" --tf {plan.tensorflow}"
+    shown = f"`{plan.commands[0]}`"
+    for command in plan.commands[1:]:
+        shown = _("{first} then {second}").format(first=shown, second=f"`{command}`")
     return Answer(
         tuple(facts),
-        "Stop pip and install the pinned plan: `"
-        + "` then `".join(plan.commands)
-        + f"` (`tfenv resolve{flags}` shows it, `tfenv lock` writes it with hashes); pin the "
-        "other packages that conflict with it.",
+        _(
+            "Stop pip and install the pinned plan: {commands} (`tfenv resolve{flags}` shows it, "
+            "`tfenv lock` writes it with hashes); pin the other packages that conflict with it."
+        ).format(commands=shown, flags=flags),
     )
 
 
