@@ -288,6 +288,17 @@ def test_host_refused(
     assert "installs on this machine" in err
 
 
+def test_lock_name_the_system_refuses_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A --lock path too long for the system (found by tests/test_fuzz.py): exit 2."""
+    lock = tmp_path.joinpath(*["d" * 200] * 30)
+    code, _, err = _install(capsys, str(tmp_path / "e"), "--dry-run", "--lock", str(lock))
+    assert code == 2
+    assert "no such file" in err
+    assert not (tmp_path / "e").exists()
+
+
 def test_another_machine_only_in_dry_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -187,7 +187,7 @@ def _source(args: argparse.Namespace, kb: KnowledgeBase, here: HostProfile) -> S
         _no_plan_flags(args)
         from tfenv.config import load_config
 
-        if args.lock is not None and not args.lock.is_file():
+        if args.lock is not None and not _is_file(args.lock):
             from tfenv.errors import UsageError
 
             raise UsageError(_("--lock {lock}: no such file.").format(lock=args.lock))
@@ -351,3 +351,11 @@ def _activate_line(out: Outcome) -> str:
     if layout.os_name == "windows":
         return str(layout.scripts / "activate.bat")
     return command([".", str(layout.scripts / "activate")], layout.os_name)
+
+
+def _is_file(path: Path) -> bool:
+    """Path.is_file, with a name the system refuses (too long, say) taken as no file."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
