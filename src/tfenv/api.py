@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.models.plan import Resolution
 
-__all__ = ["build_request", "build_target", "detect", "resolve"]
+__all__ = ["build_request", "build_target", "detect", "machine_facts", "resolve"]
 
 
 def resolve(
@@ -60,15 +60,23 @@ def resolve(
         host_file=host, os=os, arch=arch, gpu=gpu, cc=cc, no_gpu=no_gpu, driver=driver,
         glibc=glibc, python=python, gpu_index=gpu_index,
     )  # fmt: skip
-    if machine is not None:
-        if facts != MachineArgs(no_gpu=no_gpu):
-            raise TypeError("resolve(): give machine= or the machine's facts, not both")
-        facts = machine
-    if facts.no_gpu and facts.cc is not None:
-        raise UsageError(_("--cc describes a GPU; it does not go with --no-gpu."))
+    facts = machine_facts("resolve", machine, facts)
     kb = kb if kb is not None else KnowledgeBase.from_environment()
     request = build_request(kb, tf, manager, allow_cpu, facts.no_gpu, pre, cuda_libs)
     return solve(kb, build_target(kb, facts), request)
+
+
+def machine_facts(caller: str, machine: Optional[MachineArgs], facts: MachineArgs) -> MachineArgs:
+    """The machine a call describes: ``machine`` or the fact keywords (``facts``), not both;
+    a compute capability with no GPU is bad input. Shared by every API call that takes
+    the machine's facts."""
+    if machine is not None:
+        if facts != MachineArgs():
+            raise TypeError(f"{caller}(): give machine= or the machine's facts, not both")
+        facts = machine
+    if facts.no_gpu and facts.cc is not None:
+        raise UsageError(_("--cc describes a GPU; it does not go with --no-gpu."))
+    return facts
 
 
 def detect(timeout: Optional[float] = None) -> HostProfile:

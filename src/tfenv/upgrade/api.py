@@ -121,18 +121,14 @@ def _machine(
 ) -> Optional[MachineArgs]:
     """The machine the facts describe; None when none was given (then: the configuration's
     targets, else this machine)."""
+    from tfenv.api import machine_facts
     from tfenv.models.target import MachineArgs
 
     facts = MachineArgs(
         host_file=_path(host), os=os, arch=arch, gpu=gpu, cc=cc, no_gpu=no_gpu, driver=driver,
         glibc=glibc, python=python, gpu_index=gpu_index,
     )  # fmt: skip
-    if machine is not None:
-        if facts != MachineArgs():
-            raise TypeError("check_upgrade(): give machine= or the machine's facts, not both")
-        facts = machine
-    if facts.no_gpu and facts.cc is not None:
-        raise _usage("--cc describes a GPU; it does not go with --no-gpu.")
+    facts = machine_facts("check_upgrade", machine, facts)
     return None if facts == MachineArgs() else facts
 
 
