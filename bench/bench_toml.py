@@ -1,11 +1,11 @@
 """Time and peak memory of reading hostile TOML (``tfenv.structured.load_toml``), issue 26.
 
-Each document is read in a fresh subprocess (its peak resident memory, VmHWM, is its own),
-``--runs`` times, interleaved: the scan, then ``tomllib`` on what the scan lets through
-(also past :data:`~tfenv.structured.MAX_TOML`, which ``load_toml`` refuses unread, to
-show what a larger bound would cost). The median wall time, the median CPU time (what
-the work costs on a busy machine), the scan's share, the peak memory and the ratio to a
-benign document of the same size are printed. Usage::
+Each document is read in a fresh subprocess (its peak resident memory, VmHWM, is its
+own), ``--runs`` times, interleaved: the scan, then ``tomli`` (the parser ``load_toml``
+uses) on what the scan lets through (also past :data:`~tfenv.structured.MAX_TOML`, which
+``load_toml`` refuses unread, to show what a larger bound would cost). The median wall
+time, the median CPU time (what the work costs on a busy machine), the scan's share, the
+peak memory and the ratio to a benign document of the same size are printed. Usage::
 
     .venv/bin/python bench/bench_toml.py [-n 3] [--size-kib 512]
 
@@ -26,10 +26,7 @@ from collections.abc import Callable, Sequence
 _CHILD = """
 import json, resource, sys, time
 from tfenv.structured import MAX_TOML, StructureError, load_toml, toml_depth_problem
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
+import tomli as tomllib  # the parser load_toml uses
 text = open(sys.argv[1], encoding="utf-8").read()
 start, cpu = time.perf_counter(), time.process_time()
 problem = toml_depth_problem(text)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime
 import json
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -197,11 +196,9 @@ def _value(v: Any) -> str:
 
 
 def _loads(text: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib
-    return tomllib.loads(text)
+    from tfenv.structured import parse_toml
+
+    return parse_toml(text)
 
 
 # --- reading (check-upgrade) ---

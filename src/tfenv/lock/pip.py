@@ -288,12 +288,9 @@ def _redact(url: str) -> str:
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib
+    from tfenv.structured import parse_toml
+
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return parse_toml(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
         raise LockError(_("uv wrote no readable lock: {exc}.").format(exc=exc)) from None
