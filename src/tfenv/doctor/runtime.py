@@ -66,7 +66,7 @@ def check_runtime(
                     value=c.declared or "no bound on " + c.package,
                     line=c.line,
                     error=c.error,
-                    evidence=c.evidence,
+                    evidence=c.evidence_text(),
                     sources="; ".join(c.sources),
                 ),
                 fix_command(env, c.line, os),

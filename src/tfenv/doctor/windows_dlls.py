@@ -23,6 +23,7 @@ from packaging.version import Version
 
 from tfenv.doctor.findings import Finding
 from tfenv.i18n import _
+from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -294,12 +295,13 @@ def _cudnn_checks(
                 _(
                     "The version is read from cuDNN's include folder next to its bin folder. "
                     "{zlib_note}"
-                ).format(zlib_note=manual.zlib_note),
+                ).format(zlib_note=prose(manual, "zlib_note")),
             )
         ]
     version, header = read
     out = []
-    rule, cite = manual.cudnn_compat_note, manual.cudnn_compat_provenance.cite()
+    rule = prose(manual, "cudnn_compat_note")
+    cite = manual.cudnn_compat_provenance.cite()
     if built is not None and (version.major, version.minor) < (built.major, built.minor):
         out.append(
             Finding(
@@ -326,8 +328,10 @@ def _cudnn_checks(
         )
     if manual.needs_zlib(version):
         zlib = _first(manual.zlib_dll, dirs, listings)
-        dll, note = manual.zlib_dll, manual.zlib_note
-        source = f"{manual.zlib_provenance.sources[0]}, read {manual.zlib_provenance.retrieved}"
+        dll, note = manual.zlib_dll, prose(manual, "zlib_note")
+        source = _("{source}, read {date}").format(
+            source=manual.zlib_provenance.sources[0], date=manual.zlib_provenance.retrieved
+        )
         if zlib is None:
             out.append(
                 Finding(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
 from tfenv.explain.context import Answer, Context, target_of
+from tfenv.i18n import _
 from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
@@ -195,10 +196,14 @@ def _elsewhere(entry: ErrorEntry, ctx: Context) -> Optional[str]:
     plats = entry.applies.platforms
     where = ctx.platform
     if where is not None and plats and where not in plats:
-        return f"This entry is about {', '.join(sorted(plats))}; this machine is {where}."
+        return _("This entry is about {platforms}; this machine is {platform}.").format(
+            platforms=", ".join(sorted(plats)), platform=where
+        )
     spec, tf = entry.applies.tensorflow, ctx.tf
     if spec is not None and tf is not None and not spec.contains(tf, prereleases=True):
-        return f"This entry is about TensorFlow {spec}; this environment has TensorFlow {tf}."
+        return _(
+            "This entry is about TensorFlow {spec}; this environment has TensorFlow {tf}."
+        ).format(spec=spec, tf=tf)
     return None
 
 

@@ -11,6 +11,7 @@ from packaging.version import Version
 from tfenv.explain.common import join, span, version_or_none
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
+from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
     from tfenv.kb.conda import CondaTfBuild, CondaTfVariant
@@ -31,7 +32,7 @@ def _conda_cuda(groups: Mapping[str, str], ctx: Context) -> Answer:
     vc = ctx.kb.conda.virtual_cuda
     facts = [
         _("{name} is a virtual package: {meaning}.").format(
-            name=vc.name, meaning=vc.meaning.rstrip(".")
+            name=vc.name, meaning=prose(vc, "meaning").rstrip(".\u3002")
         )
     ]
     m = _BUILD.search(groups.get("conda_build", "")) or _BUILD.search(ctx.text)

@@ -61,10 +61,10 @@ def _branch_limit(ctx: Context) -> Optional[str]:
     arch = ctx.kb.cuda.last_branch(ctx.cc)
     if arch is None:
         return None
-    return (
-        f"This GPU (compute capability {ctx.cc}, {arch.architecture}) is supported by drivers "
-        f"up to the R{arch.last_branch} branch only: a newer driver is not an option."
-    )
+    return _(
+        "This GPU (compute capability {cc}, {architecture}) is supported by drivers up to the "
+        "R{branch} branch only: a newer driver is not an option."
+    ).format(cc=ctx.cc, architecture=arch.architecture, branch=arch.last_branch)
 
 
 def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -76,10 +76,14 @@ def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
     floor = None
     if tf is not None and cuda is not None:
         floor, why = ctx.kb.cuda.driver_floor(cuda, os)
-        text = f"TensorFlow {tf} is built with CUDA {cuda}"
         if floor is not None:
-            text += f", which needs a {label} NVIDIA driver >= {floor} ({why})"
-        facts.append(text + ".")
+            text = _(
+                "TensorFlow {tf} is built with CUDA {cuda}, which needs a {system} NVIDIA driver "
+                ">= {floor} ({why})."
+            )
+        else:
+            text = _("TensorFlow {tf} is built with CUDA {cuda}.")
+        facts.append(text.format(tf=tf, cuda=cuda, system=label, floor=floor, why=why))
     if driver is not None:
         facts += _driver_facts(ctx, driver, floor, os)
     limit = _branch_limit(ctx)
@@ -90,9 +94,11 @@ def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
     if floor is not None and driver is not None and driver >= floor:
         return Answer(
             tuple(facts),
-            "Find the other CUDA runtime: `tfenv doctor` shows which libcudart is loaded from "
-            "where; take the newer CUDA toolkit's folder off LD_LIBRARY_PATH (or PATH), or use "
-            "the CUDA wheels of the TensorFlow at hand.",
+            _(
+                "Find the other CUDA runtime: `tfenv doctor` shows which libcudart is loaded "
+                "from where; take the newer CUDA toolkit's folder off LD_LIBRARY_PATH (or PATH), "
+                "or use the CUDA wheels of the TensorFlow at hand."
+            ),
         )
     return Answer(tuple(facts), _fix(ctx, floor, limit is not None))
 

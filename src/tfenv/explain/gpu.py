@@ -105,29 +105,51 @@ def _gpu_fix(ctx: Context, cc: Version) -> Optional[str]:
     res = ctx.solve(target, Request())
     if res.plan is not None:
         plan = res.plan
-        return (
-            f"`tfenv resolve` picks {plan.summary()} for this machine with a GPU of compute "
-            f"capability {cc} (its kernels run {plan.gpu_code or 'on the GPU'})."
-        )
-    ways = "; ".join(res.suggestion_sentences[:2])
-    return f"No official wheel runs on this GPU here. {ways}" if ways else None
+        if plan.gpu_code:
+            template = _(
+                "`tfenv resolve` picks {plan} for this machine with a GPU of compute "
+                "capability {cc} (its kernels run {code})."
+            )
+        else:
+            template = _(
+                "`tfenv resolve` picks {plan} for this machine with a GPU of compute "
+                "capability {cc} (its kernels run on the GPU)."
+            )
+        return template.format(plan=plan.summary(), cc=cc, code=plan.gpu_code)
+    ways = _("; ").join(res.suggestion_sentences[:2])
+    return _("No official wheel runs on this GPU here. {ways}").format(ways=ways) if ways else None
 
 
 def _jit_text(ctx: Context, isa: Version) -> tuple[str, Optional[str]]:
     os = ctx.machine.driver_os if ctx.machine is not None else None
     floor, why = ctx.kb.cuda.jit_floor(isa, os or "linux")
     if floor is None:
-        return why, None
-    return f"PTX ISA {isa} needs an NVIDIA driver >= {floor} to JIT-compile ({why})", str(floor)
+        return _("{text}.").format(text=why.rstrip(".")), None
+    text = _("PTX ISA {isa} needs an NVIDIA driver >= {floor} to JIT-compile ({why}).")
+    return text.format(isa=isa, floor=floor, why=why), str(floor)
 
 
-def _driver_cuda_text(ctx: Context) -> tuple[str, Optional[Version]]:
+def _driver_cuda_fact(ctx: Context, cuda: Version) -> Optional[str]:
+    """What the driver at hand (or the one the text shows) supports, against ``cuda``."""
     driver = ctx.driver
     if driver is None:
-        seen = ctx.hints.driver_cuda
-        return (f"the driver reports CUDA {seen}", seen) if seen else ("", None)
+        top = ctx.hints.driver_cuda
+        if top is None:
+            return None
+        old = (top.major, top.minor) < (cuda.major, cuda.minor)
+        if old:
+            template = _("Here the driver reports CUDA {top}: too old.")
+        else:
+            template = _("Here the driver reports CUDA {top}: new enough.")
+        return template.format(top=top)
     top = ctx.kb.cuda.max_cuda_for_driver(driver)
-    return (f"this machine's driver {driver} supports CUDA {top}", top) if top else ("", None)
+    if top is None:
+        return None
+    if (top.major, top.minor) < (cuda.major, cuda.minor):
+        template = _("Here this machine's driver {driver} supports CUDA {top}: too old.")
+    else:
+        template = _("Here this machine's driver {driver} supports CUDA {top}: new enough.")
+    return template.format(driver=driver, top=top)
 
 
 def _ptx_isa(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -137,33 +159,49 @@ def _ptx_isa(groups: Mapping[str, str], ctx: Context) -> Answer:
     if isa is None:
         return _tf_ptx(ctx)
     cuda = ctx.kb.cuda.ptx_isa.get(isa)
-    facts = [f"The PTX is of ISA {isa}" + (f", which came with CUDA {cuda}." if cuda else ".")]
+    if cuda:
+        facts = [
+            _("The PTX is of ISA {isa}, which came with CUDA {cuda}.").format(isa=isa, cuda=cuda)
+        ]
+    else:
+        facts = [_("The PTX is of ISA {isa}.").format(isa=isa)]
     if have is not None:
         have_cuda = ctx.kb.cuda.ptx_isa.get(have)
-        known = f" (CUDA {have_cuda})" if have_cuda else ""
-        facts.append(
-            f"What read it knows ISA {have}{known}: either the driver's JIT compiler (a driver "
-            f"of CUDA {have_cuda or have}) or a ptxas of that CUDA version is too old; the GPU "
-            "is not the problem."
-        )
-    jit, floor = _jit_text(ctx, isa)
-    facts.append(jit + ".")
-    seen, top = _driver_cuda_text(ctx)
-    if seen and top is not None and cuda is not None:
-        side = "too old" if (top.major, top.minor) < (cuda.major, cuda.minor) else "new enough"
-        facts.append(f"Here {seen}: {side}.")
-    fix = []
-    if floor is not None:
-        fix.append(f"Update the NVIDIA driver to {floor} or newer")
-    nvcc = ctx.kb.and_cuda.wheel("cuda-nvcc", cuda.major) if cuda is not None else None
-    if cuda is not None and nvcc is not None:
-        wheel = lowest_wheel(ctx.kb, nvcc, cuda, ctx.platform)
-        if wheel is not None:
-            fix.append(
-                f"if a ptxas reported it, put a ptxas of CUDA {cuda} or newer first "
-                f"(`pip install '{nvcc}>={wheel}'`)"
+        if have_cuda:
+            template = _(
+                "What read it knows ISA {have} (CUDA {cuda}): either the driver's JIT compiler "
+                "(a driver of CUDA {cuda}) or a ptxas of that CUDA version is too old; the GPU "
+                "is not the problem."
             )
-    return Answer(tuple(facts), "; ".join(fix) + "." if fix else None)
+        else:
+            template = _(
+                "What read it knows ISA {have}: either the driver's JIT compiler (a driver "
+                "of CUDA {have}) or a ptxas of that CUDA version is too old; the GPU "
+                "is not the problem."
+            )
+        facts.append(template.format(have=have, cuda=have_cuda))
+    jit, floor = _jit_text(ctx, isa)
+    facts.append(jit)
+    seen = _driver_cuda_fact(ctx, cuda) if cuda is not None else None
+    if seen:
+        facts.append(seen)
+    nvcc = ctx.kb.and_cuda.wheel("cuda-nvcc", cuda.major) if cuda is not None else None
+    wheel = lowest_wheel(ctx.kb, nvcc, cuda, ctx.platform) if nvcc and cuda else None
+    install = f"`pip install '{nvcc}>={wheel}'`" if wheel is not None else None
+    if floor is not None and install is not None:
+        fix: Optional[str] = _(
+            "Update the NVIDIA driver to {floor} or newer; if a ptxas reported it, put a ptxas "
+            "of CUDA {cuda} or newer first ({install})."
+        )
+    elif floor is not None:
+        fix = _("Update the NVIDIA driver to {floor} or newer.")
+    elif install is not None:
+        fix = _("If a ptxas reported it, put a ptxas of CUDA {cuda} or newer first ({install}).")
+    else:
+        fix = None
+    if fix is not None:
+        fix = fix.format(floor=floor, cuda=cuda, install=install)
+    return Answer(tuple(facts), fix)
 
 
 def _tf_ptx(ctx: Context) -> Answer:
@@ -172,8 +210,10 @@ def _tf_ptx(ctx: Context) -> Answer:
     build = ctx.build()
     rows = [build] if build is not None else [b for b in ctx.kb.builds if _max_isa(b)]
     facts = [
-        "The driver's JIT compiler rejected PTX made by a newer CUDA than the driver "
-        "supports: the driver is too old (not the GPU, not ptxas)."
+        _(
+            "The driver's JIT compiler rejected PTX made by a newer CUDA than the driver "
+            "supports: the driver is too old (not the GPU, not ptxas)."
+        )
     ]
     groups: dict[Version, list[Version]] = {}
     for b in rows:
@@ -186,21 +226,32 @@ def _tf_ptx(ctx: Context) -> Answer:
         floor, why = ctx.kb.cuda.jit_floor(isa, os or "linux")
         if floor is None:
             continue
-        who = f"TensorFlow {ctx.tf}" if build is not None else f"TensorFlow {_span(series)}"
-        facts.append(f"{who} carries PTX ISA {isa}: JIT needs a driver >= {floor} ({why}).")
+        who = str(ctx.tf) if build is not None else _span(series)
+        facts.append(
+            _(
+                "TensorFlow {tf} carries PTX ISA {isa}: JIT needs a driver >= {floor} ({why})."
+            ).format(tf=who, isa=isa, floor=floor, why=why)
+        )
         need = floor
     driver = ctx.driver
     if driver is not None and need is not None and build is not None:
-        verdict = "too old" if driver < need else "new enough"
-        facts.append(f"This machine's driver is {driver}: {verdict}.")
+        if driver < need:
+            verdict = _("This machine's driver is {driver}: too old.")
+        else:
+            verdict = _("This machine's driver is {driver}: new enough.")
+        facts.append(verdict.format(driver=driver))
     if need is None:
         return Answer(tuple(facts))
     if build is not None:
-        return Answer(tuple(facts), f"Update the NVIDIA driver to {need} or newer.")
+        return Answer(
+            tuple(facts), _("Update the NVIDIA driver to {floor} or newer.").format(floor=need)
+        )
     return Answer(
         tuple(facts),
-        f"Update the NVIDIA driver to the floor of your TensorFlow above ({need} or newer runs "
-        "every release's PTX), or use a release whose PTX this driver compiles.",
+        _(
+            "Update the NVIDIA driver to the floor of your TensorFlow above ({floor} or newer "
+            "runs every release's PTX), or use a release whose PTX this driver compiles."
+        ).format(floor=need),
     )
 
 
@@ -218,7 +269,9 @@ def _target_cc(target: str) -> Optional[Version]:
 
 def _span(series: list[Version]) -> str:
     items = sorted(series)
-    return str(items[0]) if len(items) == 1 else f"{items[0]} to {items[-1]}"
+    if len(items) == 1:
+        return str(items[0])
+    return _("{first} to {last}").format(first=items[0], last=items[-1])
 
 
 def _max_isa(build: TfBuild) -> Optional[Version]:
@@ -240,11 +293,13 @@ def _ptx_invalid(groups: Mapping[str, str], ctx: Context) -> Answer:
         ccs = {_target_cc(t) for t in targets} - {None}
         only = ", ".join(str(c) for c in sorted(ccs))  # type: ignore[type-var]
         facts.append(
-            f"TensorFlow {series_list(arch_specific)} carry the MLIR-generated kernels' PTX only "
-            f"for the architecture-specific target {', '.join(targets)}, which no GPU but "
-            f"compute capability {only} can JIT-compile: on GPUs without native code in the "
-            "build (newer ones included) they fail with CUDA_ERROR_INVALID_PTX. Updating the "
-            "driver does not help."
+            _(
+                "TensorFlow {series} carry the MLIR-generated kernels' PTX only for the "
+                "architecture-specific target {targets}, which no GPU but compute capability "
+                "{cc} can JIT-compile: on GPUs without native code in the build (newer ones "
+                "included) they fail with CUDA_ERROR_INVALID_PTX. Updating the driver does not "
+                "help."
+            ).format(series=series_list(arch_specific), targets=", ".join(targets), cc=only)
         )
     return Answer(tuple(facts), _gpu_fix(ctx, cc) if cc is not None else None)
 
@@ -252,8 +307,8 @@ def _ptx_invalid(groups: Mapping[str, str], ctx: Context) -> Answer:
 def xla_search_fact(ctx: Context) -> str:
     xla = ctx.kb.and_cuda.xla
     if xla is None:
-        return "XLA runs the first ptxas it finds (XLA_FLAGS' folder, PATH, CUDA folders)."
-    return xla.summary.rstrip(".") + "."
+        return _("XLA runs the first ptxas it finds (XLA_FLAGS' folder, PATH, CUDA folders).")
+    return _("{text}.").format(text=prose(xla, "summary").rstrip(".。"))
 
 
 def _nvcc_fix(ctx: Context, need: Version) -> str:
@@ -266,20 +321,22 @@ def _nvcc_fix(ctx: Context, need: Version) -> str:
     nvcc = ctx.kb.and_cuda.wheel("cuda-nvcc", major)
     pin = and_cuda_pin(ctx, nvcc) if nvcc is not None else None
     if pin is not None and Version(pin.split("==")[1]) >= need:
-        install = f"`{pip_command(ctx, pin)}` (what TensorFlow {ctx.tf} pins)"
+        install = _("`{command}` (what TensorFlow {tf} pins)").format(
+            command=pip_command(ctx, pin), tf=ctx.tf
+        )
     else:
         floor = need if need.major == major else Version(f"{major}.0")
         wheel = lowest_wheel(ctx.kb, nvcc, floor, ctx.platform) if nvcc is not None else None
         install = (
             f"`pip install '{nvcc}>={wheel}'`"
             if wheel is not None
-            else f"a CUDA {need} or newer toolkit"
+            else _("a CUDA {need} or newer toolkit").format(need=need)
         )
-    return (
-        f"Use a ptxas from CUDA {need} or newer: {install}, and make it the one XLA finds "
+    return _(
+        "Use a ptxas from CUDA {need} or newer: {install}, and make it the one XLA finds "
         "first: remove the older one from PATH (or put the new one's bin folder first), or "
         "point XLA_FLAGS=--xla_gpu_cuda_data_dir at the new CUDA folder."
-    )
+    ).format(need=need, install=install)
 
 
 def _ptxas_arch(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -290,17 +347,27 @@ def _ptxas_arch(groups: Mapping[str, str], ctx: Context) -> Answer:
         return Answer((xla_search_fact(ctx),))
     arch_specific = sm.lower().endswith("a")
     need = ctx.kb.cuda.first_for(cc, arch_specific)
-    target = f"sm_{sm} (compute capability {cc})" if sm else f"Compute capability {cc}"
     facts = []
     if need is not None:
-        facts.append(
-            f"{target} first came with CUDA {need}: the ptxas that "
-            "ran is from an older CUDA. The driver and the GPU are not the problem; XLA falls "
-            "back to the driver's JIT compiler (slow, or it fails where the driver cannot)."
-        )
-    path = groups.get("ptxas_path") or _used_ptxas(ctx)
+        if sm:
+            template = _(
+                "sm_{sm} (compute capability {cc}) first came with CUDA {need}: the ptxas that "
+                "ran is from an older CUDA. The driver and the GPU are not the problem; XLA "
+                "falls back to the driver's JIT compiler (slow, or it fails where the driver "
+                "cannot)."
+            )
+        else:
+            template = _(
+                "Compute capability {cc} first came with CUDA {need}: the ptxas that ran is "
+                "from an older CUDA. The driver and the GPU are not the problem; XLA falls back "
+                "to the driver's JIT compiler (slow, or it fails where the driver cannot)."
+            )
+        facts.append(template.format(sm=sm, cc=cc, need=need))
+    path = groups.get("ptxas_path")
     if path:
-        facts.append(f"The ptxas that ran: {path}.")
+        facts.append(_("The ptxas that ran: {path}.").format(path=path))
+    else:
+        facts += _used_ptxas(ctx)
     facts.append(xla_search_fact(ctx))
     return Answer(tuple(facts), _nvcc_fix(ctx, need) if need is not None else None)
 
@@ -311,13 +378,16 @@ _USED = (
 )
 
 
-def _used_ptxas(ctx: Context) -> Optional[str]:
+def _used_ptxas(ctx: Context) -> list[str]:
+    """The ptxas the text says ran (none: [])."""
     for pattern in _USED:
         m = pattern.search(ctx.text)
         if m is not None:
             path = m.group("p")
-            return path if "/" in path else f"{path} (the first one on PATH)"
-    return None
+            if "/" in path:
+                return [_("The ptxas that ran: {path}.").format(path=path)]
+            return [_("The ptxas that ran: {path} (the first one on PATH).").format(path=path)]
+    return []
 
 
 def _ptxas_old(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -327,14 +397,17 @@ def _ptxas_old(groups: Mapping[str, str], ctx: Context) -> Answer:
     facts = []
     if old is not None and floor is not None:
         facts.append(
-            f"The ptxas XLA found is from CUDA {old.major}.{old.minor} ({old}); XLA needs "
-            f"{floor} or newer."
+            _(
+                "The ptxas XLA found is from CUDA {cuda} ({version}); XLA needs {floor} or newer."
+            ).format(cuda=f"{old.major}.{old.minor}", version=old, floor=floor)
         )
     build = ctx.build()
     xla = ctx.kb.and_cuda.xla
     need = floor or (xla.ptxas_floor if xla is not None else None)  # XLA's floor (and_cuda.yaml)
     if build is not None and build.linux is not None and build.linux.cuda is not None:
-        facts.append(f"TensorFlow {ctx.tf} is built with CUDA {build.linux.cuda}.")
+        facts.append(
+            _("TensorFlow {tf} is built with CUDA {cuda}.").format(tf=ctx.tf, cuda=build.linux.cuda)
+        )
         need = max(need, build.linux.cuda) if need is not None else build.linux.cuda
     facts.append(xla_search_fact(ctx))
     if need is None:
@@ -354,7 +427,11 @@ def _ptxas_missing(groups: Mapping[str, str], ctx: Context) -> Answer:
     if need is None:
         return Answer(tuple(facts))
     if cc is not None:
-        facts.append(f"For compute capability {cc} the ptxas must be from CUDA {need} or newer.")
+        facts.append(
+            _("For compute capability {cc} the ptxas must be from CUDA {need} or newer.").format(
+                cc=cc, need=need
+            )
+        )
     return Answer(tuple(facts), _nvcc_fix(ctx, Version(f"{need.major}.{need.minor}")))
 
 
@@ -366,29 +443,40 @@ def _driver_ptxas(groups: Mapping[str, str], ctx: Context) -> Answer:
         return Answer()
     mm = Version(f"{ptxas.major}.{ptxas.minor}")
     facts = [
-        f"ptxas is from CUDA {ptxas}; the driver supports CUDA {driver_cuda}. XLA then links "
-        "the kernels ptxas compiled without the driver's help, one at a time: compilation is "
-        "slower, the kernels run normally."
+        _(
+            "ptxas is from CUDA {ptxas}; the driver supports CUDA {driver_cuda}. XLA then links "
+            "the kernels ptxas compiled without the driver's help, one at a time: compilation "
+            "is slower, the kernels run normally."
+        ).format(ptxas=ptxas, driver_cuda=driver_cuda)
     ]
     os = ctx.machine.driver_os if ctx.machine is not None else None
     tk = ctx.kb.cuda.toolkit(mm)
     floor = tk.min_driver(os or "linux") if tk is not None else None
-    fixes = []
-    if floor is not None:
-        fixes.append(f"Update the NVIDIA driver to {floor} or newer (CUDA {mm})")
     wheel = ctx.kb.and_cuda.wheel("cuda-nvcc", driver_cuda.major)
     fits = [
         v
         for v in (wheel_versions(ctx.kb, wheel, ctx.platform) if wheel is not None else [])
         if v.major == driver_cuda.major and v.minor <= driver_cuda.minor
     ]
-    if fits:
-        fixes.append(
-            f"or use the ptxas of the driver's CUDA: `pip install '{wheel}=={max(fits)}'`, "
-            "found before any newer one (see where XLA looks)"
+    install = f"`pip install '{wheel}=={max(fits)}'`" if fits else None
+    if floor is not None and install is not None:
+        fix: Optional[str] = _(
+            "Update the NVIDIA driver to {floor} or newer (CUDA {cuda}); or use the ptxas of "
+            "the driver's CUDA: {install}, found before any newer one (see where XLA looks)."
         )
+    elif floor is not None:
+        fix = _("Update the NVIDIA driver to {floor} or newer (CUDA {cuda}).")
+    elif install is not None:
+        fix = _(
+            "Use the ptxas of the driver's CUDA: {install}, found before any newer one (see "
+            "where XLA looks)."
+        )
+    else:
+        fix = None
     facts.append(xla_search_fact(ctx))
-    return Answer(tuple(facts), "; ".join(fixes) + "." if fixes else None)
+    if fix is not None:
+        fix = fix.format(floor=floor, cuda=mm, install=install)
+    return Answer(tuple(facts), fix)
 
 
 def _xla_ptx(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -403,28 +491,47 @@ def _xla_ptx(groups: Mapping[str, str], ctx: Context) -> Answer:
         need = version_or_none(f"{code[0]}.{code[1]}")
     ptx = ctx.kb.cuda.ptx_isa
     facts = []
-    gpu = f"compute capability {cc}" if cc else "this GPU"
     if sm and cc:
-        gpu = f"{sm} ({gpu})"
-    if isa is not None:
-        came = f", which came with CUDA {ptx[isa]}" if isa in ptx else ""
-        facts.append(f"XLA asked LLVM for PTX ISA {isa}{came}, for {gpu}.")
+        gpu = _("{sm} (compute capability {cc})").format(sm=sm, cc=cc)
+    elif cc:
+        gpu = _("compute capability {cc}").format(cc=cc)
     else:
-        facts.append(f"XLA compiled for {gpu}.")
-    if need is not None:
-        came = f" (CUDA {ptx[need]} and later)" if need in ptx else ""
-        facts.append(f"That target needs PTX ISA {need}{came}: LLVM stops the process.")
+        gpu = _("this GPU")
+    if isa is not None and isa in ptx:
+        facts.append(
+            _("XLA asked LLVM for PTX ISA {isa}, which came with CUDA {cuda}, for {gpu}.").format(
+                isa=isa, cuda=ptx[isa], gpu=gpu
+            )
+        )
+    elif isa is not None:
+        facts.append(_("XLA asked LLVM for PTX ISA {isa}, for {gpu}.").format(isa=isa, gpu=gpu))
+    else:
+        facts.append(_("XLA compiled for {gpu}.").format(gpu=gpu))
+    if need is not None and need in ptx:
+        facts.append(
+            _(
+                "That target needs PTX ISA {need} (CUDA {cuda} and later): LLVM stops the process."
+            ).format(need=need, cuda=ptx[need])
+        )
+    elif need is not None:
+        facts.append(
+            _("That target needs PTX ISA {need}: LLVM stops the process.").format(need=need)
+        )
     build, tf = ctx.build(), ctx.tf
     cb = build.linux if build is not None else None
     if tf is not None and cb is not None and cb.cuda is not None:
         facts.append(
-            f"TensorFlow {tf} is built with CUDA {cb.cuda}: its XLA emits PTX of that CUDA's ISA."
+            _(
+                "TensorFlow {tf} is built with CUDA {cuda}: its XLA emits PTX of that CUDA's ISA."
+            ).format(tf=tf, cuda=cb.cuda)
         )
         own = code_for(build, cc) if build is not None and cc is not None else None
         if own is not None and own.verdict != "cannot-load":
             facts.append(
-                f"TensorFlow {tf}'s own kernels run on this GPU {own.text()}: only code XLA "
-                "compiles fails, so a model runs with XLA off."
+                _(
+                    "TensorFlow {tf}'s own kernels run on this GPU {code}: only code XLA "
+                    "compiles fails, so a model runs with XLA off."
+                ).format(tf=tf, code=own.text())
             )
     issue = next((i for i in ctx.kb.known_issues if i.id == "xla-blackwell-ptxas-12-5"), None)
     fix = prose(issue, "action") if issue is not None else None

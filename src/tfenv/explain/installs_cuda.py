@@ -10,6 +10,8 @@ from packaging.version import Version
 from tfenv.explain.common import join, span
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.requirements import Req, parse_req, platform_title
+from tfenv.i18n import _
+from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
     from tfenv.kb.index import CudaWheel
@@ -37,11 +39,15 @@ def cuda_wheel_answer(ctx: Context, req: Req, listed: Optional[list[Version]]) -
     pinned = [v for v in _pinned_by(ctx, req) if not v.is_prerelease]
     facts = []
     if pinned:
-        facts.append(f"tensorflow {span(pinned)} pins {req.text} in its and-cuda extra.")
+        facts.append(
+            _("tensorflow {versions} pins {requirement} in its and-cuda extra.").format(
+                versions=span(pinned), requirement=req.text
+            )
+        )
     fact, elsewhere = _wheel_where(ctx, req, with_wheels, where, listed)
     facts += fact
     if req.name in kb.and_cuda.optional.packages:
-        facts.append(kb.and_cuda.optional.summary)
+        facts.append(prose(kb.and_cuda.optional, "summary"))
         return Answer(tuple(facts), _optional_fix(ctx, req, pinned))
     if elsewhere:
         return Answer(tuple(facts), _not_linux_fix(ctx, where))
@@ -56,37 +62,49 @@ def _wheel_where(
     m = ctx.machine
     platform = m.platform.key if m is not None else None
     placeholders = listed is not None and all(v.is_devrelease for v in listed)
-    places = join([platform_title(p) for p in where])
+    places = join([platform_title(p) for p in where], _("and"))
+    values = {"requirement": req.text, "places": places, "platform": platform_title(platform)}
     if not with_wheels:
-        return [f"{req.text} has no wheels on the package index (only placeholders)."], False
+        text = _("{requirement} has no wheels on the package index (only placeholders).")
+        return [text.format(**values)], False
     if platform is not None and platform not in where:
-        return [
-            f"{req.text} has wheels only for {places}: tensorflow[and-cuda] cannot install on "
-            f"{platform_title(platform)}."
-        ], True
+        text = _(
+            "{requirement} has wheels only for {places}: tensorflow[and-cuda] cannot install on "
+            "{platform}."
+        )
+        return [text.format(**values)], True
     if platform is None and placeholders:
-        return [
-            f"pip lists only placeholder versions: {req.text} has wheels for {places} only, "
+        text = _(
+            "pip lists only placeholder versions: {requirement} has wheels for {places} only, "
             "and pip runs elsewhere."
-        ], True
+        )
+        return [text.format(**values)], True
     if m is not None and m.python is not None and platform is not None:
         py = str(m.python)
         if not any(w.installs(platform, py) for w in with_wheels):
             tags = sorted({t for w in with_wheels for t in w.pythons.get(platform, ())},
                           key=lambda t: Version(t.rstrip("+")))  # fmt: skip
-            return [f"{req.text} has wheels for Python {', '.join(tags)}, not {py}."], False
+            text = _("{requirement} has wheels for Python {pythons}, not {python}.")
+            return [text.format(requirement=req.text, pythons=", ".join(tags), python=py)], False
     return [], False
 
 
 def _optional_fix(ctx: Context, req: Req, pinned: list[Version]) -> str:
     later = _first_without(ctx, req.name, pinned)
-    fix = "Leave TensorRT out: install the pins `tfenv resolve --emit DIR` writes"
-    if pinned:
-        fix += f" (`tfenv resolve --tf {pinned[-1]} --emit DIR` pins the and-cuda wheels "
-        fix += "without it)"
-    if later is not None:
-        fix += f", or use TensorFlow {later} or later, whose and-cuda extra has no TensorRT"
-    return fix + "."
+    if pinned and later is not None:
+        fix = _(
+            "Leave TensorRT out: install the pins `tfenv resolve --emit DIR` writes (`tfenv "
+            "resolve --tf {tf} --emit DIR` pins the and-cuda wheels without it), or use "
+            "TensorFlow {later} or later, whose and-cuda extra has no TensorRT."
+        )
+    elif pinned:
+        fix = _(
+            "Leave TensorRT out: install the pins `tfenv resolve --emit DIR` writes (`tfenv "
+            "resolve --tf {tf} --emit DIR` pins the and-cuda wheels without it)."
+        )
+    else:
+        fix = _("Leave TensorRT out: install the pins `tfenv resolve --emit DIR` writes.")
+    return fix.format(tf=pinned[-1] if pinned else "", later=later)
 
 
 def _not_linux_fix(ctx: Context, where: list[str]) -> str:
@@ -94,17 +112,19 @@ def _not_linux_fix(ctx: Context, where: list[str]) -> str:
 
     m = ctx.machine
     platform = m.platform.key if m is not None else None
-    text = (
-        "Install tensorflow without the [and-cuda] extra here: the CUDA wheels it pins exist "
-        f"for {join([platform_title(p) for p in where])} only"
-    )
+    places = join([platform_title(p) for p in where], _("and"))
     last = windows_gpu_end(ctx.kb)
     if platform in (None, "windows_x86_64") and last is not None:
-        text += (
-            f"; for the GPU on Windows use WSL2 (native-Windows GPU builds ended with "
-            f"TensorFlow {last.series}); macOS has no CUDA build (the Metal plug-in instead)"
-        )
-    return text + "."
+        return _(
+            "Install tensorflow without the [and-cuda] extra here: the CUDA wheels it pins exist "
+            "for {places} only; for the GPU on Windows use WSL2 (native-Windows GPU builds "
+            "ended with TensorFlow {series}); macOS has no CUDA build (the Metal plug-in "
+            "instead)."
+        ).format(places=places, series=last.series)
+    return _(
+        "Install tensorflow without the [and-cuda] extra here: the CUDA wheels it pins exist "
+        "for {places} only."
+    ).format(places=places)
 
 
 def _first_without(ctx: Context, name: str, pinned: list[Version]) -> Optional[Version]:

@@ -20,6 +20,7 @@ from tfenv.explain.common import (
 )
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
+from tfenv.kb.prose import prose
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -162,15 +163,20 @@ def _wants(ctx: Context, kind: str, named: Version) -> list[str]:
     if tf is None or cb is None or have is None:
         return []
     what = "cuDNN" if kind == "cudnn" else "CUDA"
+    values = {"tf": tf, "what": what, "have": have, "major": have.major, "named": named.major}
     if have.major == named.major:
         return [
-            f"TensorFlow {tf} is built with {what} {have}: this is the library it loads; it is "
-            "not installed where the loader looks."
+            _(
+                "TensorFlow {tf} is built with {what} {have}: this is the library it loads; it "
+                "is not installed where the loader looks."
+            ).format(**values)
         ]
     return [
-        f"TensorFlow {tf} is built with {what} {have} and loads {what} {have.major} libraries, "
-        f"not {what} {named.major}: the file named comes from another TensorFlow (an older "
-        "install, another environment) or that TensorFlow is not the one imported."
+        _(
+            "TensorFlow {tf} is built with {what} {have} and loads {what} {major} libraries, "
+            "not {what} {named}: the file named comes from another TensorFlow (an older "
+            "install, another environment) or that TensorFlow is not the one imported."
+        ).format(**values)
     ]
 
 
@@ -179,13 +185,11 @@ def _pip_fix(ctx: Context) -> Optional[str]:
     tf = ctx.tf
     if tf is None or ctx.kb.index.release("tensorflow", tf) is None:
         return None
-    return (
-        f"`{pip_command(ctx, f'tensorflow[and-cuda]=={tf}')}` brings the CUDA libraries "
-        f"TensorFlow {tf} "
-        "was built with (`tfenv resolve --tf "
-        f"{tf} --emit DIR` pins them and writes activate-tfenv.sh, which puts them on the "
+    return _(
+        "`{command}` brings the CUDA libraries TensorFlow {tf} was built with (`tfenv resolve "
+        "--tf {tf} --emit DIR` pins them and writes activate-tfenv.sh, which puts them on the "
         "loader path); `tfenv doctor` shows which library is found where."
-    )
+    ).format(command=pip_command(ctx, f"tensorflow[and-cuda]=={tf}"), tf=tf)
 
 
 def cudnn_version(text: str) -> Optional[Version]:
@@ -208,11 +212,19 @@ def _cudnn_pair(groups: Mapping[str, str], ctx: Context) -> Answer:
     loaded, compiled = cudnn_version(groups["loaded"]), cudnn_version(groups["compiled"])
     if loaded is None or compiled is None:
         return Answer()
-    side = "older than" if loaded < compiled else "not the same major as"
-    facts = [
-        f"cuDNN {loaded} was loaded; this TensorFlow was built with cuDNN {compiled}: the "
-        f"loaded one is {side} the build's (it needs the same major and an equal or newer minor)."
-    ]
+    if loaded < compiled:
+        said = _(
+            "cuDNN {loaded} was loaded; this TensorFlow was built with cuDNN {compiled}: the "
+            "loaded one is older than the build's (it needs the same major and an equal or "
+            "newer minor)."
+        )
+    else:
+        said = _(
+            "cuDNN {loaded} was loaded; this TensorFlow was built with cuDNN {compiled}: the "
+            "loaded one is not the same major as the build's (it needs the same major and an "
+            "equal or newer minor)."
+        )
+    facts = [said.format(loaded=loaded, compiled=compiled)]
     mm = Version(f"{compiled.major}.{compiled.minor}")
     builds = [
         b
@@ -227,18 +239,28 @@ def _cudnn_pair(groups: Mapping[str, str], ctx: Context) -> Answer:
                 major=mm, system="Linux", series=series_list(builds)
             )
         )
-    fix = f"Install cuDNN {compiled.major}.x at {compiled} or newer (same major {compiled.major})"
     cuda = builds[-1].linux.cuda if builds and builds[-1].linux is not None else None
     wheel = ctx.kb.and_cuda.wheel("cudnn", cuda.major) if cuda is not None else None
+    found = None
     if wheel is not None:
         found = lowest_wheel(ctx.kb, wheel, compiled, ctx.platform or "linux_x86_64")
-        if found is not None:
-            fix += f", e.g. `{pip_command(ctx, f'{wheel}=={found}')}`"
-    fix += (
-        ", and make it the first copy on the loader path (`tfenv doctor` shows which copy "
-        "is loaded from where)."
+    if wheel is not None and found is not None:
+        fix = _(
+            "Install cuDNN {major}.x at {compiled} or newer (same major {major}), e.g. "
+            "`{command}`, and make it the first copy on the loader path (`tfenv doctor` shows "
+            "which copy is loaded from where)."
+        )
+        command = pip_command(ctx, f"{wheel}=={found}")
+    else:
+        fix = _(
+            "Install cuDNN {major}.x at {compiled} or newer (same major {major}), and make it "
+            "the first copy on the loader path (`tfenv doctor` shows which copy is loaded from "
+            "where)."
+        )
+        command = ""
+    return Answer(
+        tuple(facts), fix.format(major=compiled.major, compiled=compiled, command=command)
     )
-    return Answer(tuple(facts), fix)
 
 
 def _nvrtc(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -246,38 +268,53 @@ def _nvrtc(groups: Mapping[str, str], ctx: Context) -> Answer:
     if missing.startswith("libcuda"):
         return Answer(
             (
-                f"cuDNN is installed: {lib} itself printed this. What it cannot open is "
-                f"{missing}, the driver library under its unversioned name; the driver installs "
-                "libcuda.so.1, and the unversioned link comes with the driver's development "
-                "files (on WSL2 both live in /usr/lib/wsl/lib).",
+                _(
+                    "cuDNN is installed: {lib} itself printed this. What it cannot open is "
+                    "{missing}, the driver library under its unversioned name; the driver "
+                    "installs libcuda.so.1, and the unversioned link comes with the driver's "
+                    "development files (on WSL2 both live in /usr/lib/wsl/lib)."
+                ).format(lib=lib, missing=missing),
             ),
-            "Make libcuda.so findable: on WSL2 add /usr/lib/wsl/lib to LD_LIBRARY_PATH; "
-            "elsewhere link it next to the driver's libcuda.so.1 (ln -s libcuda.so.1 "
-            "libcuda.so in that folder) or install the driver's development package. "
-            "Reinstalling cuDNN does not help.",
+            _(
+                "Make libcuda.so findable: on WSL2 add /usr/lib/wsl/lib to LD_LIBRARY_PATH; "
+                "elsewhere link it next to the driver's libcuda.so.1 (ln -s libcuda.so.1 "
+                "libcuda.so in that folder) or install the driver's development package. "
+                "Reinstalling cuDNN does not help."
+            ),
         )
-    facts = [f"{lib} (cuDNN) is installed and loaded; it cannot open {missing or 'libnvrtc.so'}."]
+    facts = [
+        _("{lib} (cuDNN) is installed and loaded; it cannot open {missing}.").format(
+            lib=lib, missing=missing or "libnvrtc.so"
+        )
+    ]
     pin = None
     build = ctx.build()
     if build is not None and build.linux is not None and build.linux.cuda is not None:
         nvrtc = ctx.kb.and_cuda.wheel("cuda-nvrtc", build.linux.cuda.major)
         pin = and_cuda_pin(ctx, nvrtc) if nvrtc is not None else None
-    fix = (
-        "Install NVRTC's development files (the toolkit's cuda-nvrtc-dev package, or the CUDA "
-        "-devel container image instead of -runtime), or link libnvrtc.so to the versioned "
-        "file in its folder (ln -s libnvrtc.so.12 libnvrtc.so)."
-    )
     if pin is not None:
-        fix += f" For pip: `{pip_command(ctx, pin)}` (what TensorFlow {ctx.tf} pins) and the link."
-    fix += " Reinstalling cuDNN does not help."
+        fix = _(
+            "Install NVRTC's development files (the toolkit's cuda-nvrtc-dev package, or the "
+            "CUDA -devel container image instead of -runtime), or link libnvrtc.so to the "
+            "versioned file in its folder (ln -s libnvrtc.so.12 libnvrtc.so). For pip: "
+            "`{command}` (what TensorFlow {tf} pins) and the link. Reinstalling cuDNN does not "
+            "help."
+        ).format(command=pip_command(ctx, pin), tf=ctx.tf)
+    else:
+        fix = _(
+            "Install NVRTC's development files (the toolkit's cuda-nvrtc-dev package, or the "
+            "CUDA -devel container image instead of -runtime), or link libnvrtc.so to the "
+            "versioned file in its folder (ln -s libnvrtc.so.12 libnvrtc.so). Reinstalling "
+            "cuDNN does not help."
+        )
     return Answer(tuple(facts), fix)
 
 
 def _glibc(groups: Mapping[str, str], ctx: Context) -> Answer:
-    facts = [f"The wheel needs glibc {groups['glibc']} or newer."]
+    facts = [_("The wheel needs glibc {glibc} or newer.").format(glibc=groups["glibc"])]
     m = ctx.machine
     if m is not None and m.glibc is not None:
-        facts.append(f"This machine has glibc {m.glibc}.")
+        facts.append(_("This machine has glibc {glibc}.").format(glibc=m.glibc))
     return Answer(tuple(facts))
 
 
@@ -294,7 +331,7 @@ def _zlib(groups: Mapping[str, str], ctx: Context) -> Answer:
     where = manual.zlib_provenance
     facts = [
         _("{note} (source: {source}, read {retrieved})").format(
-            note=manual.zlib_note, source=where.sources[0], retrieved=where.retrieved
+            note=prose(manual, "zlib_note"), source=where.sources[0], retrieved=where.retrieved
         )
     ]
     loaded = _LOADED_CUDNN.search(ctx.text)

@@ -31,22 +31,28 @@ def _kernel_module(groups: Mapping[str, str], ctx: Context) -> Answer:
     kernel = groups.get("kernel_v") or _first(_KERNEL, ctx.text) or _first(_MODULE, ctx.text)
     u = nvidia_driver(user) if user else None
     k = nvidia_driver(kernel) if kernel else None
-    if u is not None and k is not None:
-        side = "older" if k < u else "newer"
-        text = (
-            f"The loaded NVIDIA kernel module is {k}, the user-space driver library (libcuda, "
-            f"NVML) is {u}: the kernel module is {side}. They come from two driver installs"
+    if u is not None and k is not None and k < u:
+        text = _(
+            "The loaded NVIDIA kernel module is {kernel}, the user-space driver library "
+            "(libcuda, NVML) is {user}: the kernel module is older. They come from two driver "
+            "installs, typically a driver update without a reboot. CUDA then finds no usable "
+            "GPU, whatever TensorFlow, CUDA or cuDNN is installed."
+        )
+    elif u is not None and k is not None:
+        text = _(
+            "The loaded NVIDIA kernel module is {kernel}, the user-space driver library "
+            "(libcuda, NVML) is {user}: the kernel module is newer. They come from two driver "
+            "installs, typically a driver update without a reboot. CUDA then finds no usable "
+            "GPU, whatever TensorFlow, CUDA or cuDNN is installed."
         )
     else:
-        text = (
+        text = _(
             "The loaded NVIDIA kernel module and the user-space driver library (libcuda, NVML) "
-            "are of different versions: they come from two driver installs"
+            "are of different versions: they come from two driver installs, typically a driver "
+            "update without a reboot. CUDA then finds no usable GPU, whatever TensorFlow, CUDA "
+            "or cuDNN is installed."
         )
-    facts = [
-        text + ", typically a driver update without a reboot. CUDA then finds no usable GPU, "
-        "whatever TensorFlow, CUDA or cuDNN is installed."
-    ]
-    return Answer(tuple(facts))
+    return Answer((text.format(kernel=k, user=u),))
 
 
 def _first(pattern: re.Pattern[str], text: str) -> str:
@@ -202,23 +208,22 @@ def _windows_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
     if m is not None and not m.system.is_windows:
         return Answer(
             (
-                f"This machine is {m.system.title}: run `tfenv doctor --import` there; it names "
-                "the library, driver or build that keeps TensorFlow off the GPU.",
+                _(
+                    "This machine is {system}: run `tfenv doctor --import` there; it names "
+                    "the library, driver or build that keeps TensorFlow off the GPU."
+                ).format(system=m.system.title),
             )
         )
     facts, fix = windows_facts(ctx)
-    if m is None:
-        facts = (
-            [f"On native Windows: {facts[0][0].lower()}{facts[0][1:]}", *facts[1:]] if facts else []
-        )
     tf = ctx.tf
     if m is not None and m.python is not None and tf is not None:
         release = ctx.kb.index.release("tensorflow", tf)
         ws = release.wheelset("windows_x86_64") if release is not None else None
         if ws is not None and not ws.serves(str(m.python)):
             facts.append(
-                f"TensorFlow {tf} has Windows wheels for Python {', '.join(ws.pythons)}, "
-                f"not {m.python}."
+                _("TensorFlow {tf} has Windows wheels for Python {pythons}, not {python}.").format(
+                    tf=tf, pythons=", ".join(ws.pythons), python=m.python
+                )
             )
     return Answer(tuple(facts), fix if ctx.tf is not None else None)
 

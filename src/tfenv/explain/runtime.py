@@ -54,7 +54,7 @@ def _constraint_fact(tf: Version, python: str, c: RuntimeConstraint) -> str:
         declared=declared,
         excluded=excluded(c.package, c.requirement),
         error=c.error.rstrip("."),
-        evidence=c.evidence,
+        evidence=c.evidence_text(),
         sources="; ".join(c.sources),
     )
 

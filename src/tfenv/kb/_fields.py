@@ -47,7 +47,12 @@ class Provenance:
     retrieved: str
 
     def cite(self) -> str:
-        return f"{'; '.join(self.sources)} (read {self.retrieved})"
+        """The sources and the date they were read, in the output's language."""
+        from tfenv.i18n import _
+
+        return _("{sources} (read {date})").format(
+            sources="; ".join(self.sources), date=self.retrieved
+        )
 
 
 class Node:

@@ -43,6 +43,7 @@ from tfenv.kb._fields import Node
 __all__ = [
     "SOURCE_KEYS",
     "TRANSLATED_LANGUAGES",
+    "Translated",
     "Translations",
     "choice",
     "fact",
@@ -51,6 +52,7 @@ __all__ = [
     "opt_choice",
     "opt_record",
     "read_record",
+    "read_translations",
     "record",
     "record_keys",
     "records",
@@ -154,6 +156,12 @@ def translated(*names: str) -> Any:
     return field(
         default_factory=lambda: Translations(names), compare=False, repr=False, metadata=meta
     )
+
+
+def read_translations(node: Node, names: tuple[str, ...]) -> Translations:
+    """The translations under ``node``'s language keys (``zh:``) of its fields ``names``: for
+    a record read by hand rather than through :func:`translated` (the same checks)."""
+    return _read_translations(node, names)
 
 
 def _read_translations(node: Node, names: tuple[str, ...]) -> Translations:

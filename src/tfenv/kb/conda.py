@@ -56,6 +56,7 @@ class VirtualCuda:
     override_env: str = fact()
     libcuda_search: tuple[str, ...] = fact(Node.texts)
     provenance: Provenance = sourced()
+    translations: Translations = translated("meaning")
 
 
 @dataclass(frozen=True)

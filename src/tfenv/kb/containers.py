@@ -111,6 +111,7 @@ class OfficialRelease:
     require_cuda_status: Status = fact(_status)
     provenance: Provenance = sourced()
     note: Optional[str] = fact(Node.opt_text, default=None)
+    translations: Translations = translated("note")
 
     def covers(self, version: Version) -> bool:
         return self.versions.contains(version, prereleases=True)

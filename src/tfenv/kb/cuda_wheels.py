@@ -27,7 +27,15 @@ from packaging.version import Version
 from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import fact, opt_record, read_record, record, sourced
+from tfenv.kb._schema import (
+    Translations,
+    fact,
+    opt_record,
+    read_record,
+    record,
+    sourced,
+    translated,
+)
 from tfenv.models.choices import CUDA_LIBS
 
 if TYPE_CHECKING:
@@ -92,6 +100,7 @@ class PackageSet:
     packages: frozenset[str] = fact(_names)
     summary: str = fact()
     provenance: Provenance = sourced()
+    translations: Translations = translated("summary")
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,7 @@ class XlaSearch:
     libdevice: tuple[str, ...] = fact(_places)
     summary: str = fact()
     provenance: Provenance = sourced()
+    translations: Translations = translated("summary")
 
     def places(self, tool: Literal["ptxas", "libdevice"], tf: Optional[Version]) -> tuple[str, ...]:
         """The places ``tf`` looks for ``tool``, in order (every place when ``tf`` is None)."""

@@ -25,9 +25,19 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import fact, given, opt_choice, read_record, sourced, text_list
+from tfenv.kb._schema import (
+    Translations,
+    fact,
+    given,
+    opt_choice,
+    read_record,
+    sourced,
+    text_list,
+    translated,
+)
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -110,6 +120,7 @@ class AmbiguousAlias:
     candidates: tuple[str, ...] = fact(Node.texts)
     note: str = fact(lambda n: n.opt_text() or "", missing="")
     provenance: Provenance = sourced()
+    translations: Translations = translated("note")
 
 
 class GpuCatalog:
@@ -168,24 +179,49 @@ class GpuCatalog:
         if found and len({m.compute_capability for m in found}) == 1:
             return found[0]
         if found:
-            listed = "; ".join(
-                f"{m.name} (compute capability {m.compute_capability})" for m in found
+            from tfenv.kb.prose import prose
+
+            listed = _("; ").join(
+                _("{name} (compute capability {cc})").format(name=m.name, cc=m.compute_capability)
+                for m in found
             )
             declared = self._ambiguous.get(normalize_name(name))
-            why = f" {declared.note}" if declared is not None else ""
-            raise UsageError(
-                f"The GPU name {name!r} is ambiguous: it can mean {listed}.{why} "
-                "Pass the exact name nvidia-smi prints, or give the compute capability "
-                f"with --cc (for example --cc {found[0].compute_capability})."
-            )
+            values = {"name": repr(name), "listed": listed, "cc": found[0].compute_capability}
+            if declared is not None and declared.note:
+                template = _(
+                    "The GPU name {name} is ambiguous: it can mean {listed}. {note} Pass the exact "
+                    "name nvidia-smi prints, or give the compute capability with --cc (for "
+                    "example --cc {cc})."
+                )
+                values["note"] = prose(declared, "note")
+            else:
+                template = _(
+                    "The GPU name {name} is ambiguous: it can mean {listed}. Pass the exact name "
+                    "nvidia-smi prints, or give the compute capability with --cc (for example "
+                    "--cc {cc})."
+                )
+            raise UsageError(template.format(**values))
         suggestions = self.suggest(name)
-        hint = f" Did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
-        raise UsageError(
-            f"Unknown GPU {name!r}: it is not in tfenv's list of {len(self.models)} NVIDIA "
-            f"models.{hint} If the card is right, give its compute capability with --cc "
-            "as well (nvidia-smi --query-gpu=compute_cap --format=csv prints it); "
-            "'tfenv refresh --gpus README.md' adds the products of a newer NVIDIA driver."
-        )
+        values = {
+            "name": repr(name),
+            "count": len(self.models),
+            "names": ", ".join(map(repr, suggestions)),
+        }
+        if suggestions:
+            template = _(
+                "Unknown GPU {name}: it is not in tfenv's list of {count} NVIDIA models. Did you "
+                "mean {names}? If the card is right, give its compute capability with --cc as "
+                "well (nvidia-smi --query-gpu=compute_cap --format=csv prints it); 'tfenv "
+                "refresh --gpus README.md' adds the products of a newer NVIDIA driver."
+            )
+        else:
+            template = _(
+                "Unknown GPU {name}: it is not in tfenv's list of {count} NVIDIA models. If the "
+                "card is right, give its compute capability with --cc as well (nvidia-smi "
+                "--query-gpu=compute_cap --format=csv prints it); 'tfenv refresh --gpus "
+                "README.md' adds the products of a newer NVIDIA driver."
+            )
+        raise UsageError(template.format(**values))
 
     def suggest(self, name: str, limit: int = 3) -> tuple[str, ...]:
         """Up to ``limit`` close known names or aliases, as a user would type them."""

@@ -15,7 +15,16 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
-from tfenv.kb._schema import choice, fact, read_record, record, sourced, text_list
+from tfenv.kb._schema import (
+    Translations,
+    choice,
+    fact,
+    read_record,
+    record,
+    sourced,
+    text_list,
+    translated,
+)
 from tfenv.models.choices import ROUTE_KINDS
 from tfenv.models.platform import PLATFORM_KEYS
 
@@ -123,6 +132,7 @@ class InstallRoute:
     route: str = fact(choice(*sorted(ROUTE_KINDS)))
     summary: str = fact()
     provenance: Provenance = sourced()
+    translations: Translations = translated("summary")
 
     def matches(self, version: Union[Version, str], target: str) -> bool:
         v = version if isinstance(version, Version) else Version(version)

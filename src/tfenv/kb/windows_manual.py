@@ -4,7 +4,7 @@ redistributable, zlibwapi.dll, the JIT cache folder and the final check."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -13,6 +13,12 @@ from packaging.version import Version
 
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
+from tfenv.kb._schema import (
+    TRANSLATED_LANGUAGES,
+    Translated,
+    Translations,
+    read_translations,
+)
 
 __all__ = [
     "WINDOWS_MANUAL_FILE",
@@ -26,6 +32,8 @@ __all__ = [
 
 WINDOWS_MANUAL_FILE = "nvidia/windows_manual.yaml"
 TOOLKIT_ROOT = "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA"
+#: the prose fields of WindowsManual (translated beside the English: kb.prose)
+_PROSE = ("zlib_note", "cudnn_compat_note")
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,10 @@ class WindowsManual:
     jit_cache_windows: str
     jit_cache_linux: str
     verify: tuple[str, ...]
+    # the notes' Chinese (each section's ``zh: {note: ...}``), read with kb.prose.prose
+    translations: Translations = field(
+        default_factory=lambda: Translations(_PROSE), compare=False, repr=False
+    )
 
     def installer(self, cuda: Optional[Version]) -> Optional[CudaInstaller]:
         """The installer of ``cuda``'s series (None: not recorded)."""
@@ -224,8 +236,8 @@ def parse(root: Node) -> WindowsManual:
     redist = root.get("redist").only(
         "name", "provides", "url", "needed_from", "source", "retrieved"
     )
-    zlib = root.get("zlib").only("dll", "cudnn", "note", "source", "retrieved")
-    compat = root.get("cudnn_minor_compat").only("note", "source", "retrieved")
+    zlib = root.get("zlib").only("dll", "cudnn", "note", "source", "retrieved", "zh")
+    compat = root.get("cudnn_minor_compat").only("note", "source", "retrieved", "zh")
     layout = root.get("layout").only(
         "toolkit_root", "path_entries", "cudnn_apart", "source", "retrieved"
     )
@@ -268,7 +280,20 @@ def parse(root: Node) -> WindowsManual:
         jit_cache_windows=jit.get("windows").text(),
         jit_cache_linux=jit.get("linux").text(),
         verify=verify,
+        translations=_notes_translated(zlib, compat),
     )
+
+
+def _notes_translated(zlib: Node, compat: Node) -> Translations:
+    """The translations of the two notes, read from their sections' ``zh:``."""
+    texts: dict[str, dict[str, Translated]] = {language: {} for language in TRANSLATED_LANGUAGES}
+    for name, section in zip(_PROSE, (zlib, compat)):
+        found = read_translations(section, ("note",))
+        for language in TRANSLATED_LANGUAGES:
+            text = found.get(language, "note")
+            if text is not None:
+                texts[language][name] = text
+    return Translations(_PROSE, {k: v for k, v in texts.items() if v})
 
 
 def load(root: Optional[Path] = None) -> WindowsManual:

@@ -85,7 +85,7 @@ def _own_build(where: Where, opt: TfOption) -> tuple[str, ...]:
     if not found:
         return ()
     record = found[0]
-    summary = record.summary.rstrip(".")
+    summary = prose(record, "summary").rstrip(".\u3002")
     source = record.provenance.sources[0]
     out = [
         _("{package} {version}: {summary} (source: {source}).").format(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.i18n import N_, _
+from tfenv.kb.prose import prose
 from tfenv.models.platform import system
 from tfenv.shells import command
 
@@ -82,7 +83,7 @@ def windows_steps(
     if manual.needs_zlib(cudnn):
         steps.append(
             _("Put {dll} on PATH (next to cuDNN's DLLs): {note}").format(
-                dll=manual.zlib_dll, note=manual.zlib_note
+                dll=manual.zlib_dll, note=prose(manual, "zlib_note")
             )
         )
     steps.append(_install_step(manual, tf, python))

@@ -25,6 +25,7 @@ from packaging.version import Version
 
 from tfenv import rules
 from tfenv.i18n import _, language
+from tfenv.kb.prose import opt_prose
 from tfenv.models.require_cuda import HostFacts, RequireCuda, Verdict, evaluate
 from tfenv.rules.model import TfCandidate
 
@@ -193,7 +194,7 @@ def _refusal(image: str, rec: OfficialRelease, build: Optional[CudaBuild], versi
     if rec.status == "unknown":
         return _(
             "The official image {image} is not used: what it carries is not known ({note})"
-        ).format(image=image, note=rec.note)
+        ).format(image=image, note=opt_prose(rec, "note"))
     why = mismatch(rec.cuda, rec.cudnn, build, version)
     return _("The official image {image} does not work: {why} ({status}; {sources})").format(
         image=image, why=why, status=rec.status, sources="; ".join(rec.provenance.sources)
