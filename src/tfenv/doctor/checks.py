@@ -89,7 +89,7 @@ def profile_of(kb: KnowledgeBase, target: Target, python: Optional[str]) -> Host
 
     gpus: tuple[GpuInfo, ...] = ()
     if target.cc is not None:
-        name = target.gpu_name or f"a GPU of compute capability {target.cc}"
+        name = target.gpu_name or _("a GPU of compute capability {cc}").format(cc=target.cc)
         gpus = (GpuInfo(0, name, target.cc, "given"),)
     py = Version(python) if python else (target.python or Version("3"))
     driver = target.driver
@@ -140,13 +140,19 @@ def diagnose(inp: Inputs) -> list[Finding]:
 
 
 def _machine_finding(host: HostProfile) -> Finding:
-    gpus = "; ".join(f"{g.name} (compute capability {g.compute_capability})" for g in host.gpus)
-    driver = f", driver {host.driver}" if host.driver else ""
+    gpus = _("; ").join(
+        _("{name} (compute capability {cc})").format(name=g.name, cc=g.compute_capability)
+        for g in host.gpus
+    )
+    if host.driver:
+        title = _("Checked for the machine given: {os} {arch}, {value}, driver {driver}")
+    else:
+        title = _("Checked for the machine given: {os} {arch}, {value}")
     return Finding(
         "machine",
         "ok",
-        _("Checked for the machine given: {os} {arch}, {value}{driver}").format(
-            os=host.os, arch=host.arch, value=gpus or "no NVIDIA GPU", driver=driver
+        title.format(
+            os=host.os, arch=host.arch, value=gpus or _("no NVIDIA GPU"), driver=host.driver
         ),
         _(
             "The pin, library, driver and GPU checks are for that machine; the libraries "
@@ -190,11 +196,15 @@ def _tf_finding(
         )
     if not host.has_gpu:
         return Finding("tensorflow", "ok", _("{label}: runs on the CPU here").format(label=label))
-    where = platform or f"{host.os}/{host.arch}, a machine TensorFlow publishes no wheels for"
+    where = platform or _("{os}/{arch}, a machine TensorFlow publishes no wheels for").format(
+        os=host.os, arch=host.arch
+    )
     fix = (
-        "use WSL2 and " + command(["pip", "install", "tensorflow[and-cuda]"], "posix")
+        _("use WSL2 and {command}").format(
+            command=command(["pip", "install", "tensorflow[and-cuda]"], "posix")
+        )
         if system(host.os).is_windows
-        else "pip install tensorflow (not a -cpu package)"
+        else _("pip install tensorflow (not a -cpu package)")
     )
     return Finding(
         "tensorflow",

@@ -123,10 +123,10 @@ def check_ptxas(
             ),
             _first_fix(found, place, wheel)
             if wheel is not None
-            else (
-                f"put a ptxas of CUDA {need[1]} or newer first (the nvidia-cuda-nvcc wheel your "
+            else _(
+                "put a ptxas of CUDA {need} or newer first (the nvidia-cuda-nvcc wheel your "
                 "TensorFlow pins), or remove this one from PATH"
-            ),
+            ).format(need=need[1]),
         )
     if wheel is not None and found != wheel:
         mine = ptxas_version(wheel)
@@ -172,13 +172,17 @@ def _order(search: Search) -> str:
 
 def _first_fix(found: Path, place: str, wheel: Path) -> str:
     if place == "path":
-        return (
-            f"remove {found.parent} from PATH, or put {wheel.parent} first on PATH "
-            "(activate-tfenv.sh from `tfenv resolve --emit` does)"
-        )
+        return _(
+            "remove {found} from PATH, or put {wheel} first on PATH (activate-tfenv.sh from "
+            "`tfenv resolve --emit` does)"
+        ).format(found=found.parent, wheel=wheel.parent)
     if place == "xla_flags":
-        return f"point XLA_FLAGS=--xla_gpu_cuda_data_dir at {wheel.parent.parent}"
-    return f"put {wheel.parent} first on PATH (activate-tfenv.sh from `tfenv resolve --emit` does)"
+        return _("point XLA_FLAGS=--xla_gpu_cuda_data_dir at {folder}").format(
+            folder=wheel.parent.parent
+        )
+    return _(
+        "put {wheel} first on PATH (activate-tfenv.sh from `tfenv resolve --emit` does)"
+    ).format(wheel=wheel.parent)
 
 
 def _first_ptxas(
