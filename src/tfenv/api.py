@@ -173,12 +173,12 @@ def _no_gpu_given(m: MachineArgs, facts: dict[str, Any]) -> Optional[str]:
     if facts.get("cc") is not None or m.no_gpu or facts.get("os") == "macos":
         return None
     if m.host_file is not None:
-        return (
+        return _(
             "The host file lists no NVIDIA GPU, so this is a CPU plan; for a GPU plan give "
             "--gpu NAME (or --cc X.Y) and --driver."
         )
     if m.describes_another_machine:
-        return (
+        return _(
             "No GPU was given (--os, --arch and --host turn detection off), so this is a CPU "
             "plan; for a GPU plan give --gpu NAME (or --cc X.Y) and --driver."
         )

@@ -79,12 +79,12 @@ class CondaPipRoute(Route):
                 pip_install(*pip, shell=shell),
             ),
         )
-        reasons = (_WINDOWS_PATH,) if target.system.is_windows else ()
+        reasons = (_(_WINDOWS_PATH),) if target.system.is_windows else ()
         return Delivery(choice.python, cuda, cudnn, packages, reasons=reasons)
 
 
 #: where conda puts the toolkit's DLLs on Windows, and why nothing is set by hand
-_WINDOWS_PATH = (
+_WINDOWS_PATH = N_(
     "On Windows conda puts cudatoolkit's and cuDNN's DLLs in %CONDA_PREFIX%\\Library\\bin, "
     "which conda activate puts on PATH (conda/conda conda/activate.py, _get_path_dirs): run "
     "Python from the activated environment (the Anaconda Prompt, or PowerShell after conda "
