@@ -107,7 +107,7 @@ def explain(
     """
     from tfenv.specs import refuse_huge_numbers
 
-    refuse_huge_numbers(text, "The error text")
+    refuse_huge_numbers(text, _("The error text"))
     if entries is None:
         entries = kb.errors
     if target is None and host is not None:
