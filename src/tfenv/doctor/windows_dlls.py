@@ -23,7 +23,7 @@ from packaging.version import Version
 
 from tfenv.doctor.findings import Finding
 from tfenv.i18n import _
-from tfenv.kb.prose import prose
+from tfenv.kb.prose import prose, status_text
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -133,7 +133,7 @@ def _missing(
 ) -> Finding:
     manual = kb.windows_manual
     gone = [n for n, where in found.items() if where is None]
-    basis = f"({dlls.status}: {dlls.provenance.cite()})"
+    basis = f"({status_text(dlls.status)}: {dlls.provenance.cite()})"
     if not gone:
         where = sorted({w for w in found.values() if w is not None})
         return Finding(

@@ -11,7 +11,8 @@ from packaging.version import Version
 from tfenv.explain.common import nvidia_driver
 from tfenv.explain.context import Answer, Context
 from tfenv.explain.libraries import windows_facts
-from tfenv.i18n import N_, _
+from tfenv.i18n import _
+from tfenv.kb.prose import status_text
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -83,7 +84,9 @@ def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
                 _(
                     "{have}; TensorFlow {tf} pairs with tensorflow-metal {metal} "
                     "({status}): pip install 'tensorflow-metal=={metal}'."
-                ).format(have=have, tf=tf, metal=plugin.version, status=_status(plugin.pair.status))
+                ).format(
+                    have=have, tf=tf, metal=plugin.version, status=status_text(plugin.pair.status)
+                )
             )
         elif pair is not None:
             facts.append(
@@ -96,7 +99,7 @@ def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
                     tf=tf,
                     metal=pair.metal,
                     package=pair.package,
-                    status=_status(pair.status),
+                    status=status_text(pair.status),
                 )
             )
         else:
@@ -114,7 +117,10 @@ def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
                 "Newest pair: pip install 'tensorflow=={tf}' 'tensorflow-metal=={metal}' "
                 "(Python {pythons}; {status})."
             ).format(
-                tf=version, metal=best.version, pythons=pythons, status=_status(best.pair.status)
+                tf=version,
+                metal=best.version,
+                pythons=pythons,
+                status=status_text(best.pair.status),
             )
         )
     facts.append(
@@ -177,15 +183,6 @@ def _symbol_facts(text: str) -> list[str]:
     ]
 
 
-#: a pairing's status as the sentences name it
-_STATUS = {"established": N_("established"), "inferred": N_("inferred")}
-
-
-def _status(status: str) -> str:
-    found = _STATUS.get(status)
-    return _(found) if found is not None else status
-
-
 def _pairs(kb: KnowledgeBase) -> str:
     """One plug-in per TensorFlow range: Apple's own pairing first, then the newest."""
     best: dict[str, MetalPair] = {}
@@ -197,7 +194,7 @@ def _pairs(kb: KnowledgeBase) -> str:
     out = []
     for pair in sorted(best.values(), key=lambda p: p.metal, reverse=True):
         extra = "" if pair.package == "tensorflow" else f", {pair.package}"
-        extra += "" if pair.status == "established" else f", {_status(pair.status)}"
+        extra += "" if pair.status == "established" else f", {status_text(pair.status)}"
         out.append(f"TensorFlow {pair.tensorflow_text}: {pair.metal}{extra}")
     return _("; ").join(out)
 

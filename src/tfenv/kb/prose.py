@@ -13,7 +13,7 @@ from typing import Optional, Protocol
 
 from tfenv.kb._schema import Translations
 
-__all__ = ["opt_prose", "prose", "prose_texts"]
+__all__ = ["opt_prose", "prose", "prose_texts", "status_text"]
 
 
 class _Translated(Protocol):
@@ -40,6 +40,15 @@ def opt_prose(record: _Translated, name: str, language: Optional[str] = None) ->
         return english
     found = record.translations.get(language, name)
     return found if isinstance(found, str) and found else english
+
+
+def status_text(status: str) -> str:
+    """A record's ``status`` (established, inferred, unknown) in the output's language."""
+    from tfenv.i18n import N_, _
+
+    words = {"established": N_("established"), "inferred": N_("inferred"), "unknown": N_("unknown")}
+    word = words.get(status)
+    return _(word) if word is not None else status
 
 
 def prose_texts(record: _Translated, name: str, language: Optional[str] = None) -> tuple[str, ...]:

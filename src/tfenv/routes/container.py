@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _
+from tfenv.kb.prose import status_text
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 
 # The image choice (tfenv.rules.container_images) is imported where it is used: this
@@ -221,13 +222,17 @@ def _reasons(
             image=image.image,
             which=which,
             version=opt.version,
-            status=image.status,
+            status=status_text(image.status),
             source=image.source,
         ),
         *image.why,
     ]
     if image.cuda is None:
-        out.append(_("CUDA inside the image: not recorded ({status}).").format(status=image.status))
+        out.append(
+            _("CUDA inside the image: not recorded ({status}).").format(
+                status=status_text(image.status)
+            )
+        )
     else:
         out.append(
             _("CUDA {cuda} and cuDNN {cudnn} inside the image.").format(
@@ -247,7 +252,11 @@ def _ngc_notes(kb: KnowledgeBase, image: ContainerImage) -> list[str]:
     last = kb.containers.ngc_last
     if last.release is None:
         return []
-    values = {"release": last.release, "status": last.status, "source": last.provenance.sources[0]}
+    values = {
+        "release": last.release,
+        "status": status_text(last.status),
+        "source": last.provenance.sources[0],
+    }
     if last.notice:
         return [
             _(
@@ -318,7 +327,7 @@ def _warnings(kb: KnowledgeBase, target: Target, image: ContainerImage) -> tuple
             _(
                 "The driver {image} requires is not known from NVIDIA's release notes "
                 "({status}): check them before relying on an older driver."
-            ).format(image=image.image, status=image.status)
+            ).format(image=image.image, status=status_text(image.status))
         )
     if target.system.is_wsl2:
         out.append(
@@ -435,7 +444,7 @@ def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
             image=rel.image,
             tf=tf,
             cuda=rel.cuda,
-            status=rel.status,
+            status=status_text(rel.status),
             cc=target.cc,
             how=how,
             release=rel.tensorflow,

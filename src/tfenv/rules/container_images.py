@@ -25,7 +25,7 @@ from packaging.version import Version
 
 from tfenv import rules
 from tfenv.i18n import _, language
-from tfenv.kb.prose import opt_prose
+from tfenv.kb.prose import opt_prose, status_text
 from tfenv.models.require_cuda import HostFacts, RequireCuda, Verdict, evaluate
 from tfenv.rules.model import TfCandidate
 
@@ -197,7 +197,10 @@ def _refusal(image: str, rec: OfficialRelease, build: Optional[CudaBuild], versi
         ).format(image=image, note=opt_prose(rec, "note"))
     why = mismatch(rec.cuda, rec.cudnn, build, version)
     return _("The official image {image} does not work: {why} ({status}; {sources})").format(
-        image=image, why=why, status=rec.status, sources="; ".join(rec.provenance.sources)
+        image=image,
+        why=why,
+        status=status_text(rec.status),
+        sources="; ".join(rec.provenance.sources),
     )
 
 
