@@ -217,7 +217,7 @@ def _no_plan_flags(args: argparse.Namespace) -> None:
             ("--allow-cpu", args.allow_cpu),
             ("--pre", args.pre),
             ("--cuda-libs", args.cuda_libs != "build"),
-            ("the machine flags", given_machine(args) is not None),
+            (_("the machine flags"), given_machine(args) is not None),
         )
         if on
     ]

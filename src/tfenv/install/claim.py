@@ -97,7 +97,9 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
         exists = folder.exists()
         is_dir = folder.is_dir()
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{folder}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("{folder}: {why}.").format(folder=folder, why=describe_oserror(exc))
+        ) from None
     if not exists and not is_link:
         return Claim(folder, "new", keep_failed)
     if is_link or not is_dir:
@@ -110,10 +112,12 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
     try:
         entries = os.listdir(folder)
     except OSError as exc:
-        raise UsageError(f"{folder}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("{folder}: {why}.").format(folder=folder, why=describe_oserror(exc))
+        ) from None
     ours = (folder / MARKER).is_file()
     if not force:
-        what = "an environment tfenv created" if ours else "a folder"
+        what = _("an environment tfenv created") if ours else _("a folder")
         raise UsageError(
             _(
                 "{folder} already exists ({what}); tfenv install does not touch an existing folder."

@@ -126,10 +126,18 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
     elif found is not None:
         tool, make = "venv", create.venv_command(found, layout.prefix)
     else:
+        if os_name == "windows":
+            message = _(
+                "No Python {python} found on this machine (PATH, pyenv, the py launcher), "
+                "and uv, which can find or fetch one, is not installed."
+            )
+        else:
+            message = _(
+                "No Python {python} found on this machine (PATH, pyenv), and uv, which can "
+                "find or fetch one, is not installed."
+            )
         raise InstallError(
-            f"No Python {python} found on this machine (PATH, pyenv"
-            + (", the py launcher" if os_name == "windows" else "")
-            + "), and uv, which can find or fetch one, is not installed.",
+            message.format(python=python),
             hint=_(
                 "Install Python {python} (e.g. 'pyenv install {python}'), or pip install uv."
             ).format(python=python),
@@ -262,7 +270,7 @@ def _last_steps(source: Source, layout: Layout) -> list[Step]:
         Step(
             "verify",
             _("Verify: {check}, then doctor's checks (as '{doctor}' after activating)").format(
-                check=CHECK, doctor=doctor
+                check=_(CHECK), doctor=doctor
             ),
         ),
     ]
