@@ -16,7 +16,7 @@ from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.runtime import check_runtime
 from tfenv.doctor.windows_dlls import check_windows_dlls
 from tfenv.doctor.xla import CUDA_HOME, check_xla
-from tfenv.i18n import _
+from tfenv.i18n import _, ngettext
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
@@ -89,7 +89,7 @@ def profile_of(kb: KnowledgeBase, target: Target, python: Optional[str]) -> Host
 
     gpus: tuple[GpuInfo, ...] = ()
     if target.cc is not None:
-        name = target.gpu_name or f"a GPU of compute capability {target.cc}"
+        name = target.gpu_name or _("a GPU of compute capability {cc}").format(cc=target.cc)
         gpus = (GpuInfo(0, name, target.cc, "given"),)
     py = Version(python) if python else (target.python or Version("3"))
     driver = target.driver
@@ -140,13 +140,19 @@ def diagnose(inp: Inputs) -> list[Finding]:
 
 
 def _machine_finding(host: HostProfile) -> Finding:
-    gpus = "; ".join(f"{g.name} (compute capability {g.compute_capability})" for g in host.gpus)
-    driver = f", driver {host.driver}" if host.driver else ""
+    gpus = _("; ").join(
+        _("{name} (compute capability {cc})").format(name=g.name, cc=g.compute_capability)
+        for g in host.gpus
+    )
+    if host.driver:
+        checked = _("Checked for the machine given: {os} {arch}, {gpus}, driver {driver}")
+    else:
+        checked = _("Checked for the machine given: {os} {arch}, {gpus}")
     return Finding(
         "machine",
         "ok",
-        _("Checked for the machine given: {os} {arch}, {value}{driver}").format(
-            os=host.os, arch=host.arch, value=gpus or "no NVIDIA GPU", driver=driver
+        checked.format(
+            os=host.os, arch=host.arch, gpus=gpus or _("no NVIDIA GPU"), driver=host.driver
         ),
         _(
             "The pin, library, driver and GPU checks are for that machine; the libraries "
@@ -161,9 +167,16 @@ def _where(env: TargetEnv) -> str:
 
 def _python_finding(inp: Inputs) -> Finding:
     where = inp.env.interpreter or str(inp.env.prefix)
-    py = f"Python {inp.env.python}" if inp.env.python else "Python (version unknown)"
-    kind = "conda environment" if inp.env.is_conda else "environment"
-    return Finding("environment", "ok", f"{py} {kind}", where)
+    if inp.env.is_conda:
+        if inp.env.python:
+            title = _("Python {python} conda environment").format(python=inp.env.python)
+        else:
+            title = _("Python (version unknown) conda environment")
+    elif inp.env.python:
+        title = _("Python {python} environment").format(python=inp.env.python)
+    else:
+        title = _("Python (version unknown) environment")
+    return Finding("environment", "ok", title, where)
 
 
 def _tf_finding(
@@ -190,12 +203,15 @@ def _tf_finding(
         )
     if not host.has_gpu:
         return Finding("tensorflow", "ok", _("{label}: runs on the CPU here").format(label=label))
-    where = platform or f"{host.os}/{host.arch}, a machine TensorFlow publishes no wheels for"
-    fix = (
-        "use WSL2 and " + command(["pip", "install", "tensorflow[and-cuda]"], "posix")
-        if system(host.os).is_windows
-        else "pip install tensorflow (not a -cpu package)"
+    where = platform or _("{os}/{arch}, a machine TensorFlow publishes no wheels for").format(
+        os=host.os, arch=host.arch
     )
+    if system(host.os).is_windows:
+        fix = _("use WSL2 and {command}").format(
+            command=command(["pip", "install", "tensorflow[and-cuda]"], "posix")
+        )
+    else:
+        fix = _("pip install tensorflow (not a -cpu package)")
     return Finding(
         "tensorflow",
         "warning",
@@ -203,7 +219,7 @@ def _tf_finding(
             label=label, where=where
         ),
         _("CUDA builds of {series}: {value}").format(
-            series=build.series, value=", ".join(sorted(build.gpu_platforms)) or "none"
+            series=build.series, value=", ".join(sorted(build.gpu_platforms)) or _("none")
         ),
         fix,
     )
@@ -221,14 +237,17 @@ def _gpu_summary(host: HostProfile) -> Finding:
                 "NAME --driver VERSION."
             ),
         )
-    names = "; ".join(
-        f"{g.name} (compute capability {g.compute_capability or '?'})" for g in host.gpus
+    names = _("; ").join(
+        _("{name} (compute capability {cc})").format(name=g.name, cc=g.compute_capability or "?")
+        for g in host.gpus
     )
     return Finding(
         "gpu",
         "ok",
-        _("{len_gpus} NVIDIA GPU(s)").format(len_gpus=len(host.gpus)),
-        _("{names}; driver {value}").format(names=names, value=host.driver or "unknown"),
+        ngettext("{count} NVIDIA GPU", "{count} NVIDIA GPUs", len(host.gpus)).format(
+            count=len(host.gpus)
+        ),
+        _("{names}; driver {value}").format(names=names, value=host.driver or _("unknown")),
     )
 
 

@@ -101,8 +101,9 @@ def check_pins(
             Finding(
                 "cuda-wheels-optional",
                 "ok",
-                "Optional and-cuda packages with no wheel here, left out: "
-                + ", ".join(build.dropped),
+                _("Optional and-cuda packages with no wheel here, left out: {names}").format(
+                    names=", ".join(build.dropped)
+                ),
             )
         )
     return out
@@ -122,9 +123,9 @@ def _pin_finding(
         spec = Requirement(pin.requirement).specifier
     except InvalidRequirement:
         spec = SpecifierSet()
-    built = (
-        f"wanted: {want}, what {tf_label} was built with (its and-cuda extra: {pin.requirement})"
-    )
+    built = _(
+        "wanted: {want}, what {tf} was built with (its and-cuda extra: {requirement})"
+    ).format(want=want, tf=tf_label, requirement=pin.requirement)
     dist = env.dist(pin.name)
     if dist is None:
         return Finding(
@@ -218,7 +219,10 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
     name = r.wanted or f"lib{r.key}"
     if r.path is None:
         seen = ", ".join(str(p) for p in r.others[:3])
-        detail = f"other versions seen: {seen}" if seen else "not found in any searched folder"
+        if seen:
+            detail = _("other versions seen: {seen}").format(seen=seen)
+        else:
+            detail = _("not found in any searched folder")
         return Finding(
             fid,
             "problem",
@@ -226,7 +230,12 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
             detail,
             _install_fix(r, tf_label),
         )
-    where = f"{r.path} ({r.origin})" + (f", version {r.version}" if r.version else "")
+    if r.version:
+        where = _("{path} ({origin}), version {version}").format(
+            path=r.path, origin=r.origin, version=r.version
+        )
+    else:
+        where = _("{path} ({origin})").format(path=r.path, origin=r.origin)
     if r.loaded is False:
         return Finding(
             fid,
@@ -241,18 +250,19 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
             "problem",
             _("{name} is installed but not where TensorFlow looks").format(name=name),
             where,
-            ACTIVATE_FIX.format(dir=r.path.parent),
+            _(ACTIVATE_FIX).format(dir=r.path.parent),
         )
-    return Finding(fid, "ok", f"{name} found" + (" and loads" if r.loaded else ""), where)
+    found = _("{name} found and loads") if r.loaded else _("{name} found")
+    return Finding(fid, "ok", found.format(name=name), where)
 
 
 def _install_fix(r: libs.LibraryReport, tf_label: str) -> str:
     name, _sep, version = tf_label.partition("==")
     extra = f"{name}[and-cuda]=={version}" if version else f"{name}[and-cuda]"
-    return (
-        f"install the library this TensorFlow pins (pip install '{extra}' brings "
-        f"{r.wanted or r.key}) and source activate-tfenv.sh from `tfenv resolve --emit`"
-    )
+    return _(
+        "install the library this TensorFlow pins (pip install '{extra}' brings {library}) "
+        "and source activate-tfenv.sh from `tfenv resolve --emit`"
+    ).format(extra=extra, library=r.wanted or r.key)
 
 
 def _broken_fix(r: libs.LibraryReport, env: TargetEnv) -> str:
@@ -261,24 +271,33 @@ def _broken_fix(r: libs.LibraryReport, env: TargetEnv) -> str:
     folder, file = r.path.parent, r.path.name
     good = [p for p in r.others if p.name == file]
     if r.origin in ("LD_LIBRARY_PATH", "PATH"):
-        then = f"; TensorFlow then loads {good[0]}" if good else ""
-        return (
-            f"remove {folder} from {r.origin}: its {file} does not load, and the loader takes "
-            f"it before any other copy{then} (reinstalling a package does not help)"
-        )
+        if good:
+            fix = _(
+                "remove {folder} from {origin}: its {file} does not load, and the loader takes "
+                "it before any other copy; TensorFlow then loads {good} (reinstalling a package "
+                "does not help)"
+            )
+        else:
+            fix = _(
+                "remove {folder} from {origin}: its {file} does not load, and the loader takes "
+                "it before any other copy (reinstalling a package does not help)"
+            )
+        return fix.format(folder=folder, origin=r.origin, file=file, good=good[0] if good else "")
     if r.origin == "pip":
         dist = _owner(env, folder)
         if dist is not None:
-            return (
-                f"reinstall the wheel that holds it: pip install --force-reinstall --no-deps "
-                f"'{dist.name}=={dist.version}'"
-            )
+            return _(
+                "reinstall the wheel that holds it: pip install --force-reinstall --no-deps "
+                "'{name}=={version}'"
+            ).format(name=dist.name, version=dist.version)
     if r.origin == "conda":
-        return f"reinstall the conda package that holds {file} (conda install --force-reinstall)"
-    return (
-        f"{r.path} ({r.origin}) is a copy that does not load: reinstall the package that owns "
-        "it (dpkg -S or rpm -qf names it) or remove it"
-    )
+        return _(
+            "reinstall the conda package that holds {file} (conda install --force-reinstall)"
+        ).format(file=file)
+    return _(
+        "{path} ({origin}) is a copy that does not load: reinstall the package that owns it "
+        "(dpkg -S or rpm -qf names it) or remove it"
+    ).format(path=r.path, origin=r.origin)
 
 
 def _owner(env: TargetEnv, folder: Path) -> Optional[Distribution]:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
+from tfenv.i18n import N_
+
 __all__ = ["ACTIVATE_FIX", "Finding", "Status"]
 
 Status = Literal["ok", "warning", "problem"]
 
-ACTIVATE_FIX = (
+# the English template: translate it where it is used, _(ACTIVATE_FIX).format(dir=...)
+ACTIVATE_FIX = N_(
     "source the activation script `tfenv resolve --emit` writes (. ./activate-tfenv.sh), "
     "or export LD_LIBRARY_PATH to include {dir}"
 )

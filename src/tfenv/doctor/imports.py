@@ -138,12 +138,18 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
     detail = ", ".join(f"{k}={info[k]}" for k in ("cuda_version", "cudnn_version") if k in info)
     if not data.get("built_with_cuda"):
         status: Status = "warning" if has_gpu else "ok"
-        what = "" if has_gpu else ": TensorFlow runs on the CPU, as it must here (no NVIDIA GPU)"
+        if has_gpu:
+            title = _("This TensorFlow is not built with CUDA")
+        else:
+            title = _(
+                "This TensorFlow is not built with CUDA: TensorFlow runs on the CPU, as it must "
+                "here (no NVIDIA GPU)"
+            )
         out.append(
             Finding(
                 "import-cuda",
                 status,
-                _("This TensorFlow is not built with CUDA{what}").format(what=what),
+                title,
                 detail,
             )
         )

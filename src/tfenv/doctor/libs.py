@@ -20,6 +20,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional
 
+from tfenv.i18n import _
+
 __all__ = ["LIBRARIES", "LibraryReport", "SearchDir", "find", "load", "search_dirs"]
 
 #: library key -> file-name stem on Linux (lib<stem>.so*) and Windows (<stem>64_*.dll)
@@ -189,7 +191,7 @@ def find(
     exact = [(p, d) for p, d in seen if wanted is None or p.name == wanted]
     exact.sort(key=lambda pd: not pd[1].on_path)  # stable: a folder on the path wins
     if not exact:
-        return LibraryReport(key, wanted, others=tuple(p for p, _ in seen))
+        return LibraryReport(key, wanted, others=tuple(p for p, _origin in seen))
     path, d = exact[0]
     return LibraryReport(
         key,
@@ -198,7 +200,7 @@ def find(
         origin=d.origin,
         on_path=d.on_path,
         version=version_of(path),
-        others=tuple(p for p, _ in seen if p != path),
+        others=tuple(p for p, _origin in seen if p != path),
     )
 
 
@@ -237,17 +239,22 @@ def _run_loader(todo: list[tuple[str, str]], timeout: float) -> dict[str, dict[s
             errors="replace",
         )
     except subprocess.TimeoutExpired:
-        return {p: {"ok": "", "error": f"loading took longer than {timeout:g} s"} for p, _ in todo}
+        why = _("loading took longer than {timeout:g} s").format(timeout=timeout)
+        return {p: {"ok": "", "error": why} for p, _key in todo}
     except OSError as exc:
-        return {p: {"ok": "", "error": f"the loader cannot start ({exc})"} for p, _ in todo}
+        why = _("the loader cannot start ({why})").format(why=exc)
+        return {p: {"ok": "", "error": why} for p, _key in todo}
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
-        why = f"the loader process died (exit {proc.returncode}): {proc.stderr.strip()[-300:]}"
-        return {p: {"ok": "", "error": why} for p, _ in todo}
+        why = _("the loader process died (exit {code}): {stderr}").format(
+            code=proc.returncode, stderr=proc.stderr.strip()[-300:]
+        )
+        return {p: {"ok": "", "error": why} for p, _key in todo}
     try:
         data = json.loads(lines[-1])
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        return {p: {"ok": "", "error": "the loader's answer is unreadable"} for p, _ in todo}
+        why = _("the loader's answer is unreadable")
+        return {p: {"ok": "", "error": why} for p, _key in todo}
     return {k: v for k, v in data.items() if isinstance(v, dict)}

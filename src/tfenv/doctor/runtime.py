@@ -63,7 +63,7 @@ def check_runtime(
                     "(measured: {evidence}; {sources})"
                 ).format(
                     tf=tf,
-                    value=c.declared or "no bound on " + c.package,
+                    value=c.declared or _("no bound on {package}").format(package=c.package),
                     line=c.line,
                     error=c.error,
                     evidence=c.evidence,
@@ -90,7 +90,9 @@ def fix_command(env: TargetEnv, line: str, os: str = "linux") -> str:
         except UnsafeWord:
             pass
     found = command(["python", *pip], shell)
-    return found if shell == "posix" else f"{found} (in the activated environment)"
+    if shell == "posix":
+        return found
+    return _("{command} (in the activated environment)").format(command=found)
 
 
 def _version(text: str) -> Optional[Version]:

@@ -146,25 +146,38 @@ def _missing(
     fixes = []
     if gone and all(n.lower() in in_conda for n in gone):
         fixes.append(
-            "activate the conda environment (conda activate, or the Anaconda Prompt): it puts "
-            "%CONDA_PREFIX%\\Library\\bin, where its cudatoolkit and cuDNN DLLs are, on PATH"
+            _(
+                "activate the conda environment (conda activate, or the Anaconda Prompt): it "
+                "puts %CONDA_PREFIX%\\Library\\bin, where its cudatoolkit and cuDNN DLLs are, "
+                "on PATH"
+            )
         )
         gone_outside = []
     else:
         gone_outside = gone
     installer = manual.installer(cuda)
-    folder = installer.folder if installer else "the CUDA Toolkit's folder"
+    folder = installer.folder if installer else _("the CUDA Toolkit's folder")
     if any(n in dlls.cuda for n in gone_outside):
-        what = f"CUDA Toolkit {installer.version}" if installer else f"CUDA Toolkit {cuda}"
-        fixes.append(f"add {folder}\\bin to PATH (install the {what} if it is not there)")
+        fixes.append(
+            _(
+                "add {folder}\\bin to PATH (install CUDA Toolkit {version} if it is not there)"
+            ).format(folder=folder, version=installer.version if installer else cuda)
+        )
     if any(n in dlls.cudnn for n in gone_outside):
         fixes.append(
-            f"copy cuDNN's cuda\\bin\\*.dll into {folder}\\bin, or add cuDNN's bin folder to PATH"
+            _(
+                "copy cuDNN's cuda\\bin\\*.dll into {folder}\\bin, or add cuDNN's bin folder "
+                "to PATH"
+            ).format(folder=folder)
         )
     if any(n in dlls.msvcp for n in gone_outside):
-        fixes.append(f"install the {manual.redist_name} ({manual.redist_url})")
+        fixes.append(
+            _("install the {redist} ({url})").format(
+                redist=manual.redist_name, url=manual.redist_url
+            )
+        )
     if gone_outside:
-        fixes.append("then open a new terminal (or run activate-tfenv.bat / activate-tfenv.ps1)")
+        fixes.append(_("then open a new terminal (or run activate-tfenv.bat / activate-tfenv.ps1)"))
     return Finding(
         "windows-dlls",
         "problem",
@@ -173,7 +186,7 @@ def _missing(
             "TensorFlow {tf} loads these by name along PATH {basis}; the GPU stays unused "
             "(or the import fails, for the msvcp DLLs) without them."
         ).format(tf=tf, basis=basis),
-        "; ".join(fixes),
+        _("; ").join(fixes),
     )
 
 
@@ -200,9 +213,9 @@ def _other_versions(
                     others.append((listings[d][low], d))
         if not others:
             continue
-        seen = "; ".join(
-            "{dll} ({version}) in {folder}".format(
-                dll=dll, version=dll_version(dll) or "version unknown", folder=folder
+        seen = _("; ").join(
+            _("{dll} ({version}) in {folder}").format(
+                dll=dll, version=dll_version(dll) or _("version unknown"), folder=folder
             )
             for dll, folder in others
         )
@@ -217,10 +230,10 @@ def _other_versions(
                     "Found instead: {seen}. A CUDA or cuDNN DLL carries its version in its name, "
                     "and TensorFlow {tf} loads only {name}."
                 ).format(seen=seen, tf=tf, name=name),
-                "install the {version} that provides {wanted} and put its folder on PATH "
-                "(tfenv resolve --os windows --tf {series} lists the steps)".format(
-                    version=version, wanted=name, series=f"{tf.major}.{tf.minor}"
-                ),
+                _(
+                    "install the {version} that provides {wanted} and put its folder on PATH "
+                    "(tfenv resolve --os windows --tf {series} lists the steps)"
+                ).format(version=version, wanted=name, series=f"{tf.major}.{tf.minor}"),
             )
         )
     return out
@@ -245,23 +258,25 @@ def _dll_hell(
             continue
         taken = sorted(name for name, where in found.items() if where == d)
         shadow = (
-            "TensorFlow takes {dlls} from there.".format(dlls=", ".join(taken))
+            _("TensorFlow takes {dlls} from there.").format(dlls=", ".join(taken))
             if taken
-            else "a DLL of the same name put there later (an older cuDNN or cuBLAS copied "
-            "in) would win over the right one."
+            else _(
+                "a DLL of the same name put there later (an older cuDNN or cuBLAS copied in) "
+                "would win over the right one."
+            )
         )
         out.append(
             Finding(
                 "windows-dll-order",
                 "warning",
-                "CUDA {other}'s bin folder comes before CUDA {cuda}'s on PATH".format(
+                _("CUDA {other}'s bin folder comes before CUDA {cuda}'s on PATH").format(
                     other=f"{series[0]}.{series[1]}", cuda=cuda
                 ),
                 _("{d} is searched first: {shadow}").format(d=d, shadow=shadow),
-                "move {folder} after the CUDA {series} folders on PATH, or remove it (System "
-                "Properties > Environment Variables)".format(
-                    folder=d, series=f"{cuda.major}.{cuda.minor}"
-                ),
+                _(
+                    "move {folder} after the CUDA {series} folders on PATH, or remove it (System "
+                    "Properties > Environment Variables)"
+                ).format(folder=d, series=f"{cuda.major}.{cuda.minor}"),
             )
         )
     return out

@@ -92,8 +92,8 @@ def docker_commands(res: Resolution, folder: Path) -> list[str]:
     if plan is None or plan.image is None:
         return []
     return [
-        f"Build: docker build -t tfenv-app {folder}",
-        f"Run:   {docker_run('tfenv-app')}",
+        _("Build: {command}").format(command=f"docker build -t tfenv-app {folder}"),
+        _("Run:   {command}").format(command=docker_run("tfenv-app")),
     ]
 
 

@@ -66,26 +66,33 @@ class Claim:
         """Remove what the install made (unless ``keep_failed``) and put back what it
         replaced; returns a sentence saying what was done."""
         if self.keep_failed:
-            kept = f"The failed environment is kept in {self.folder} (--keep-failed)"
             if self.old is not None:
-                kept += f"; the one it replaced is in {self.old}"
-            return kept + "."
+                return _(
+                    "The failed environment is kept in {folder} (--keep-failed); the one it "
+                    "replaced is in {old}."
+                ).format(folder=self.folder, old=self.old)
+            return _("The failed environment is kept in {folder} (--keep-failed).").format(
+                folder=self.folder
+            )
         if self.state == "empty":
             _empty(self.folder)
         else:
             shutil.rmtree(self.folder, ignore_errors=True)
-        said = f"Nothing is left in {self.folder}."
+        said = _("Nothing is left in {folder}.").format(folder=self.folder)
         if self.state != "empty" and self.folder.exists():
-            said = f"Could not remove all of {self.folder}; remove it by hand."
+            said = _("Could not remove all of {folder}; remove it by hand.").format(
+                folder=self.folder
+            )
         if self.old is not None:
             try:
                 self.old.rename(self.folder)
-                said = f"The previous environment in {self.folder} is back in place."
-            except OSError as exc:
-                said = (
-                    f"The previous environment could not be put back ({describe_oserror(exc)}); "
-                    f"it is in {self.old}."
+                said = _("The previous environment in {folder} is back in place.").format(
+                    folder=self.folder
                 )
+            except OSError as exc:
+                said = _(
+                    "The previous environment could not be put back ({why}); it is in {old}."
+                ).format(why=describe_oserror(exc), old=self.old)
             self.old = None
         return said
 

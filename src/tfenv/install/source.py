@@ -135,7 +135,7 @@ def _stale(kb: KnowledgeBase, config: ProjectConfig, name: str, path: Path) -> t
     if stamp.inputs == inputs.digest:
         return ()
     return tuple(input_changes(stamp.keys, inputs.keys, name)) or (
-        "its inputs changed (the configuration or the knowledge base)",
+        _("its inputs changed (the configuration or the knowledge base)"),
     )
 
 

@@ -104,7 +104,7 @@ def verify(
     findings += diagnose(inputs)
     notes: tuple[str, ...] = ()
     if plan.gpu and not here.has_gpu:
-        notes = tuple(n.text for n in here.notes) or ("No NVIDIA GPU was detected here.",)
+        notes = tuple(n.text for n in here.notes) or (_("No NVIDIA GPU was detected here."),)
     verdict = Verdict(tuple(findings), notes=notes, log=result.log)
     if verdict.ok:
         return verdict
