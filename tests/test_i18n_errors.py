@@ -92,24 +92,32 @@ def _parts(e: ast.expr) -> list[ast.expr]:
         if isinstance(func, ast.Attribute) and func.attr == "join":
             return [func.value, *e.args]
         return []
-    nested = {
-        ast.BinOp: lambda n: [n.left, n.right],
-        ast.IfExp: lambda n: [n.body, n.orelse],
-        ast.BoolOp: lambda n: n.values,
-        ast.List: lambda n: n.elts,
-        ast.Tuple: lambda n: n.elts,
-        ast.Set: lambda n: n.elts,
-        ast.Dict: lambda n: n.values,
-        ast.GeneratorExp: lambda n: [n.elt],
-        ast.ListComp: lambda n: [n.elt],
-        ast.SetComp: lambda n: [n.elt],
-        ast.Starred: lambda n: [n.value],
-        ast.JoinedStr: lambda n: [v.value for v in n.values if isinstance(v, ast.FormattedValue)],
-    }
-    for kind, get in nested.items():
+    if isinstance(e, ast.JoinedStr):
+        return [v.value for v in e.values if isinstance(v, ast.FormattedValue)]
+    out: list[ast.expr] = []
+    for kind, fields in _NESTED.items():
         if isinstance(e, kind):
-            return [x for x in get(e) if x is not None]
-    return []
+            for name in fields:
+                value = getattr(e, name)
+                items = value if isinstance(value, list) else [value]
+                out += [x for x in items if isinstance(x, ast.expr)]
+    return out
+
+
+# the parts of an expression whose text is its text
+_NESTED: dict[type[ast.expr], tuple[str, ...]] = {
+    ast.BinOp: ("left", "right"),
+    ast.IfExp: ("body", "orelse"),
+    ast.BoolOp: ("values",),
+    ast.List: ("elts",),
+    ast.Tuple: ("elts",),
+    ast.Set: ("elts",),
+    ast.Dict: ("values",),
+    ast.GeneratorExp: ("elt",),
+    ast.ListComp: ("elt",),
+    ast.SetComp: ("elt",),
+    ast.Starred: ("value",),
+}
 
 
 def _is_wrapped(e: ast.expr) -> bool:

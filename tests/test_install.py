@@ -457,9 +457,7 @@ def test_lockfile_of_another_kind_of_machine(
     assert not Path(env).exists()
 
 
-@pytest.mark.parametrize(
-    ("os_name", "driver"), [("linux", "535.104.05"), ("windows", "536.0")]
-)
+@pytest.mark.parametrize(("os_name", "driver"), [("linux", "535.104.05"), ("windows", "536.0")])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_install_step_is_not_left_to_do_in_any_language(
     os_name: str, driver: str, lang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -226,7 +226,7 @@ def _no_plan_flags(args: argparse.Namespace) -> None:
             _(
                 "{given} plan(s) for a machine, and a lockfile's target is planned by the "
                 "project's configuration; give one or the other."
-            ).format(given=", ".join(given))
+            ).format(given=_(", ").join(given))
         )
 
 
