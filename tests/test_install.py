@@ -457,6 +457,25 @@ def test_lockfile_of_another_kind_of_machine(
     assert not Path(env).exists()
 
 
+@pytest.mark.parametrize(("os_name", "driver"), [("linux", "535.104.05"), ("windows", "536.0")])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_install_step_is_not_left_to_do_in_any_language(
+    os_name: str, driver: str, lang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The system route's own Install step is what tfenv install does: it is found among
+    the plan's steps (worded in the run's language) and not listed as still to do."""
+    flags = ["--os", os_name, "--gpu", "RTX 3060", "--driver", driver, "--python", "3.10"]
+    argv = [str(tmp_path / "e"), *flags, "--tf", "2.10", "--manager", "pip", "--dry-run"]
+    code, out, err = _install(capsys, *argv, "--lang", lang)
+    assert code == 0, err
+    marker = "Still to do by hand:" if lang == "en" else "仍需手动完成："
+    assert marker in out, out
+    left = out.split(marker)[1]
+    install = "Install TensorFlow with the commands" if lang == "en" else "安装 TensorFlow"
+    assert install not in left, left
+    assert "cuDNN 8.1" in left
+
+
 def test_system_route_reports_what_is_left(
     tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -520,7 +539,7 @@ def test_install_refuses_when_the_disk_is_short(
     code, _, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url)
     assert code == 2, err
     assert "Not enough disk space: this install needs about 5500000.0 GB for " in err
-    assert "(1000000.0 GB to download for 1 pinned package(s)" in err
+    assert "(1000000.0 GB to download for 1 pinned package," in err
     assert f"is free at {tmp_path}" in err
     assert "--no-space-check" in err
     assert not env.exists()

@@ -48,7 +48,7 @@ def test_a_record_is_read_from_its_fields() -> None:
 @pytest.mark.parametrize(
     ("change", "where", "problem"),
     [
-        ({"colour": "red"}, "things[3]", "unknown key(s) 'colour'"),
+        ({"colour": "red"}, "things[3]", "unknown key 'colour'"),
         ({"name": None}, "things[3].name", "expected a non-empty string"),
         ({"from": "two"}, "things[3].from", "two"),
         ({"note": 3.5, "tags": None}, "things[3].tags", "expected a list"),

@@ -127,7 +127,7 @@ def test_persistent_500_gives_index_error_and_no_file(server: IndexServer, tmp_p
     msg = str(info.value)
     assert "/simple/tensorflow-intel/" in msg
     assert "HTTP status 500" in msg
-    assert "3 attempt(s)" in msg
+    assert "after 3 attempts:" in msg
     assert _files(tmp_path) == {}  # tensorflow was read fine, but nothing is written
 
 

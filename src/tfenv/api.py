@@ -147,7 +147,7 @@ def build_target(
     try:
         return Target.from_facts(facts, detected, notes)
     except UnsupportedPlatform as exc:
-        raise UsageError(f"{exc}.") from None
+        raise UsageError(_("{problem}.").format(problem=exc)) from None
 
 
 _FACTS = ("os", "arch", "glibc", "python", "driver")

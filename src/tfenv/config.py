@@ -228,8 +228,10 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
     targets = root.opt("targets")
     if not isinstance(targets.value, dict) or not targets.value:
         raise targets.fail(
-            f"must name at least one target machine, as a table such as "
-            f'[{prefix}targets.cluster] with os = "linux" and gpu = "A100"'
+            _(
+                "must name at least one target machine, as a table such as "
+                '[{prefix}targets.cluster] with os = "linux" and gpu = "A100"'
+            ).format(prefix=prefix)
         )
     allow_cpu = root.opt("allow-cpu").opt_boolean() or False
     cuda_libs = root.opt("cuda-libs").opt_choice(*CUDA_LIBS) or "build"
@@ -258,21 +260,25 @@ def _target(
 ) -> TargetSpec:
     if not _NAME.fullmatch(name):
         raise t.fail(
-            "not a usable target name: it becomes part of file names, so use at most 100 "
-            "letters, digits, '_' and '-' (no dots: pylock.<name>.toml allows none)"
+            _(
+                "not a usable target name: it becomes part of file names, so use at most 100 "
+                "letters, digits, '_' and '-' (no dots: pylock.<name>.toml allows none)"
+            )
         )
     t.known(*_TARGET_KEYS)
     host = t.opt("host").opt_label(4096)
     os_ = _check(t.opt("os"), specs.parse_os)
     if host is None and os_ is None:
         raise t.fail(
-            "must give either 'host' (a file from 'tfenv detect --json') or 'os' "
-            "with the other machine facts"
+            _(
+                "must give either 'host' (a file from 'tfenv detect --json') or 'os' with the "
+                "other machine facts"
+            )
         )
     gpu, cc = t.opt("gpu").opt_label(), _check(t.opt("cc"), specs.parse_cc)
     no_gpu = t.opt("no-gpu").opt_boolean() or False
     if (gpu is not None) + (cc is not None) + no_gpu > 1:
-        raise t.fail("may give only one of 'gpu', 'cc' and 'no-gpu'")
+        raise t.fail(_("may give only one of 'gpu', 'cc' and 'no-gpu'"))
     machine = MachineArgs(
         host_file=None if host is None else folder / host,  # an absolute host stays as it is
         os=os_,
@@ -301,7 +307,7 @@ def _own_tf(node: Node) -> Optional[str]:
     blank is refused: it would read as 'latest' and split the target off by accident."""
     value = _check(node, specs.parse_tf_spec)
     if value is not None and not value:
-        raise node.fail('is blank: give a series such as "2.14", a release or a specifier')
+        raise node.fail(_('is blank: give a series such as "2.14", a release or a specifier'))
     return value
 
 
@@ -311,12 +317,17 @@ def _dependencies(node: Node) -> tuple[str, ...]:
         try:
             req = Requirement(dep)
         except InvalidRequirement as exc:
-            raise item.fail(f"{dep!r} is not a PEP 508 requirement ({_one_line(exc)})") from None
+            raise item.fail(
+                _("{dep!r} is not a PEP 508 requirement ({one_line})").format(
+                    dep=dep, one_line=_one_line(exc)
+                )
+            ) from None
         if req.url is not None:
             raise item.fail(
-                f"{dep!r} is a direct reference (name @ URL); tfenv locks what the package "
-                f"index serves, so give a name and a version specifier (such as "
-                f"'{req.name}>=1.0')"
+                _(
+                    "{dep!r} is a direct reference (name @ URL); tfenv locks what the package "
+                    "index serves, so give a name and a version specifier (such as '{name}>=1.0')"
+                ).format(dep=dep, name=req.name)
             )
     return _strings(node)
 
@@ -332,8 +343,10 @@ def _channels(node: Node) -> tuple[str, ...]:
         if _CHANNEL_NAME.fullmatch(channel) or _channel_url(channel):
             continue
         raise item.fail(
-            f"{channel!r} is not a conda channel: give a name such as conda-forge, or an "
-            "http://, https:// or file:/// URL"
+            _(
+                "{channel!r} is not a conda channel: give a name such as conda-forge, or an "
+                "http://, https:// or file:/// URL"
+            ).format(channel=channel)
         )
     return _strings(node)
 
@@ -358,7 +371,7 @@ def _out(node: Node) -> Optional[Path]:
     if text is None:
         return None
     if not text:
-        raise node.fail("must name a folder (relative to this file's folder), not be empty")
+        raise node.fail(_("must name a folder (relative to this file's folder), not be empty"))
     return Path(text)
 
 
@@ -366,10 +379,11 @@ def _out(node: Node) -> Optional[Path]:
 
 
 def _invalid(file: str, key: str, problem: str) -> ConfigError:
-    where = f"'{key}': " if key else ""
-    return ConfigError(
-        f"{file}: {where}{problem}.", key=key, hint=_("docs/lock.md describes every key.")
-    )
+    if key:
+        message = _("{file}: '{key}': {problem}.").format(file=file, key=key, problem=problem)
+    else:
+        message = _("{file}: {problem}.").format(file=file, problem=problem)
+    return ConfigError(message, key=key, hint=_("docs/lock.md describes every key."))
 
 
 def _text(node: Node) -> Optional[str]:
@@ -393,13 +407,15 @@ def _check(node: Node, parse: Callable[[str], object]) -> Optional[str]:
         try:
             parse(value)
         except errors.TfenvError as exc:
-            raise node.fail(f"{value!r} is not valid: {exc.message.rstrip('.')}") from None
+            raise node.fail(
+                _("{value!r} is not valid: {why}").format(value=value, why=exc.message.rstrip("."))
+            ) from None
     return value
 
 
 def _xy(node: Node) -> Optional[str]:
     if isinstance(node.value, float):  # python = 3.11 written without quotes
-        raise node.fail(f'must be a quoted string such as "{node.value}"')
+        raise node.fail(_('must be a quoted string such as "{value}"').format(value=node.value))
     return _check(node, lambda s: specs.parse_xy("X.Y", s))
 
 

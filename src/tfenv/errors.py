@@ -55,7 +55,10 @@ class TfenvError(Exception):
     @property
     def paragraph(self) -> str:
         """The message and the hint, one paragraph."""
-        return f"{self.message} {self.hint}" if self.hint else self.message
+        if not self.hint:
+            return self.message
+        # TRANSLATORS: an error's message and its hint, one paragraph (Chinese needs no space)
+        return _("{message} {hint}").format(message=self.message, hint=self.hint)
 
     def __str__(self) -> str:
         return "\n".join([self.paragraph, *(f"  {d}" for d in self.details)])

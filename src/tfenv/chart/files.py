@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from tfenv.errors import UsageError
 from tfenv.fsutil import atomic_write, describe_oserror
+from tfenv.i18n import _
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -21,11 +22,23 @@ def chart_format(path: Path) -> str:
 def check_path(flag: str, path: Path) -> None:
     """Refuse, before any work, a path no chart can be written to."""
     if not path.name or path.name in (".", ".."):
-        raise UsageError(f"{flag} {path}: give a file name, e.g. {flag} chart.svg.")
+        raise UsageError(
+            _("{flag} {path}: give a file name, e.g. {flag} chart.svg.").format(
+                flag=flag, path=path
+            )
+        )
     if path.is_dir():
-        raise UsageError(f"{flag} {path}: is a folder; give a file name inside it.")
+        raise UsageError(
+            _("{flag} {path}: is a folder; give a file name inside it.").format(
+                flag=flag, path=path
+            )
+        )
     if not path.parent.is_dir():
-        raise UsageError(f"{flag} {path}: the folder {path.parent} does not exist.")
+        raise UsageError(
+            _("{flag} {path}: the folder {parent} does not exist.").format(
+                flag=flag, path=path, parent=path.parent
+            )
+        )
 
 
 def write_chart(flag: str, path: Path, text: str) -> None:
@@ -33,4 +46,8 @@ def write_chart(flag: str, path: Path, text: str) -> None:
     try:
         atomic_write(path, text, parents=False)
     except OSError as exc:
-        raise UsageError(f"{flag} {path}: cannot write it ({describe_oserror(exc)}).") from None
+        raise UsageError(
+            _("{flag} {path}: cannot write it ({why}).").format(
+                flag=flag, path=path, why=describe_oserror(exc)
+            )
+        ) from None

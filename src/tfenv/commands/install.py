@@ -217,7 +217,7 @@ def _no_plan_flags(args: argparse.Namespace) -> None:
             ("--allow-cpu", args.allow_cpu),
             ("--pre", args.pre),
             ("--cuda-libs", args.cuda_libs != "build"),
-            ("the machine flags", given_machine(args) is not None),
+            (_("the machine flags"), given_machine(args) is not None),
         )
         if on
     ]
@@ -226,7 +226,7 @@ def _no_plan_flags(args: argparse.Namespace) -> None:
             _(
                 "{given} plan(s) for a machine, and a lockfile's target is planned by the "
                 "project's configuration; give one or the other."
-            ).format(given=", ".join(given))
+            ).format(given=_(", ").join(given))
         )
 
 

@@ -143,18 +143,28 @@ def _checked(outcome: CheckOutcome, as_json: bool) -> int:
         )
         return code
     for problem in outcome.problems:
-        print(f"tfenv lock --check: {problem}", file=sys.stderr)
+        print(_("tfenv lock --check: {problem}").format(problem=problem), file=sys.stderr)
     if not outcome.up_to_date:
-        if all(s.reasons == ("missing",) for s in outcome.stale):
+        if all(s.missing for s in outcome.stale):
             print(
-                f"No lockfile was found in {outcome.folder}: lock there with 'tfenv lock', or "
-                "say where the lockfiles live with 'out' in the configuration (or --out).",
+                _(
+                    "No lockfile was found in {folder}: lock there with 'tfenv lock', or say "
+                    "where the lockfiles live with 'out' in the configuration (or --out)."
+                ).format(folder=outcome.folder),
                 file=sys.stderr,
             )
         else:
-            print("Run 'tfenv lock' to regenerate the lockfiles.", file=sys.stderr)
+            print(_("Run 'tfenv lock' to regenerate the lockfiles."), file=sys.stderr)
         return code
-    print(f"{len(outcome.ok)} lockfile(s) up to date in {outcome.folder}.", file=sys.stderr)
+    count = len(outcome.ok)
+    print(
+        ngettext(
+            "{count} lockfile up to date in {folder}.",
+            "{count} lockfiles up to date in {folder}.",
+            count,
+        ).format(count=count, folder=outcome.folder),
+        file=sys.stderr,
+    )
     return code
 
 

@@ -70,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
                     cuda=cuda
                 )
             )
-        print(f"The TensorFlow {tf} series is not built with CUDA {cuda}.", file=sys.stderr)
+        print(
+            _("The TensorFlow {tf} series is not built with CUDA {cuda}.").format(tf=tf, cuda=cuda),
+            file=sys.stderr,
+        )
         return 1
     if charts:
         _write_charts(kb, rows, charts)

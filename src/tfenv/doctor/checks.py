@@ -16,7 +16,7 @@ from tfenv.doctor.findings import Finding, Status
 from tfenv.doctor.runtime import check_runtime
 from tfenv.doctor.windows_dlls import check_windows_dlls
 from tfenv.doctor.xla import CUDA_HOME, check_xla
-from tfenv.i18n import _
+from tfenv.i18n import _, ngettext
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
@@ -167,9 +167,16 @@ def _where(env: TargetEnv) -> str:
 
 def _python_finding(inp: Inputs) -> Finding:
     where = inp.env.interpreter or str(inp.env.prefix)
-    py = f"Python {inp.env.python}" if inp.env.python else "Python (version unknown)"
-    kind = "conda environment" if inp.env.is_conda else "environment"
-    return Finding("environment", "ok", f"{py} {kind}", where)
+    if inp.env.is_conda:
+        if inp.env.python:
+            title = _("Python {python} conda environment").format(python=inp.env.python)
+        else:
+            title = _("Python (version unknown) conda environment")
+    elif inp.env.python:
+        title = _("Python {python} environment").format(python=inp.env.python)
+    else:
+        title = _("Python (version unknown) environment")
+    return Finding("environment", "ok", title, where)
 
 
 def _tf_finding(
@@ -199,13 +206,12 @@ def _tf_finding(
     where = platform or _("{os}/{arch}, a machine TensorFlow publishes no wheels for").format(
         os=host.os, arch=host.arch
     )
-    fix = (
-        _("use WSL2 and {command}").format(
+    if system(host.os).is_windows:
+        fix = _("use WSL2 and {command}").format(
             command=command(["pip", "install", "tensorflow[and-cuda]"], "posix")
         )
-        if system(host.os).is_windows
-        else _("pip install tensorflow (not a -cpu package)")
-    )
+    else:
+        fix = _("pip install tensorflow (not a -cpu package)")
     return Finding(
         "tensorflow",
         "warning",
@@ -213,7 +219,7 @@ def _tf_finding(
             label=label, where=where
         ),
         _("CUDA builds of {series}: {value}").format(
-            series=build.series, value=", ".join(sorted(build.gpu_platforms)) or "none"
+            series=build.series, value=", ".join(sorted(build.gpu_platforms)) or _("none")
         ),
         fix,
     )
@@ -231,14 +237,17 @@ def _gpu_summary(host: HostProfile) -> Finding:
                 "NAME --driver VERSION."
             ),
         )
-    names = "; ".join(
-        f"{g.name} (compute capability {g.compute_capability or '?'})" for g in host.gpus
+    names = _("; ").join(
+        _("{name} (compute capability {cc})").format(name=g.name, cc=g.compute_capability or "?")
+        for g in host.gpus
     )
     return Finding(
         "gpu",
         "ok",
-        _("{len_gpus} NVIDIA GPU(s)").format(len_gpus=len(host.gpus)),
-        _("{names}; driver {value}").format(names=names, value=host.driver or "unknown"),
+        ngettext("{count} NVIDIA GPU", "{count} NVIDIA GPUs", len(host.gpus)).format(
+            count=len(host.gpus)
+        ),
+        _("{names}; driver {value}").format(names=names, value=host.driver or _("unknown")),
     )
 
 

@@ -94,7 +94,7 @@ def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpret
             [executable, "-I", "-c", _PROBE], timeout=timeout, neutral_cwd=True, errors="replace"
         )
         if proc.returncode != 0:
-            raise ValueError(f"it exited with status {proc.returncode}")
+            raise ValueError(_("it exited with status {status}").format(status=proc.returncode))
         lines = proc.stdout.strip().splitlines()
         data = load_json(lines[-1] if lines else "")
     except (OSError, subprocess.SubprocessError, ValueError) as exc:
@@ -110,7 +110,7 @@ def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpret
             _(
                 "{flag} {executable!r} answered the environment probe with something unexpected"
                 " (at '{value}': {problem})."
-            ).format(flag=flag, executable=executable, value=path or "the top", problem=problem)
+            ).format(flag=flag, executable=executable, value=path or _("the top"), problem=problem)
         )
 
     root = Node(data, "probe", errors=bad).only("prefix", "python", "paths")

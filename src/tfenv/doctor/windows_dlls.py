@@ -158,11 +158,10 @@ def _missing(
     installer = manual.installer(cuda)
     folder = installer.folder if installer else _("the CUDA Toolkit's folder")
     if any(n in dlls.cuda for n in gone_outside):
-        version = installer.version if installer else cuda
         fixes.append(
             _(
-                "add {folder}\\bin to PATH (install the CUDA Toolkit {version} if it is not there)"
-            ).format(folder=folder, version=version)
+                "add {folder}\\bin to PATH (install CUDA Toolkit {version} if it is not there)"
+            ).format(folder=folder, version=installer.version if installer else cuda)
         )
     if any(n in dlls.cudnn for n in gone_outside):
         fixes.append(
@@ -212,9 +211,9 @@ def _other_versions(
                     others.append((listings[d][low], d))
         if not others:
             continue
-        seen = "; ".join(
-            "{dll} ({version}) in {folder}".format(
-                dll=dll, version=dll_version(dll) or "version unknown", folder=folder
+        seen = _("; ").join(
+            _("{dll} ({version}) in {folder}").format(
+                dll=dll, version=dll_version(dll) or _("version unknown"), folder=folder
             )
             for dll, folder in others
         )

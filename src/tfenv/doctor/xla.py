@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.doctor.findings import Finding
-from tfenv.i18n import _
+from tfenv.i18n import N_, _
 
 if TYPE_CHECKING:
     from tfenv.kb.cuda_wheels import XlaSearch
@@ -32,13 +32,18 @@ _DATA_DIR = re.compile(r"--xla_gpu_cuda_data_dir=(?P<dir>\S+)")
 _RELEASE = re.compile(r"release (?P<mm>\d+\.\d+), V(?P<full>[\d.]+)")
 CUDA_HOME = Path("/usr/local/cuda")  # where XLA looks for a CUDA folder by default
 _LIBDEVICE = Path("nvvm") / "libdevice" / "libdevice.10.bc"
+# where XLA looks, in words (English: translated where shown, _place)
 _PLACE_NAMES = {
-    "xla_flags": "the XLA_FLAGS folder",
+    "xla_flags": N_("the XLA_FLAGS folder"),
     "path": "PATH",
-    "build_toolkit": "the build's CUDA folder",
+    "build_toolkit": N_("the build's CUDA folder"),
     "cuda_home": "/usr/local/cuda",
-    "pip_nvcc": "the nvidia-cuda-nvcc wheel",
+    "pip_nvcc": N_("the nvidia-cuda-nvcc wheel"),
 }
+
+
+def _place(place: str) -> str:
+    return _(_PLACE_NAMES[place])
 
 
 def data_dir(environ: Mapping[str, str]) -> Optional[Path]:
@@ -109,7 +114,12 @@ def check_ptxas(
     wheel = next((w for w in wheels if w.is_file()), None)
     if found is None:
         return _no_ptxas(search, wheel)
-    detail = f"{found} ({_PLACE_NAMES[place]})" + (f", CUDA {version}" if version else "")
+    if version:
+        detail = _("{path} ({place}), CUDA {version}").format(
+            path=found, place=_place(place), version=version
+        )
+    else:
+        detail = _("{path} ({place})").format(path=found, place=_place(place))
     if need is not None and version is not None and version < need[1]:
         return Finding(
             "xla-ptxas",
@@ -137,7 +147,7 @@ def check_ptxas(
                 _(
                     "XLA runs the ptxas {place_names} finds first ({version}), not the "
                     "nvidia-cuda-nvcc wheel's ({mine})"
-                ).format(place_names=_PLACE_NAMES[place], version=_cuda(version), mine=_cuda(mine)),
+                ).format(place_names=_place(place), version=_cuda(version), mine=_cuda(mine)),
                 _("{detail}. XLA looks in: {search}; the first found wins.").format(
                     detail=detail, search=_order(search)
                 ),
@@ -163,11 +173,11 @@ def check_ptxas(
 
 
 def _cuda(version: Optional[Version]) -> str:
-    return f"CUDA {version}" if version is not None else "version unknown"
+    return f"CUDA {version}" if version is not None else _("version unknown")
 
 
 def _order(search: Search) -> str:
-    return ", ".join(_PLACE_NAMES[p] for p in search.places)
+    return _(", ").join(_place(p) for p in search.places)
 
 
 def _first_fix(found: Path, place: str, wheel: Path) -> str:
@@ -234,7 +244,7 @@ def check_libdevice(search: Search) -> Finding:
                     "xla-libdevice",
                     "ok",
                     _("libdevice found where XLA looks"),
-                    f"{root / _LIBDEVICE} ({_PLACE_NAMES[place]})",
+                    _("{path} ({place})").format(path=root / _LIBDEVICE, place=_place(place)),
                 )
     dd = data_dir(search.environ)
     if dd is not None:

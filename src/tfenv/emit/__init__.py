@@ -14,6 +14,7 @@ from tfenv.emit.install_md import render_install_md
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
 from tfenv.fsutil import InputFileError, describe_oserror, read_text, replace_all
+from tfenv.i18n import _
 from tfenv.routes import route
 
 if TYPE_CHECKING:
@@ -91,8 +92,8 @@ def docker_commands(res: Resolution, folder: Path) -> list[str]:
     if plan is None or plan.image is None:
         return []
     return [
-        f"Build: docker build -t tfenv-app {folder}",
-        f"Run:   {docker_run('tfenv-app')}",
+        _("Build: {command}").format(command=f"docker build -t tfenv-app {folder}"),
+        _("Run:   {command}").format(command=docker_run("tfenv-app")),
     ]
 
 
@@ -102,9 +103,11 @@ def write_plan_files(
     try:
         exists, is_dir = folder.exists(), folder.is_dir()
     except (OSError, ValueError) as exc:
-        raise UsageError(f"--emit {folder}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("--emit {folder}: {why}.").format(folder=folder, why=describe_oserror(exc))
+        ) from None
     if exists and not is_dir:
-        raise UsageError(f"--emit {folder}: this is a file, not a folder.")
+        raise UsageError(_("--emit {folder}: this is a file, not a folder.").format(folder=folder))
     files: list[tuple[str, bytes, int]] = []
     lock: Optional[str] = None
     if res.plan is not None and "dockerfile" in route(res.plan.route).emits:
@@ -128,7 +131,9 @@ def _write_whole(folder: Path, files: list[tuple[str, bytes, int]]) -> list[Path
         )
     except OSError as exc:
         raise UsageError(
-            f"Cannot write the files in {folder}: {describe_oserror(exc)}. Nothing was written."
+            _("Cannot write the files in {folder}: {why}. Nothing was written.").format(
+                folder=folder, why=describe_oserror(exc)
+            )
         ) from None
 
 
@@ -141,9 +146,11 @@ def _check_pins_tensorflow(lock: str, text: str, package: str) -> None:
 
     if not re.search(rf"^{re.escape(package)}==", text, re.MULTILINE | re.IGNORECASE):
         raise UsageError(
-            f"{visible(lock)}: this plan installs {package} in the image, but the lock does "
-            f"not pin it; lock the container target with 'tfenv lock' (its lock pins {package} "
-            "and its CUDA wheels), or remove the lock to install without hash checking."
+            _(
+                "{lock}: this plan installs {package} in the image, but the lock does not pin "
+                "it; lock the container target with 'tfenv lock' (its lock pins {package} and "
+                "its CUDA wheels), or remove the lock to install without hash checking."
+            ).format(lock=visible(lock), package=package)
         )
 
 
@@ -156,16 +163,25 @@ def _lock_in(folder: Path, requirements: Optional[Path]) -> tuple[Optional[str],
     try:
         text = read_text(requirements, limit=_LOCK_MAX)
     except InputFileError as exc:
-        raise UsageError(f"--requirements {requirements}: cannot be read ({exc}).") from None
+        raise UsageError(
+            _("--requirements {requirements}: cannot be read ({why}).").format(
+                requirements=requirements, why=exc
+            )
+        ) from None
     if "--hash" not in text:
         raise UsageError(
-            f"--requirements {requirements}: no --hash lines; the image installs the lock "
-            "with --require-hashes (lock it with hashes, e.g. 'uv pip compile --generate-hashes')."
+            _(
+                "--requirements {requirements}: no --hash lines; the image installs the lock "
+                "with --require-hashes (lock it with hashes, e.g. "
+                "'uv pip compile --generate-hashes')."
+            ).format(requirements=requirements)
         )
     target = folder / requirements.name
     try:
         if target.resolve() == requirements.resolve():
             return requirements.name, text, []
     except (OSError, RuntimeError) as exc:
-        raise UsageError(f"Cannot write {target}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("Cannot write {target}: {why}.").format(target=target, why=describe_oserror(exc))
+        ) from None
     return requirements.name, text, [target]  # written with the plan's files

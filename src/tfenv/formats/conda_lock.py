@@ -208,13 +208,13 @@ def read_pins(path: Path, text: str) -> Locked:
     data = yaml_of(path, text)
     packages = data.get("package") if isinstance(data, dict) else None
     if not isinstance(packages, list):
-        raise bad(path, "it has no 'package' list (is it a conda-lock file?)")
+        raise bad(path, _("it has no 'package' list (is it a conda-lock file?)"))
     by_subdir: dict[str, dict[str, str]] = {}
     for i, pkg in enumerate(packages):
         if not isinstance(pkg, dict) or not all(
             usable(pkg.get(k)) for k in ("name", "version", "platform")
         ):
-            raise bad(path, f"package[{i}] needs string name, version and platform")
+            raise bad(path, _("package[{i}] needs string name, version and platform").format(i=i))
         name = pkg["name"] if pkg.get("manager") == "conda" else canonicalize_name(pkg["name"])
         by_subdir.setdefault(pkg["platform"], {})[name] = pkg["version"]
     pythons = {s: xy(p["python"]) for s, p in by_subdir.items() if "python" in p}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tfenv.formats.locked import Locked, bad, usable, xy, yaml_of
+from tfenv.i18n import _
 from tfenv.textsafe import comment_block
 
 __all__ = ["NO_DEFAULTS", "conda_spec_name", "read_pins", "render_environment"]
@@ -70,7 +71,7 @@ def read_pins(path: Path, text: str) -> Locked:
     data = yaml_of(path, text)
     deps = data.get("dependencies") if isinstance(data, dict) else None
     if not isinstance(deps, list):
-        raise bad(path, "it has no 'dependencies' list (is it a conda environment file?)")
+        raise bad(path, _("it has no 'dependencies' list (is it a conda environment file?)"))
     pins: dict[str, str] = {}
     for dep in deps:
         if isinstance(dep, dict):
@@ -81,7 +82,10 @@ def read_pins(path: Path, text: str) -> Locked:
             continue
         found = _CONDA_SPEC.match(str(dep).split("::")[-1].strip())
         if found and not (usable(found.group(1)) and usable(found.group(2))):
-            raise bad(path, f"the dependency {str(dep)[:60]!r} is not printable text")
+            raise bad(
+                path,
+                _("the dependency {dep!r} is not printable text").format(dep=str(dep)[:60]),
+            )
         if found:
             pins.setdefault(found.group(1).lower(), found.group(2).removesuffix(".*"))
     python = pins.get("python")

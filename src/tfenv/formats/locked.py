@@ -137,7 +137,7 @@ def yaml_of(path: Path, text: str) -> Any:
     try:
         return load_yaml(text)
     except StructureError as exc:
-        raise bad(path, f"not valid YAML ({exc})") from None
+        raise bad(path, _("not valid YAML ({why})").format(why=exc)) from None
 
 
 def xy(version: str) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.errors import LockError
 from tfenv.formats.locked import Locked, bad
+from tfenv.i18n import _
 from tfenv.textsafe import comment_block
 
 if TYPE_CHECKING:
@@ -51,14 +52,24 @@ def validate(doc: Mapping[str, Any]) -> Pylock:
     try:
         lock = Pylock.from_dict(doc)  # validates: Pylock.validate() is from_dict(to_dict())
     except PylockValidationError as exc:
-        raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
+        raise LockError(
+            _("The pylock document is not valid PEP 751: {why}.").format(why=exc)
+        ) from None
     for pkg in lock.packages:
         hashes = hashes_of(pkg)
         if not hashes:
-            raise LockError(f"The lock has no hash for {pkg.name} {pkg.version}.")
+            raise LockError(
+                _("The lock has no hash for {name} {version}.").format(
+                    name=pkg.name, version=pkg.version
+                )
+            )
         bad = next((h for h in hashes if not _HASH.fullmatch(h)), None)
         if bad is not None:
-            raise LockError(f"The lock has a malformed hash for {pkg.name} {pkg.version}: {bad!r}.")
+            raise LockError(
+                _("The lock has a malformed hash for {name} {version}: {hash!r}.").format(
+                    name=pkg.name, version=pkg.version, hash=bad
+                )
+            )
     return lock
 
 
@@ -87,7 +98,7 @@ def render_packages(lock: Pylock) -> str:
     doc = {"packages": lock.to_dict()["packages"]}
     text = toml_dumps(doc)
     if _loads(text) != doc:
-        raise LockError("The pylock writer produced TOML that does not read back the same.")
+        raise LockError(_("The pylock writer produced TOML that does not read back the same."))
     return text
 
 
@@ -102,11 +113,13 @@ def render_pylock(lock: Pylock, header: Sequence[str], packages: Optional[str] =
     scalars = {k: v for k, v in top.items() if k not in tables}
     head, tail = toml_dumps(scalars), toml_dumps(tables) if tables else ""
     if _loads(head + tail) != top:
-        raise LockError("The pylock writer produced TOML that does not read back the same.")
+        raise LockError(_("The pylock writer produced TOML that does not read back the same."))
     try:
         Pylock.from_dict({**top, "packages": []})
     except PylockValidationError as exc:
-        raise LockError(f"The pylock document is not valid PEP 751: {exc}.") from None
+        raise LockError(
+            _("The pylock document is not valid PEP 751: {why}.").format(why=exc)
+        ) from None
     body = render_packages(lock) if packages is None else packages
     return comment_block(header) + head + body + tail
 
@@ -213,7 +226,7 @@ def read_pins(path: Path, text: str) -> Locked:
     try:
         lock = Pylock.from_dict(data)
     except (PylockValidationError, PylockUnsupportedVersionError) as exc:
-        raise bad(path, f"not a valid pylock file ({exc})") from None
+        raise bad(path, _("not a valid pylock file ({why})").format(why=exc)) from None
     pins: dict[str, str] = {
         str(canonicalize_name(p.name)): str(p.version)
         for p in lock.packages
@@ -231,7 +244,7 @@ def _toml(path: Path, text: str) -> dict[str, Any]:
     try:
         return load_toml(text)
     except StructureError as exc:
-        raise bad(path, f"not valid TOML ({exc})") from None
+        raise bad(path, _("not valid TOML ({why})").format(why=exc)) from None
 
 
 def _python_of_specifier(text: str) -> Optional[str]:

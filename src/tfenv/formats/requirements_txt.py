@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.errors import LockError
 from tfenv.formats.locked import Locked, bad
+from tfenv.i18n import _
 from tfenv.textsafe import comment, comment_block, requirement_line
 
 if TYPE_CHECKING:
@@ -36,7 +37,9 @@ def render_locked(lock: Pylock, header: Sequence[str]) -> str:
     out = [comment_block(header)]
     for pkg in sorted(lock.packages, key=lambda p: p.name):
         if pkg.version is None:
-            raise LockError(f"The lock has no version for {pkg.name}: cannot pin it.")
+            raise LockError(
+                _("The lock has no version for {name}: cannot pin it.").format(name=pkg.name)
+            )
         line = f"{pkg.name}=={pkg.version}"
         if pkg.marker is not None:
             line += f" ; {pkg.marker}"
@@ -61,14 +64,22 @@ def read_pins(path: Path, text: str) -> Locked:
         try:
             req = Requirement(line)
         except InvalidRequirement as exc:
-            raise bad(path, f"line {number} ({line!r}) is not a requirement: {exc}") from None
+            raise bad(
+                path,
+                _("line {number} ({line!r}) is not a requirement: {why}").format(
+                    number=number, line=line, why=exc
+                ),
+            ) from None
         version = _exact(req)
         if version is None:
             continue
         name = canonicalize_name(req.name)
         if name in pins and pins[name] != version:
             raise bad(
-                path, f"line {number} pins {name} {version}, but an earlier line pins {pins[name]}"
+                path,
+                _("line {number} pins {name} {version}, but an earlier line pins {earlier}").format(
+                    number=number, name=name, version=version, earlier=pins[name]
+                ),
             )
         pins[name] = version
     return Locked(path, "requirements", pins)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional, Union
 from packaging.version import Version
 
 from tfenv.errors import UsageError
-from tfenv.i18n import _
+from tfenv.i18n import N_, _
 from tfenv.models.driver import DriverVersion
 
 __all__ = [
@@ -204,7 +204,7 @@ class HostProfile:
             for gpu in self.gpus:
                 if gpu.index == gpu_index:
                     return gpu
-            have = ", ".join(str(g.index) for g in self.gpus) or "none"
+            have = ", ".join(str(g.index) for g in self.gpus) or _("none")
             raise UsageError(
                 _(
                     "There is no GPU with index {gpu_index} on this host (GPU indexes: {have})."
@@ -291,14 +291,14 @@ class HostProfile:
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
     @classmethod
-    def from_dict(cls, data: Any, *, origin: str = "the host profile") -> HostProfile:
+    def from_dict(cls, data: Any, *, origin: str = N_("the host profile")) -> HostProfile:
         """Read a profile written by :meth:`to_dict`; ConfigError names any bad field."""
         from tfenv.host.profile_file import profile_from_dict
 
         return profile_from_dict(data, origin)
 
     @classmethod
-    def from_json(cls, text: str, *, origin: str = "the host profile") -> HostProfile:
+    def from_json(cls, text: str, *, origin: str = N_("the host profile")) -> HostProfile:
         from tfenv.host.profile_file import profile_from_json
 
         return profile_from_json(text, origin)

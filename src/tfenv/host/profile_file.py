@@ -50,7 +50,11 @@ def profile_from_dict(data: Any, origin: str) -> HostProfile:
     root = Node(data, origin, errors=_invalid).only(*PROFILE_KEYS)
     schema = root.opt("schema")
     if type(schema.value) is not int or schema.value != SCHEMA:  # not true, not 1.0
-        raise schema.fail(f"must be the whole number {SCHEMA}, found {schema.value!r}")
+        raise schema.fail(
+            _("must be the whole number {schema}, found {value!r}").format(
+                schema=SCHEMA, value=schema.value
+            )
+        )
     return HostProfile(
         os=root.get("os").choice(*OS_KINDS),
         arch=root.get("arch").choice(*ARCHES),
@@ -75,7 +79,7 @@ def profile_from_json(text: str, origin: str) -> HostProfile:
         data = load_json(text, unique_keys=True)
     except StructureError as exc:
         raise ConfigError(
-            _("{origin} is not valid JSON ({exc}).").format(origin=_cap(origin), exc=exc),
+            _("{origin} is not valid JSON ({exc}).").format(origin=_cap(_(origin)), exc=exc),
             hint=_("Write it with 'tfenv detect --json --output FILE'."),
         ) from None
     return profile_from_dict(data, origin)
@@ -92,18 +96,19 @@ def read_profile(path: Union[str, Path]) -> HostProfile:
         raise ConfigError(
             _("The host file {p} cannot be read ({strerror}).").format(p=p, strerror=exc.strerror)
         ) from None
-    return profile_from_json(text, f"the host file {p}")
+    return profile_from_json(text, _("the host file {path}").format(path=p))
 
 
 # -- reading helpers --------------------------------------------------------
 
 
 def _invalid(origin: str, path: str, problem: str) -> ConfigError:
-    where = f"field '{path}': " if path else ""
+    if path:
+        message = _("{origin} is not a valid host profile: field '{path}': {problem}.")
+    else:
+        message = _("{origin} is not a valid host profile: {problem}.")
     return ConfigError(
-        _("{origin} is not a valid host profile: {where}{problem}.").format(
-            origin=_cap(origin), where=where, problem=problem
-        ),
+        message.format(origin=_cap(_(origin)), path=path, problem=problem),
         hint=_("Regenerate it with 'tfenv detect --json --output FILE', or fix that field."),
     )
 
@@ -147,7 +152,9 @@ def _packages(node: Node) -> tuple[tuple[str, str], ...]:
     pairs = node.str_map()
     for key, child in node.entries() if pairs else ():
         if len(key) > 200 or not _DISTRIBUTION.match(key):
-            raise child.fail(f"{key[:40]!r} is not the name of a Python distribution")
+            raise child.fail(
+                _("{key!r} is not the name of a Python distribution").format(key=key[:40])
+            )
         child.version(strict=True)
     return pairs
 
@@ -173,7 +180,7 @@ def _note(node: Node) -> HostNote:
     about = node.opt("about").opt_choice(*NOTE_FACTS)
     value = node.opt("value")
     if about is None and not value.is_null:
-        raise value.fail("a note about no fact (about: null) has no value")
+        raise value.fail(_("a note about no fact (about: null) has no value"))
     return HostNote(node.get("text").label(NOTE_MAX), about, value.opt_label(NOTE_MAX))
 
 
@@ -182,7 +189,7 @@ def _label_map(node: Node) -> tuple[tuple[str, str], ...]:
     pairs = node.str_map()
     for key, child in node.entries() if pairs else ():
         if not key or len(key) > 200 or not is_printable(key):
-            raise child.fail("the key is not a printable name of at most 200 characters")
+            raise child.fail(_("the key is not a printable name of at most 200 characters"))
         child.label(NOTE_MAX)
     return pairs
 

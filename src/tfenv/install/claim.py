@@ -66,26 +66,33 @@ class Claim:
         """Remove what the install made (unless ``keep_failed``) and put back what it
         replaced; returns a sentence saying what was done."""
         if self.keep_failed:
-            kept = f"The failed environment is kept in {self.folder} (--keep-failed)"
             if self.old is not None:
-                kept += f"; the one it replaced is in {self.old}"
-            return kept + "."
+                return _(
+                    "The failed environment is kept in {folder} (--keep-failed); the one it "
+                    "replaced is in {old}."
+                ).format(folder=self.folder, old=self.old)
+            return _("The failed environment is kept in {folder} (--keep-failed).").format(
+                folder=self.folder
+            )
         if self.state == "empty":
             _empty(self.folder)
         else:
             shutil.rmtree(self.folder, ignore_errors=True)
-        said = f"Nothing is left in {self.folder}."
+        said = _("Nothing is left in {folder}.").format(folder=self.folder)
         if self.state != "empty" and self.folder.exists():
-            said = f"Could not remove all of {self.folder}; remove it by hand."
+            said = _("Could not remove all of {folder}; remove it by hand.").format(
+                folder=self.folder
+            )
         if self.old is not None:
             try:
                 self.old.rename(self.folder)
-                said = f"The previous environment in {self.folder} is back in place."
-            except OSError as exc:
-                said = (
-                    f"The previous environment could not be put back ({describe_oserror(exc)}); "
-                    f"it is in {self.old}."
+                said = _("The previous environment in {folder} is back in place.").format(
+                    folder=self.folder
                 )
+            except OSError as exc:
+                said = _(
+                    "The previous environment could not be put back ({why}); it is in {old}."
+                ).format(why=describe_oserror(exc), old=self.old)
             self.old = None
         return said
 
@@ -97,7 +104,9 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
         exists = folder.exists()
         is_dir = folder.is_dir()
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{folder}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("{folder}: {why}.").format(folder=folder, why=describe_oserror(exc))
+        ) from None
     if not exists and not is_link:
         return Claim(folder, "new", keep_failed)
     if is_link or not is_dir:
@@ -110,10 +119,12 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
     try:
         entries = os.listdir(folder)
     except OSError as exc:
-        raise UsageError(f"{folder}: {describe_oserror(exc)}.") from None
+        raise UsageError(
+            _("{folder}: {why}.").format(folder=folder, why=describe_oserror(exc))
+        ) from None
     ours = (folder / MARKER).is_file()
     if not force:
-        what = "an environment tfenv created" if ours else "a folder"
+        what = _("an environment tfenv created") if ours else _("a folder")
         raise UsageError(
             _(
                 "{folder} already exists ({what}); tfenv install does not touch an existing folder."

@@ -12,7 +12,7 @@ import time
 from typing import TYPE_CHECKING
 
 from tfenv.errors import TfenvError
-from tfenv.i18n import _
+from tfenv.i18n import _, ngettext
 from tfenv.install import InstallError
 from tfenv.install.shell import command
 from tfenv.install.steps import Options, Outcome, Step, remaining_steps
@@ -84,12 +84,17 @@ def _run_step(
         try:
             ran = runner.run(argv, env, _doing(step.name))
         except OSError as exc:
-            step.outcome, step.detail = "failed", f"Cannot run {argv[0]}: {exc.strerror or exc}."
+            step.outcome = "failed"
+            step.detail = _("Cannot run {program}: {why}.").format(
+                program=argv[0], why=exc.strerror or exc
+            )
             break
         if ran.code != 0:
-            said = "its output is above" if ran.on_terminal else _last(ran.tail)
+            said = _("its output is above") if ran.on_terminal else _last(ran.tail)
             step.outcome = "failed"
-            step.detail = f"{argv[0]} exited with status {ran.code}: {said}"
+            step.detail = _("{program} exited with status {code}: {said}").format(
+                program=argv[0], code=ran.code, said=said
+            )
             break
     else:
         step.outcome = "ok"
@@ -128,7 +133,8 @@ def _after(
         res = out.source.res
         out.verdict = verify(out.layout, res, here, kb, options.environ, options.timeout)
         step.outcome = "ok" if out.verdict.ok else "problem"
-        step.detail = f"{len(out.verdict.problems)} problem(s)"
+        count = len(out.verdict.problems)
+        step.detail = ngettext("{count} problem", "{count} problems", count).format(count=count)
 
 
 def _activation(out: Outcome) -> str:
@@ -136,17 +142,18 @@ def _activation(out: Outcome) -> str:
 
     written = write_hooks(out.layout, out.source.res)
     if not written:
-        return "nothing to set for this plan"
-    return "wrote " + ", ".join(str(p) for p in written)
+        return _("nothing to set for this plan")
+    return _("wrote {files}").format(files=", ".join(str(p) for p in written))
 
 
 def _doing(name: str) -> str:
-    return {"create": "creating the environment", "packages": "installing packages"}.get(name, name)
+    doing = {"create": _("creating the environment"), "packages": _("installing packages")}
+    return doing.get(name, name)
 
 
 def _last(tail: str) -> str:
     lines = [ln for ln in tail.splitlines() if ln.strip()]
-    return " ".join(lines[-6:]) if lines else "(it printed nothing)"
+    return " ".join(lines[-6:]) if lines else _("(it printed nothing)")
 
 
 def _took(seconds: float) -> str:

@@ -44,8 +44,10 @@ class Source:
 
     def describe(self) -> str:
         if self.lock is None:
-            return f"the plan for this machine: {self.plan.summary()}"
-        return f"{self.lock} (target '{self.target}'): {self.plan.summary()}"
+            return _("the plan for this machine: {summary}").format(summary=self.plan.summary())
+        return _("{lock} (target '{target}'): {summary}").format(
+            lock=self.lock, target=self.target, summary=self.plan.summary()
+        )
 
 
 def from_resolution(res: Resolution) -> Source:
@@ -56,7 +58,7 @@ def from_resolution(res: Resolution) -> Source:
             hint=_("'tfenv resolve' with the same flags shows why and the ways out."),
             details=(
                 *res.conflict_sentences,
-                *(f"way out: {s}" for s in res.suggestion_sentences),
+                *(_("way out: {way}").format(way=s) for s in res.suggestion_sentences),
             ),
         )
     if res.plan.image is not None:
@@ -108,9 +110,13 @@ def from_lock(
     stale = _stale(kb, config, name, path)
     if stale and not allow_stale:
         raise UsageError(
-            f"{path} is stale: {'; '.join(stale)}. tfenv install installs a lockfile that "
-            "matches the project's configuration (what 'tfenv lock --check' checks).",
-            hint=f"Lock again ({_relock(config)}), or install it as it is with --allow-stale.",
+            _(
+                "{path} is stale: {why}. tfenv install installs a lockfile that matches the "
+                "project's configuration (what 'tfenv lock --check' checks)."
+            ).format(path=path, why=_("; ").join(stale)),
+            hint=_("Lock again ({command}), or install it as it is with --allow-stale.").format(
+                command=_relock(config)
+            ),
         )
     return Source(res, path, name, stale)
 
@@ -129,7 +135,7 @@ def _stale(kb: KnowledgeBase, config: ProjectConfig, name: str, path: Path) -> t
     if stamp.inputs == inputs.digest:
         return ()
     return tuple(input_changes(stamp.keys, inputs.keys, name)) or (
-        "its inputs changed (the configuration or the knowledge base)",
+        _("its inputs changed (the configuration or the knowledge base)"),
     )
 
 

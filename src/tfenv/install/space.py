@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from tfenv.errors import UsageError
+from tfenv.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from tfenv.install.source import Source
@@ -72,7 +73,8 @@ class Estimate:
 @dataclass(frozen=True)
 class Need:
     """Bytes needed on the filesystem of ``path`` (its nearest existing folder), and what
-    for (``what``: "the environment", "uv's cache", both)."""
+    for (``what``: "the environment", "uv's cache", both; the English, marked with N_ and
+    translated where it is shown)."""
 
     path: Path
     bytes: int
@@ -87,12 +89,14 @@ def preflight(out: Outcome, options: Options) -> str:
     from tfenv.install.steps import is_conda
 
     if is_conda(out.source):
-        return "Disk space not checked: conda channels list no sizes tfenv reads."
+        return _("Disk space not checked: conda channels list no sizes tfenv reads.")
     pins = pins_of(out.source)
     if not pins:
-        return "Disk space not checked: nothing is pinned to one version."
+        return _("Disk space not checked: nothing is pinned to one version.")
     if options.offline:
-        return "Disk space not checked: --offline asks the package index nothing, sizes included."
+        return _(
+            "Disk space not checked: --offline asks the package index nothing, sizes included."
+        )
     uv = find_uv(options.environ) if options.use_uv else None
     cache = None if uv is None else uv_cache_dir(uv, options.environ)
     return _report(_checked(_sized(pins, options), out.layout.prefix, cache))
@@ -134,12 +138,22 @@ def _checked(
 def _report(result: tuple[Optional[Estimate], list[Need]]) -> str:
     est, checked = result
     if est is None:
-        return "Disk space not checked: the package index could not be read for file sizes."
+        return _("Disk space not checked: the package index could not be read for file sizes.")
     if not est.counted:
-        return f"Disk space not checked: {est.unknown[0]}."
-    parts = [f"about {_gb(n.bytes)} for {n.what}, {_gb(n.free)} free at {n.path}" for n in checked]
-    missed = f" ({len(est.unknown)} pinned package(s) not sized)" if est.unknown else ""
-    return "Disk space: " + "; ".join(parts) + missed + "."
+        return _("Disk space not checked: {why}.").format(why=est.unknown[0])
+    needs = _("; ").join(
+        _("about {size} for {what}, {free} free at {path}").format(
+            size=_gb(n.bytes), what=_(n.what), free=_gb(n.free), path=n.path
+        )
+        for n in checked
+    )
+    if not est.unknown:
+        return _("Disk space: {needs}.").format(needs=needs)
+    return ngettext(
+        "Disk space: {needs} ({count} pinned package not sized).",
+        "Disk space: {needs} ({count} pinned packages not sized).",
+        len(est.unknown),
+    ).format(needs=needs, count=len(est.unknown))
 
 
 def pins_of(source: Source) -> list[tuple[str, str]]:
@@ -188,7 +202,7 @@ def estimate(
     for name, version in pins:
         files = project(name)
         if files is None:
-            unknown.append(f"{name}: the index has no page for it")
+            unknown.append(_("{name}: the index has no page for it").format(name=name))
             continue
         want = canonicalize_version(version)
         sizes = []
@@ -203,7 +217,11 @@ def estimate(
             if canonicalize_version(got) == want:
                 sizes.append(size)
         if not sizes:
-            unknown.append(f"{name} {version}: the index lists no sized file of it")
+            unknown.append(
+                _("{name} {version}: the index lists no sized file of it").format(
+                    name=name, version=version
+                )
+            )
             continue
         total += max(sizes)
         counted.append(f"{name}=={version}")
@@ -214,13 +232,13 @@ def needs(est: Estimate, env: Path, cache: Optional[Path]) -> list[Need]:
     """What each filesystem must have free (see the module's docstring)."""
     env_at = _existing(env)
     if cache is None:
-        return [Need(env_at, est.download + est.unpacked, "the download and the environment")]
+        return [Need(env_at, est.download + est.unpacked, N_("the download and the environment"))]
     cache_at = _existing(cache)
     if _device(env_at) == _device(cache_at):
-        return [Need(env_at, est.download + est.unpacked, "uv's cache and the environment")]
+        return [Need(env_at, est.download + est.unpacked, N_("uv's cache and the environment"))]
     return [
-        Need(env_at, est.unpacked, "the environment"),
-        Need(cache_at, est.download + est.unpacked, "uv's cache"),
+        Need(env_at, est.unpacked, N_("the environment")),
+        Need(cache_at, est.download + est.unpacked, N_("uv's cache")),
     ]
 
 
@@ -232,12 +250,27 @@ def check(est: Estimate, wants: list[Need]) -> list[Need]:
         have = shutil.disk_usage(need.path).free
         if have < need.bytes:
             raise UsageError(
-                f"Not enough disk space: this install needs about {_gb(need.bytes)} for "
-                f"{need.what} ({_gb(est.download)} to download for {len(est.counted)} "
-                f"pinned package(s), about {_gb(est.unpacked)} unpacked), and {_gb(have)} "
-                f"is free at {need.path}.",
-                hint="Free some space, put the environment (DIR) or uv's cache "
-                "(UV_CACHE_DIR) on a larger disk, or skip this check with --no-space-check.",
+                ngettext(
+                    "Not enough disk space: this install needs about {size} for {what} "
+                    "({download} to download for {count} pinned package, about {unpacked} "
+                    "unpacked), and {free} is free at {path}.",
+                    "Not enough disk space: this install needs about {size} for {what} "
+                    "({download} to download for {count} pinned packages, about {unpacked} "
+                    "unpacked), and {free} is free at {path}.",
+                    len(est.counted),
+                ).format(
+                    size=_gb(need.bytes),
+                    what=_(need.what),
+                    download=_gb(est.download),
+                    count=len(est.counted),
+                    unpacked=_gb(est.unpacked),
+                    free=_gb(have),
+                    path=need.path,
+                ),
+                hint=_(
+                    "Free some space, put the environment (DIR) or uv's cache (UV_CACHE_DIR) "
+                    "on a larger disk, or skip this check with --no-space-check."
+                ),
             )
         out.append(Need(need.path, need.bytes, need.what, have))
     return out

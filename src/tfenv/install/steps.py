@@ -9,12 +9,13 @@ conda), the install command, what the activation scripts set, and the Verify ste
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from tfenv.i18n import _
+from tfenv.i18n import _, ngettext
 from tfenv.install import InstallError
 from tfenv.install.create import Layout
 from tfenv.install.shell import command
@@ -126,10 +127,18 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
     elif found is not None:
         tool, make = "venv", create.venv_command(found, layout.prefix)
     else:
+        if os_name == "windows":
+            message = _(
+                "No Python {python} found on this machine (PATH, pyenv, the py launcher), "
+                "and uv, which can find or fetch one, is not installed."
+            )
+        else:
+            message = _(
+                "No Python {python} found on this machine (PATH, pyenv), and uv, which can "
+                "find or fetch one, is not installed."
+            )
         raise InstallError(
-            f"No Python {python} found on this machine (PATH, pyenv"
-            + (", the py launcher" if os_name == "windows" else "")
-            + "), and uv, which can find or fetch one, is not installed.",
+            message.format(python=python),
             hint=_(
                 "Install Python {python} (e.g. 'pyenv install {python}'), or pip install uv."
             ).format(python=python),
@@ -176,7 +185,7 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
         make = conda.create_command(shown, where, plan.conda, plan.channels, options.offline)
         pip_specs = plan.pip
     layout = Layout(prefix, os_name, conda=True)
-    missing = "" if tool is not None else "No conda, mamba or micromamba is installed here."
+    missing = "" if tool is not None else _("No conda, mamba or micromamba is installed here.")
     steps = [Step("create", _("Create the conda environment {where}").format(where=where), [make])]
     if pip_specs:
         argv = _install_argv(layout, pip_specs, None, uv, options)
@@ -214,11 +223,19 @@ def _conda_prefix(tool: str, env: str) -> Path:
 
 def _packages_step(source: Source, layout: Layout, uv: Optional[str], options: Options) -> Step:
     plan = source.plan
-    more = f" and {len(plan.pip) - 1} more pins" if len(plan.pip) > 1 else ""
-    first = plan.pip[0] if plan.pip else "nothing"
-    what = f"the lockfile {source.lock}" if source.lock else f"{first}{more}"
+    if source.lock:
+        title = _("Install the lockfile {lock}").format(lock=source.lock)
+    elif len(plan.pip) > 1:
+        more = len(plan.pip) - 1
+        title = ngettext(
+            "Install {first} and {count} more pin", "Install {first} and {count} more pins", more
+        ).format(first=plan.pip[0], count=more)
+    elif plan.pip:
+        title = _("Install {what}").format(what=plan.pip[0])
+    else:
+        title = _("Install nothing")
     argv = _install_argv(layout, plan.pip, source.lock, uv, options)
-    return Step("packages", _("Install {what}").format(what=what), [argv])
+    return Step("packages", title, [argv])
 
 
 def _install_argv(
@@ -262,7 +279,7 @@ def _last_steps(source: Source, layout: Layout) -> list[Step]:
         Step(
             "verify",
             _("Verify: {check}, then doctor's checks (as '{doctor}' after activating)").format(
-                check=CHECK, doctor=doctor
+                check=_(CHECK), doctor=doctor
             ),
         ),
     ]
@@ -276,18 +293,31 @@ def remaining_steps(source: Source) -> tuple[str, ...]:
     if not plan.steps:  # only a route that leaves manual steps (the system route) has them
         return ()
     steps = []
+    done_here = _done_by_install()
     for step in plan.steps:
-        if step.startswith(_DONE_BY_INSTALL):
+        if any(p.fullmatch(step) for p in done_here):
             break
         steps.append(step)
     if plan.env:
-        names = _words([k for k, _ in plan.env])
-        steps.append(f"Then activate the environment: its activation script sets {names}.")
+        names = _words([k for k, _v in plan.env])
+        steps.append(
+            _("Then activate the environment: its activation script sets {names}.").format(
+                names=names
+            )
+        )
     return tuple(steps)
 
 
-# the system route's step that tfenv install does (routes/system_steps.py words it)
-_DONE_BY_INSTALL = "Install TensorFlow with the commands under Install"
+def _done_by_install() -> list[re.Pattern[str]]:
+    """The system route's step that tfenv install does (routes/system_steps.py words it),
+    as patterns of its templates in the current language (the plan was worded in it)."""
+    from tfenv.routes.system_steps import INSTALL_STEPS
+
+    out = []
+    for template in INSTALL_STEPS:
+        parts = re.split(r"\{[a-z_]+\}", _(template))
+        out.append(re.compile(".*?".join(map(re.escape, parts)), re.DOTALL))
+    return out
 
 
 def _words(items: list[str]) -> str:

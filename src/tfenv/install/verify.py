@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfenv.doctor.findings import Finding
-from tfenv.i18n import _
+from tfenv.i18n import N_, _
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CHECK", "Verdict", "activated_environ", "verify"]
 
-#: what the Verify step runs, in words (one place, so that a plan's own check can replace it)
-CHECK = (
+#: what the Verify step runs, in words (one place, so that a plan's own check can replace it);
+#: the English, translated where it is shown: _(CHECK)
+CHECK = N_(
     "import tensorflow, tf.config.list_physical_devices('GPU'), a computation on the CPU "
     "(the plan's Verify checks), and a matmul on /GPU:0 when there is a GPU"
 )
@@ -58,7 +59,7 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
-            "check": CHECK,
+            "check": _(CHECK),
             "findings": [f.to_dict() for f in self.findings],
             "explain": list(self.answers),
             "notes": list(self.notes),

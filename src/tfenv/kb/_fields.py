@@ -21,6 +21,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from tfenv.errors import KBValidationError, TfenvError
+from tfenv.i18n import _, ngettext
 from tfenv.models.driver import DriverVersion
 from tfenv.specs import to_version
 from tfenv.textsafe import is_printable
@@ -82,7 +83,7 @@ class Node:
 
     def mapping(self) -> Mapping[str, Any]:
         if not isinstance(self.value, Mapping):
-            raise self.fail(f"expected a mapping, found {_kind(self.value)}")
+            raise self.fail(_("expected a mapping, found {kind}").format(kind=_kind(self.value)))
         return self.value
 
     def has(self, key: str) -> bool:
@@ -92,7 +93,7 @@ class Node:
         """The value at ``key``; the key must be present (null is allowed)."""
         raw = self.mapping()
         if key not in raw:
-            raise self._child(None, key).fail("this required key is missing")
+            raise self._child(None, key).fail(_("this required key is missing"))
         return self._child(raw[key], key)
 
     def opt(self, key: str) -> Node:
@@ -101,7 +102,7 @@ class Node:
 
     def items(self) -> Iterator[Node]:
         if not isinstance(self.value, list):
-            raise self.fail(f"expected a list, found {_kind(self.value)}")
+            raise self.fail(_("expected a list, found {kind}").format(kind=_kind(self.value)))
         for i, v in enumerate(self.value):
             yield self._child(v, i)
 
@@ -113,7 +114,11 @@ class Node:
         """Reject keys not in ``allowed`` (catches typos in hand-edited files)."""
         extra = sorted(set(self.mapping()) - set(allowed))
         if extra:
-            raise self.fail(f"unknown key(s) {', '.join(map(repr, extra))}")
+            raise self.fail(
+                ngettext("unknown key {names}", "unknown keys {names}", len(extra)).format(
+                    names=", ".join(map(repr, extra))
+                )
+            )
         return self
 
     def known(self, *allowed: str) -> Node:
@@ -121,7 +126,9 @@ class Node:
         for key in self.mapping():
             if key not in allowed:
                 known = ", ".join(allowed)
-                raise self._child(None, str(key)).fail(f"unknown key; the known keys are {known}")
+                raise self._child(None, str(key)).fail(
+                    _("unknown key; the known keys are {known}").format(known=known)
+                )
         return self
 
     def opt_items(self) -> Iterator[Node]:
@@ -135,7 +142,7 @@ class Node:
 
     def text(self) -> str:
         if isinstance(self.value, bool) or not isinstance(self.value, (str, int, float)):
-            raise self.fail(f"expected a string, found {_kind(self.value)}")
+            raise self.fail(_("expected a string, found {kind}").format(kind=_kind(self.value)))
         return str(self.value)
 
     def opt_text(self) -> Optional[str]:
@@ -144,9 +151,11 @@ class Node:
     def string(self) -> str:
         """A non-empty string; unlike :meth:`text`, a number is not accepted."""
         if not isinstance(self.value, str):
-            raise self.fail(f"expected a non-empty string, found {_kind(self.value)}")
+            raise self.fail(
+                _("expected a non-empty string, found {kind}").format(kind=_kind(self.value))
+            )
         if not self.value.strip():
-            raise self.fail("expected a non-empty string, found an empty or blank one")
+            raise self.fail(_("expected a non-empty string, found an empty or blank one"))
         return self.value
 
     def opt_string(self) -> Optional[str]:
@@ -157,11 +166,17 @@ class Node:
         (a name that will be shown, or written into a generated file)."""
         text = self.string()
         if len(text) > max_length:
-            raise self.fail(f"expected at most {max_length} characters, found {len(text)}")
+            raise self.fail(
+                _("expected at most {max_length} characters, found {count}").format(
+                    max_length=max_length, count=len(text)
+                )
+            )
         if not is_printable(text):
             raise self.fail(
-                f"{text!r} contains a control character (a newline, an escape sequence) "
-                "or an unpaired surrogate"
+                _(
+                    "{text!r} contains a control character (a newline, an escape sequence) or an "
+                    "unpaired surrogate"
+                ).format(text=text)
             )
         return text
 
@@ -178,14 +193,20 @@ class Node:
             return ()
         for _key, node in self.entries():
             if not isinstance(node.value, str):
-                raise node.fail(f"expected a string, found {_kind(node.value)}")
+                raise node.fail(_("expected a string, found {kind}").format(kind=_kind(node.value)))
         return tuple(sorted((str(k), v) for k, v in self.mapping().items()))
 
     def choice(self, *allowed: str) -> str:
         if self.value is None:
-            raise self.fail(f"expected one of {', '.join(allowed)}, found null")
+            raise self.fail(
+                _("expected one of {names}, found null").format(names=", ".join(allowed))
+            )
         if self.value not in allowed:
-            raise self.fail(f"{self.value!r} is not one of {', '.join(allowed)}")
+            raise self.fail(
+                _("{value!r} is not one of {names}").format(
+                    value=self.value, names=", ".join(allowed)
+                )
+            )
         return str(self.value)
 
     def opt_choice(self, *allowed: str) -> Optional[str]:
@@ -193,7 +214,9 @@ class Node:
 
     def boolean(self) -> bool:
         if not isinstance(self.value, bool):
-            raise self.fail(f"expected true or false, found {_kind(self.value)}")
+            raise self.fail(
+                _("expected true or false, found {kind}").format(kind=_kind(self.value))
+            )
         return self.value
 
     def opt_boolean(self) -> Optional[bool]:
@@ -201,11 +224,19 @@ class Node:
 
     def integer(self, minimum: Optional[int] = None, maximum: int = 2**53) -> int:
         if isinstance(self.value, bool) or not isinstance(self.value, int):
-            raise self.fail(f"expected a whole number, found {_kind(self.value)}")
+            raise self.fail(
+                _("expected a whole number, found {kind}").format(kind=_kind(self.value))
+            )
         if minimum is not None and self.value < minimum:
-            raise self.fail(f"expected a whole number of at least {minimum}, found {self.value}")
+            raise self.fail(
+                _("expected a whole number of at least {minimum}, found {value}").format(
+                    minimum=minimum, value=self.value
+                )
+            )
         if self.value > maximum:
-            raise self.fail(f"expected a whole number of at most {maximum}")
+            raise self.fail(
+                _("expected a whole number of at most {maximum}").format(maximum=maximum)
+            )
         return self.value
 
     def opt_integer(self, minimum: Optional[int] = None, maximum: int = 2**53) -> Optional[int]:
@@ -235,9 +266,9 @@ class Node:
         try:
             spec = SpecifierSet(text)
         except InvalidSpecifier:
-            raise self.fail(f"{text!r} is not a version specifier") from None
+            raise self.fail(_("{text!r} is not a version specifier").format(text=text)) from None
         if not empty and not str(spec):
-            raise self.fail("an empty specifier would match every release")
+            raise self.fail(_("an empty specifier would match every release"))
         return spec
 
     def opt_specifier(self, *, empty: bool = True) -> Optional[SpecifierSet]:
@@ -265,7 +296,7 @@ class Node:
         if not text or any(
             not p or not p.isascii() or not p.isalnum() or p != p.lower() for p in parts
         ):
-            raise self.fail(f"{text!r} is not a kebab-case id")
+            raise self.fail(_("{text!r} is not a kebab-case id").format(text=text))
         return text
 
     def date(self) -> str:
@@ -273,14 +304,14 @@ class Node:
             return self.value.isoformat()
         text = self.text()
         if not _DATE.match(text):
-            raise self.fail(f"{text!r} is not a date (YYYY-MM-DD)")
+            raise self.fail(_("{text!r} is not a date (YYYY-MM-DD)").format(text=text))
         return text
 
     def provenance(self) -> Provenance:
         """The record's ``source`` (one or a list) and ``retrieved`` date, both required."""
         sources = self.get("source").texts()
         if not sources or any(not s.strip() for s in sources):
-            raise self.get("source").fail("a fact needs a non-empty source")
+            raise self.get("source").fail(_("a fact needs a non-empty source"))
         return Provenance(sources=sources, retrieved=self.get("retrieved").date())
 
 
@@ -289,7 +320,7 @@ def unique(keyed: Iterable[tuple[Node, object]], what: str) -> None:
     seen: set[object] = set()
     for node, key in keyed:
         if key in seen:
-            raise node.fail(f"duplicate {what} {key}")
+            raise node.fail(_("duplicate {what} {key}").format(what=what, key=key))
         seen.add(key)
 
 
@@ -308,7 +339,7 @@ def unique_by_id(node: Node, parse: Callable[[Node], _R]) -> tuple[_R, ...]:
     for item in node.items():
         record = parse(item)
         if record.id in seen:
-            raise item.get("id").fail(f"id {record.id!r} appears twice")
+            raise item.get("id").fail(_("id {id!r} appears twice").format(id=record.id))
         seen.add(record.id)
         out.append(record)
     return tuple(out)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from tfenv.errors import KBValidationError
+from tfenv.i18n import _
 from tfenv.kb._fields import Node
 
 __all__ = ["DATA_PACKAGE", "load_node", "read_data"]
@@ -34,19 +35,21 @@ def read_data(relpath: str, root: DataRoot = None) -> Any:
         else:
             text = read_text(root / relpath, limit=_MAX_DATA)
     except FileNotFoundError:
-        raise KBValidationError(relpath, "", "the file is missing") from None
+        raise KBValidationError(relpath, "", _("the file is missing")) from None
     except InputFileError as exc:
         if exc.errno == errno.ENOENT:
-            raise KBValidationError(relpath, "", "the file is missing") from None
-        raise KBValidationError(relpath, "", f"cannot be read ({exc})") from None
+            raise KBValidationError(relpath, "", _("the file is missing")) from None
+        raise KBValidationError(relpath, "", _("cannot be read ({why})").format(why=exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise KBValidationError(relpath, "", f"cannot be read ({exc})") from None
+        raise KBValidationError(relpath, "", _("cannot be read ({why})").format(why=exc)) from None
     try:
         if relpath.endswith(".json"):
             return load_json(text)
         return load_yaml(text)
     except StructureError as exc:
-        raise KBValidationError(relpath, "", f"is not valid {_kind(relpath)} ({exc})") from None
+        raise KBValidationError(
+            relpath, "", _("is not valid {kind} ({why})").format(kind=_kind(relpath), why=exc)
+        ) from None
 
 
 def load_node(relpath: str, root: DataRoot = None) -> Node:

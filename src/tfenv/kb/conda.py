@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Optional, Union
 
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import (
@@ -209,7 +210,9 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
     for item in cf.get("releases").items():
         build = read_record(CondaTfBuild, item)
         if build.version in seen:
-            raise item.get("version").fail(f"version {build.version} is listed twice")
+            raise item.get("version").fail(
+                _("version {version} is listed twice").format(version=build.version)
+            )
         seen.add(build.version)
         builds.append(build)
     cf_builds = tuple(builds)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal, Optional, cast
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import Translations, fact, given, read_record, records, sourced, translated
@@ -73,7 +74,7 @@ def _require(node: Node) -> Optional[RequireCuda]:
     try:
         return parse(text)
     except RequireCudaError as exc:
-        raise node.fail(f"not an NVIDIA_REQUIRE_CUDA value: {exc}") from None
+        raise node.fail(_("not an NVIDIA_REQUIRE_CUDA value: {exc}").format(exc=exc)) from None
 
 
 def _labels_list(node: Node) -> tuple[str, ...]:
@@ -91,7 +92,7 @@ def _ngc_release(node: Node) -> str:
     release = node.text()
     parts = release.split(".")
     if len(parts) != 2 or not all(p.isdigit() and len(p) == 2 for p in parts):
-        raise node.fail(f"{release!r} is not a YY.MM release")
+        raise node.fail(_("{release!r} is not a YY.MM release").format(release=release))
     return release
 
 

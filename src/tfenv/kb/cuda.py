@@ -43,7 +43,7 @@ OsName = Literal["linux", "windows"]
 def _toolkit_version(node: Node) -> Version:
     version = node.version()
     if len(version.release) != 2:
-        raise node.fail(f"{version} is not a major.minor CUDA version")
+        raise node.fail(_("{version} is not a major.minor CUDA version").format(version=version))
     return version
 
 
@@ -249,7 +249,7 @@ def _toolkit(node: Node) -> CudaToolkit:
     ccs = node.get("compute_capabilities").only("min", "max")
     cc_min, cc_max = ccs.get("min").opt_version(), ccs.get("max").opt_version()
     if cc_min is not None and cc_max is not None and cc_min > cc_max:
-        raise ccs.fail(f"min {cc_min} is above max {cc_max}")
+        raise ccs.fail(_("min {cc_min} is above max {cc_max}").format(cc_min=cc_min, cc_max=cc_max))
     return read_record(
         CudaToolkit,
         node,
@@ -276,7 +276,7 @@ def _architecture(node: Node) -> ArchitectureSupport:
     ccs = node.get("compute_capabilities").only("min", "max")
     cc_min, cc_max = ccs.get("min").version(), ccs.get("max").version()
     if cc_min > cc_max:
-        raise ccs.fail(f"min {cc_min} is above max {cc_max}")
+        raise ccs.fail(_("min {cc_min} is above max {cc_max}").format(cc_min=cc_min, cc_max=cc_max))
     return read_record(
         ArchitectureSupport, node, keys=("compute_capabilities",), cc_min=cc_min, cc_max=cc_max
     )
@@ -290,7 +290,7 @@ def _ptx_isa(node: Node) -> tuple[tuple[tuple[Version, Version], ...], Provenanc
         pairs.append((item.get("isa").version(strict=True), item.get("cuda").version(strict=True)))
     isas = [isa for isa, _ in pairs]
     if len(set(isas)) != len(isas):
-        raise node.get("versions").fail("a PTX ISA version is listed twice")
+        raise node.get("versions").fail(_("a PTX ISA version is listed twice"))
     return tuple(pairs), node.provenance()
 
 
@@ -310,14 +310,18 @@ def parse(root: Node) -> CudaFacts:
     for node, branch in zip(br_nodes, branches):
         if previous is not None:
             if branch.branch <= previous.branch:
-                raise node.get("branch").fail("driver branches must be listed in ascending order")
+                raise node.get("branch").fail(
+                    _("driver branches must be listed in ascending order")
+                )
             if (
                 branch.max_cuda is not None
                 and previous.max_cuda is not None
                 and branch.max_cuda < previous.max_cuda
             ):
                 raise node.get("max_cuda").fail(
-                    f"{branch.max_cuda} is below the previous branch's {previous.max_cuda}"
+                    _("{max_cuda} is below the previous branch's {max_cuda2}").format(
+                        max_cuda=branch.max_cuda, max_cuda2=previous.max_cuda
+                    )
                 )
         previous = branch
     isa_node = root.opt("ptx_isa")
@@ -327,11 +331,15 @@ def parse(root: Node) -> CudaFacts:
         for b in archs[:i]:
             if a.cc_min <= b.cc_max and b.cc_min <= a.cc_max:
                 raise root.get("architectures").fail(
-                    f"{a.architecture} and {b.architecture} overlap in compute capability"
+                    _("{architecture} and {architecture2} overlap in compute capability").format(
+                        architecture=a.architecture, architecture2=b.architecture
+                    )
                 )
     arch = None if isa_node.is_null else isa_node.opt("arch_specific_from").opt_version()
     if arch is not None and arch not in dict(isa):
-        raise isa_node.get("arch_specific_from").fail(f"PTX ISA {arch} is not listed")
+        raise isa_node.get("arch_specific_from").fail(
+            _("PTX ISA {arch} is not listed").format(arch=arch)
+        )
     return CudaFacts(
         toolkits,
         families,

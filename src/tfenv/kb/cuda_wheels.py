@@ -84,14 +84,14 @@ def _majors(node: Node) -> Mapping[str, int]:
         str(canonicalize_name(name)): major.integer(minimum=1) for name, major in node.entries()
     }
     if not majors:
-        raise node.fail("expected at least one cuDNN wheel")
+        raise node.fail(_("expected at least one cuDNN wheel"))
     return MappingProxyType(majors)
 
 
 def _places(node: Node) -> tuple[str, ...]:
     places = tuple(n.choice(*XLA_PLACES) for n in node.items())
     if len(set(places)) != len(places):
-        raise node.fail("a place is listed twice")
+        raise node.fail(_("a place is listed twice"))
     return places
 
 

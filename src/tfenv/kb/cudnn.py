@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record, sourced
@@ -31,7 +32,7 @@ def _empty_versions() -> Mapping[int, tuple[Version, ...]]:
 def _series_version(node: Node) -> Version:
     version = node.version()
     if len(version.release) != 2:
-        raise node.fail(f"{version} is not a major.minor cuDNN series")
+        raise node.fail(_("{version} is not a major.minor cuDNN series").format(version=version))
     return version
 
 
@@ -103,7 +104,7 @@ def _series(node: Node) -> CudnnSeries:
         build.only("major", "versions", "min_cc")
         major = build.get("major").integer()
         if major in majors:
-            raise build.get("major").fail(f"CUDA {major} is listed twice")
+            raise build.get("major").fail(_("CUDA {major} is listed twice").format(major=major))
         majors.append(major)
         cc = build.get("min_cc").opt_version()
         if cc is not None:
@@ -114,11 +115,15 @@ def _series(node: Node) -> CudnnSeries:
             for item in listed.items():
                 minor = item.version()
                 if minor.release[0] != major:
-                    raise item.fail(f"CUDA {minor} is not a CUDA {major} version")
+                    raise item.fail(
+                        _("CUDA {minor} is not a CUDA {major} version").format(
+                            minor=minor, major=major
+                        )
+                    )
                 minors.append(minor)
             versions[major] = tuple(minors)
     if not majors:
-        raise node.get("cuda").fail("a cuDNN series needs at least one CUDA build")
+        raise node.get("cuda").fail(_("a cuDNN series needs at least one CUDA build"))
     return read_record(
         CudnnSeries,
         node,
@@ -137,7 +142,9 @@ def parse(root: Node) -> CudnnFacts:
     for i in range(1, len(series)):
         if series[i].version <= series[i - 1].version:
             raise (
-                nodes[i].get("version").fail("series must be listed once each, in ascending order")
+                nodes[i]
+                .get("version")
+                .fail(_("series must be listed once each, in ascending order"))
             )
     fc = None
     if root.has("forward_compat"):

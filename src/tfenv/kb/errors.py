@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.specifiers import SpecifierSet
 
+from tfenv.i18n import _, ngettext
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import (
@@ -97,7 +98,11 @@ def _platforms(node: Node) -> frozenset[str]:
     platforms = frozenset(node.texts())
     unknown = platforms - _PLATFORMS
     if unknown:
-        raise node.fail(f"unknown platform(s) {', '.join(sorted(unknown))}")
+        raise node.fail(
+            ngettext("unknown platform {names}", "unknown platforms {names}", len(unknown)).format(
+                names=", ".join(sorted(unknown))
+            )
+        )
     return platforms
 
 
@@ -216,13 +221,15 @@ def _pattern(node: Node) -> CatalogPattern:
     try:
         return CatalogPattern(text)
     except re.error as exc:
-        raise node.fail(f"{text!r} is not a valid regular expression ({exc})") from None
+        raise node.fail(
+            _("{text!r} is not a valid regular expression ({exc})").format(text=text, exc=exc)
+        ) from None
 
 
 def _patterns(node: Node) -> tuple[CatalogPattern, ...]:
     patterns = tuple(_pattern(p) for p in node.items())
     if not patterns:
-        raise node.fail("an entry needs at least one pattern")
+        raise node.fail(_("an entry needs at least one pattern"))
     return patterns
 
 
@@ -259,5 +266,7 @@ def load(root: Optional[Path] = None) -> tuple[ErrorEntry, ...]:
     for item, entry in zip(doc.get("errors").items(), out):
         unknown = [s for s in entry.supersedes if s not in seen or s == entry.id]
         if unknown:
-            raise item.get("supersedes").fail(f"not another entry's id: {', '.join(unknown)}")
+            raise item.get("supersedes").fail(
+                _("not another entry's id: {names}").format(names=", ".join(unknown))
+            )
     return out

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import choice, fact, given, read_record, records, sourced, text_list
@@ -58,7 +59,9 @@ _HEX4 = re.compile(r"^[0-9A-F]{4}$")
 def device_id(text: str) -> int:
     """``'1E02'`` -> 0x1E02 (four upper-case hex digits, as NVIDIA and pci.ids write them)."""
     if not _HEX4.match(text):
-        raise ValueError(f"{text!r} is not a PCI device ID (four upper-case hex digits)")
+        raise ValueError(
+            _("{text!r} is not a PCI device ID (four upper-case hex digits)").format(text=text)
+        )
     return int(text, 16)
 
 
@@ -100,7 +103,7 @@ def _pattern(node: Node) -> re.Pattern[str]:
     try:
         return re.compile(node.text())
     except re.error as exc:
-        raise node.fail(f"is not a regular expression ({exc})") from None
+        raise node.fail(_("is not a regular expression ({exc})").format(exc=exc)) from None
 
 
 @dataclass(frozen=True)
@@ -133,13 +136,13 @@ class GpuFamilies:
 def _range(node: Node) -> tuple[int, int]:
     ids = node.texts()
     if len(ids) != 2:
-        raise node.fail("expected [first, last] device IDs")
+        raise node.fail(_("expected [first, last] device IDs"))
     try:
         low, high = device_id(ids[0]), device_id(ids[1])
     except ValueError as exc:
         raise node.fail(str(exc)) from None
     if low > high:
-        raise node.fail(f"{ids[0]} is above {ids[1]}")
+        raise node.fail(_("{ids} is above {ids2}").format(ids=ids[0], ids2=ids[1]))
     return low, high
 
 
@@ -147,7 +150,7 @@ def _chip(node: Node) -> ChipRange:
     low, high = _range(node.get("device_ids"))
     chip = read_record(ChipRange, node, keys=("device_ids",), low=low, high=high)
     if (chip.compute_capability is None) != (chip.cc_basis == "unknown"):
-        raise node.get("cc_basis").fail("is 'unknown' exactly when compute_capability is null")
+        raise node.get("cc_basis").fail(_("is 'unknown' exactly when compute_capability is null"))
     return chip
 
 
@@ -157,7 +160,7 @@ def _arm(node: Node) -> ArmGpus:
         low, high = _range(node.get("device_ids"))
     arm = read_record(ArmGpus, node, keys=("device_ids",), low=low, high=high)
     if low is None and not arm.names:
-        raise node.fail("give device_ids or names")
+        raise node.fail(_("give device_ids or names"))
     return arm
 
 
@@ -167,7 +170,9 @@ def parse(root: Node) -> GpuFamilies:
     chips = tuple(sorted((_chip(n) for n in root.get("chips").items()), key=lambda c: c.low))
     for a, b in zip(chips, chips[1:]):
         if a.high >= b.low:
-            raise root.get("chips").fail(f"the ranges of {a.chip} and {b.chip} overlap")
+            raise root.get("chips").fail(
+                _("the ranges of {chip} and {chip2} overlap").format(chip=a.chip, chip2=b.chip)
+            )
     seg = root.get("segments").only("rules", "source", "retrieved")
     return GpuFamilies(
         chips=chips,

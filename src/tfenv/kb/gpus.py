@@ -71,14 +71,16 @@ def normalize_name(name: str) -> str:
 def _name(node: Node) -> str:
     name = node.text().strip()
     if not name:
-        raise node.fail("a GPU needs a name")
+        raise node.fail(_("a GPU needs a name"))
     return name
 
 
 def _cc(node: Node) -> Version:
     cc = node.version()
     if len(cc.release) != 2 or cc.pre or cc.post or cc.dev or cc.local:
-        raise node.fail(f"{node.value!r} is not a compute capability (major.minor)")
+        raise node.fail(
+            _("{value!r} is not a compute capability (major.minor)").format(value=node.value)
+        )
     return cc
 
 
@@ -186,42 +188,39 @@ class GpuCatalog:
                 for m in found
             )
             declared = self._ambiguous.get(normalize_name(name))
-            values = {"name": repr(name), "listed": listed, "cc": found[0].compute_capability}
-            if declared is not None and declared.note:
-                template = _(
-                    "The GPU name {name} is ambiguous: it can mean {listed}. {note} Pass the exact "
-                    "name nvidia-smi prints, or give the compute capability with --cc (for "
-                    "example --cc {cc})."
-                )
-                values["note"] = prose(declared, "note")
-            else:
-                template = _(
-                    "The GPU name {name} is ambiguous: it can mean {listed}. Pass the exact name "
-                    "nvidia-smi prints, or give the compute capability with --cc (for example "
-                    "--cc {cc})."
-                )
-            raise UsageError(template.format(**values))
+            note = [prose(declared, "note")] if declared is not None and declared.note else []
+            raise UsageError(
+                _("The GPU name {name!r} is ambiguous: it can mean {listed}.").format(
+                    name=name, listed=listed
+                ),
+                hint=" ".join(
+                    [
+                        *note,
+                        _(
+                            "Pass the exact name nvidia-smi prints, or give the compute "
+                            "capability with --cc (for example --cc {cc})."
+                        ).format(cc=found[0].compute_capability),
+                    ]
+                ),
+            )
         suggestions = self.suggest(name)
-        values = {
-            "name": repr(name),
-            "count": len(self.models),
-            "names": ", ".join(map(repr, suggestions)),
-        }
         if suggestions:
-            template = _(
-                "Unknown GPU {name}: it is not in tfenv's list of {count} NVIDIA models. Did you "
-                "mean {names}? If the card is right, give its compute capability with --cc as "
-                "well (nvidia-smi --query-gpu=compute_cap --format=csv prints it); 'tfenv "
-                "refresh --gpus README.md' adds the products of a newer NVIDIA driver."
+            unknown = _(
+                "Unknown GPU {name!r}: it is not in tfenv's list of {count} NVIDIA models. "
+                "Did you mean {suggestions}?"
             )
         else:
-            template = _(
-                "Unknown GPU {name}: it is not in tfenv's list of {count} NVIDIA models. If the "
-                "card is right, give its compute capability with --cc as well (nvidia-smi "
-                "--query-gpu=compute_cap --format=csv prints it); 'tfenv refresh --gpus "
-                "README.md' adds the products of a newer NVIDIA driver."
-            )
-        raise UsageError(template.format(**values))
+            unknown = _("Unknown GPU {name!r}: it is not in tfenv's list of {count} NVIDIA models.")
+        raise UsageError(
+            unknown.format(
+                name=name, count=len(self.models), suggestions=_(", ").join(map(repr, suggestions))
+            ),
+            hint=_(
+                "If the card is right, give its compute capability with --cc as well "
+                "(nvidia-smi --query-gpu=compute_cap --format=csv prints it); "
+                "'tfenv refresh --gpus README.md' adds the products of a newer NVIDIA driver."
+            ),
+        )
 
     def suggest(self, name: str, limit: int = 3) -> tuple[str, ...]:
         """Up to ``limit`` close known names or aliases, as a user would type them."""
@@ -331,8 +330,10 @@ def _validate(root: Node, catalog: GpuCatalog, hand_written: int) -> None:
                     else root.get("aliases").get("names").get(model.name)
                 )
                 raise where.fail(
-                    f"the alias {alias!r} names cards of different compute capability "
-                    f"({others}); declare it under 'ambiguous'"
+                    _(
+                        "the alias {alias!r} names cards of different compute capability "
+                        "({others}); declare it under 'ambiguous'"
+                    ).format(alias=alias, others=others)
                 )
 
 
@@ -352,13 +353,19 @@ def _check_names(root: Node, catalog: GpuCatalog, hand_written: int) -> None:
             continue
         where = items[i].get("name") if i < hand_written else Node(model.name, README_FILE, "")
         raise where.fail(
-            f"{model.name!r} duplicates {seen.name!r} (names are compared ignoring case, "
-            "spacing and the NVIDIA/GeForce/Tesla prefixes)"
+            _(
+                "{name!r} duplicates {name2!r} (names are compared ignoring case, spacing and the "
+                "NVIDIA/GeForce/Tesla prefixes)"
+            ).format(name=model.name, name2=seen.name)
         )
     table = _alias_table(root)
     for name in table:
         if name not in catalog._exact:
-            raise root.get("aliases").get("names").fail(f"{name!r} is not a GPU name")
+            raise (
+                root.get("aliases")
+                .get("names")
+                .fail(_("{name!r} is not a GPU name").format(name=name))
+            )
 
 
 def _check_declared(root: Node, catalog: GpuCatalog) -> set[str]:
@@ -367,15 +374,18 @@ def _check_declared(root: Node, catalog: GpuCatalog) -> set[str]:
     for node, amb in zip(_amb_nodes(root), catalog.ambiguous):
         for cand in amb.candidates:
             if normalize_name(cand) not in known:
-                raise node.get("candidates").fail(f"{cand!r} is not a GPU name")
+                raise node.get("candidates").fail(_("{cand!r} is not a GPU name").format(cand=cand))
         found = catalog.matches(amb.alias)
         if {m.name for m in found} != set(amb.candidates):
             raise node.get("candidates").fail(
-                f"the alias {amb.alias!r} matches {sorted(m.name for m in found)}, "
-                "not the listed candidates"
+                _("the alias {alias!r} matches {names}, not the listed candidates").format(
+                    alias=amb.alias, names=sorted(m.name for m in found)
+                )
             )
         if len({m.compute_capability for m in found}) < 2:
-            raise node.get("alias").fail(f"{amb.alias!r} is not ambiguous; remove it from here")
+            raise node.get("alias").fail(
+                _("{alias!r} is not ambiguous; remove it from here").format(alias=amb.alias)
+            )
         declared.add(normalize_name(amb.alias))
     return declared
 
@@ -395,7 +405,11 @@ def parse(root: Node, generated: Optional[Node] = None) -> GpuCatalog:
             raise (
                 root.get("aliases")
                 .get("names")
-                .fail(f"{model.name!r} is written by hand (gpus[{i}]); put its aliases there")
+                .fail(
+                    _("{name!r} is written by hand (gpus[{i}]); put its aliases there").format(
+                        name=model.name, i=i
+                    )
+                )
             )
     made = _generated(generated, table) if generated is not None else []
     ambiguous = tuple(read_record(AmbiguousAlias, item) for item in _amb_nodes(root))

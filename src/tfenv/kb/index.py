@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.i18n import _, ngettext
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record
@@ -107,7 +108,7 @@ def _wheels(node: Node) -> Mapping[str, WheelSet]:
     wheels = {}
     for platform, wnode in node.entries():
         if platform not in PLATFORM_KEYS:
-            raise wnode.fail(f"unknown platform {platform!r}")
+            raise wnode.fail(_("unknown platform {platform!r}").format(platform=platform))
         wheels[platform] = _wheelset(platform, wnode)
     return MappingProxyType(wheels)
 
@@ -296,13 +297,15 @@ def _load_package(name: str, root: Optional[Path]) -> tuple[Release, ...]:
     top = load_node(f"index/{name}.json", root)
     top.only("generated_by", "package", "releases", "retrieved", "source")
     if top.get("package").text() != name:
-        raise top.get("package").fail(f"expected {name!r}")
+        raise top.get("package").fail(_("expected {name!r}").format(name=name))
     prov = top.provenance()
     releases = tuple(_release(name, n, prov) for n in top.get("releases").items())
     for a, b in zip(releases, releases[1:]):
         if not a.version < b.version:
             raise top.get("releases").fail(
-                f"versions are not in ascending order ({a.version} before {b.version})"
+                _("versions are not in ascending order ({version} before {version2})").format(
+                    version=a.version, version2=b.version
+                )
             )
     return releases
 
@@ -336,7 +339,11 @@ def _wheelset(platform: str, node: Node) -> WheelSet:
 def _variant(base: WheelSet, python: str, node: Node) -> WheelSet:
     node.only(*_VARIANT_KEYS)
     if python not in base.pythons:
-        raise node.fail(f"a variant for Python {python}, which this platform has no wheel for")
+        raise node.fail(
+            _("a variant for Python {python}, which this platform has no wheel for").format(
+                python=python
+            )
+        )
     changes: dict[str, object] = {}
     if node.has("glibc"):
         changes["glibc"] = node.get("glibc").opt_version()
@@ -369,10 +376,14 @@ def _load_cuda(
         for v in pnode.get("versions").items():
             row = read_record(CudaWheel, v, package=name)
             if set(row.pythons) != row.platforms:
-                raise v.get("pythons").fail("must list the Pythons of exactly the platforms")
+                raise v.get("pythons").fail(_("must list the Pythons of exactly the platforms"))
             if not row.platforms <= set(PLATFORM_KEYS):
                 raise v.get("platforms").fail(
-                    f"unknown platform(s) {sorted(row.platforms - set(PLATFORM_KEYS))}"
+                    ngettext(
+                        "unknown platform {names}",
+                        "unknown platforms {names}",
+                        len(row.platforms - set(PLATFORM_KEYS)),
+                    ).format(names=", ".join(sorted(row.platforms - set(PLATFORM_KEYS))))
                 )
             rows.append(row)
         out[name] = tuple(rows)

@@ -183,7 +183,7 @@ def parse(root: Node) -> JetsonFacts:
     jetpacks = records(JetPack)(root.get("jetpacks"))
     order = [Version(j.jetpack) for j in jetpacks]
     if order != sorted(order, reverse=True):
-        raise root.get("jetpacks").fail("list the JetPack lines newest first")
+        raise root.get("jetpacks").fail(_("list the JetPack lines newest first"))
     return JetsonFacts(
         jetpacks=jetpacks,
         wheel_install=wheels.get("install").text(),

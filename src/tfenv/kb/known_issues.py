@@ -53,7 +53,7 @@ def _summary(node: Node) -> str:
     """A summary; ``{gpu}`` (the GPU at hand, see KnownIssue.text_for) is its one placeholder."""
     text = node.text()
     if "{" in text.replace("{gpu}", ""):
-        raise node.fail("the only placeholder a summary may carry is {gpu}")
+        raise node.fail(_("the only placeholder a summary may carry is {gpu}"))
     return text
 
 

@@ -10,6 +10,7 @@ from typing import Optional
 
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb.windows_manual import CudaInstaller, parse_installer
@@ -48,7 +49,7 @@ def parse(root: Node) -> LinuxManual:
     cudnn = root.get("cudnn").only("package_example", "note", "source", "retrieved")
     package = toolkit.get("package").label()
     if "{major}" not in package or "{minor}" not in package:
-        raise toolkit.get("package").fail("needs {major} and {minor}")
+        raise toolkit.get("package").fail(_("needs {major} and {minor}"))
     return LinuxManual(
         runfiles=runfiles,
         runfile_options=toolkit.get("runfile_options").texts(),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique_by_id
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import (
@@ -61,7 +62,11 @@ def _names(allowed: frozenset[str]) -> Callable[[Node], frozenset[str]]:
         for item in node.items():
             name = item.text()
             if name not in allowed:
-                raise item.fail(f"unknown target {name!r}; known: {', '.join(sorted(allowed))}")
+                raise item.fail(
+                    _("unknown target {name!r}; known: {names}").format(
+                        name=name, names=", ".join(sorted(allowed))
+                    )
+                )
             names.append(name)
         return frozenset(names)
 
@@ -70,7 +75,7 @@ def _names(allowed: frozenset[str]) -> Callable[[Node], frozenset[str]]:
 
 def _wheel_platform(node: Node) -> str:
     if node.text() not in PLATFORM_KEYS:
-        raise node.fail(f"unknown platform {node.text()!r}")
+        raise node.fail(_("unknown platform {value!r}").format(value=node.text()))
     return node.text()
 
 

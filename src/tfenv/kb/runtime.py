@@ -132,14 +132,18 @@ def _python(node: Node) -> str:
     text = node.text()
     parts = text.split(".")
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        raise node.fail(f"{text!r} is not a Python version X.Y")
+        raise node.fail(_("{text!r} is not a Python version X.Y").format(text=text))
     return text
 
 
 def _package(node: Node) -> str:
     name = node.label(100)
     if canonicalize_name(name) != name:
-        raise node.fail(f"{name!r} is not a normalized package name ({canonicalize_name(name)})")
+        raise node.fail(
+            _("{name!r} is not a normalized package name ({canonicalize_name})").format(
+                name=name, canonicalize_name=canonicalize_name(name)
+            )
+        )
     return name
 
 

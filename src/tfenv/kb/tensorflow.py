@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, opt_record, read_record, sourced, text_list
@@ -71,7 +72,9 @@ def _ptx_targets(node: Node) -> tuple[str, ...]:
     targets = node.texts()
     for item in node.items():
         if not re.fullmatch(r"sm_\d+a?", item.text()):
-            raise item.fail(f"{item.text()!r} is not a PTX target such as sm_90 or sm_90a")
+            raise item.fail(
+                _("{value!r} is not a PTX target such as sm_90 or sm_90a").format(value=item.text())
+            )
     return targets
 
 
@@ -92,7 +95,7 @@ class KernelCode:
 
 def _hand_written(node: Node) -> KernelCode:
     if node.is_null:
-        raise node.fail("the hand-written kernels' code is required")
+        raise node.fail(_("the hand-written kernels' code is required"))
     return read_record(KernelCode, node)
 
 
@@ -129,7 +132,11 @@ def platform_set(node: Node) -> frozenset[str]:
     for item in node.items():
         name = item.text()
         if name not in PLATFORM_KEYS:
-            raise item.fail(f"unknown platform {name!r}; known: {', '.join(PLATFORM_KEYS)}")
+            raise item.fail(
+                _("unknown platform {name!r}; known: {names}").format(
+                    name=name, names=", ".join(PLATFORM_KEYS)
+                )
+            )
         names.append(name)
     return frozenset(names)
 
@@ -137,7 +144,7 @@ def platform_set(node: Node) -> frozenset[str]:
 def _series(node: Node) -> Version:
     series = node.version()
     if len(series.release) != 2 or series.pre or series.post or series.dev:
-        raise node.fail(f"{node.text()!r} is not a minor series like '2.15'")
+        raise node.fail(_("{value!r} is not a minor series like '2.15'").format(value=node.text()))
     return series
 
 
@@ -200,9 +207,11 @@ def load_builds(root: DataRoot = None) -> TfBuilds:
     for item in doc.get("builds").items():
         build = read_record(TfBuild, item)
         if build.series in seen:
-            raise item.get("series").fail(f"series {build.series} appears twice")
+            raise item.get("series").fail(
+                _("series {series} appears twice").format(series=build.series)
+            )
         if builds and build.series < builds[-1].series:
-            raise item.get("series").fail("series must be listed in ascending order")
+            raise item.get("series").fail(_("series must be listed in ascending order"))
         seen.add(build.series)
         builds.append(build)
     return TfBuilds(all=tuple(builds))

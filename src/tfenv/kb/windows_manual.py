@@ -11,6 +11,7 @@ from typing import Optional
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import (
@@ -215,7 +216,9 @@ def _template(node: Node) -> None:
     try:
         node.text().format(python="3.10", name="env")
     except (KeyError, IndexError, ValueError) as exc:
-        raise node.fail(f"a template may name only {{python}} and {{name}} ({exc!r})") from None
+        raise node.fail(
+            _("a template may name only {{python}} and {{name}} ({exc!r})").format(exc=exc)
+        ) from None
 
 
 def parse(root: Node) -> WindowsManual:
@@ -252,7 +255,7 @@ def parse(root: Node) -> WindowsManual:
     jit.provenance()
     verify = root.get("verify").texts()
     if not verify:
-        raise root.get("verify").fail("the check needs a command")
+        raise root.get("verify").fail(_("the check needs a command"))
     return WindowsManual(
         cuda=cuda,
         cudnn=tuple(_cudnn(n) for n in root.get("cudnn").items()),

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
+from tfenv.i18n import _
+
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.lock import CheckOutcome, LockOptions, LockOutcome
@@ -95,11 +97,15 @@ def _options(
     from tfenv.lock import LockOptions
 
     if isinstance(targets, str):
-        raise UsageError(f"targets={targets!r}: give a list of target names.")
+        raise UsageError(
+            _("targets={targets!r}: give a list of target names.").format(targets=targets)
+        )
     if jobs < 1:
-        raise UsageError(f"jobs={jobs}: at least 1 target is locked at a time.")
+        raise UsageError(_("jobs={jobs}: at least 1 target is locked at a time.").format(jobs=jobs))
     if not timeout > 0:
-        raise UsageError(f"timeout={timeout}: a number of seconds above 0.")
+        raise UsageError(
+            _("timeout={timeout}: a number of seconds above 0.").format(timeout=timeout)
+        )
     return LockOptions(
         out_dir=None if out is None else Path(out),
         only=tuple(targets),

@@ -39,9 +39,11 @@ class SolveContext:
 
     def where(self) -> str:
         vp = describe_virtual(self.virtual)
-        return (
-            f"for {self.target} (conda subdir {self.subdir}, virtual packages {vp}) "
-            f"from channels {', '.join(self.channels)}"
+        return _(
+            "for {target} (conda subdir {subdir}, virtual packages {virtual}) "
+            "from channels {channels}"
+        ).format(
+            target=self.target, subdir=self.subdir, virtual=vp, channels=", ".join(self.channels)
         )
 
 
@@ -109,12 +111,14 @@ def solve(rattler: Any, ctx: SolveContext, spec: CondaLockSpec) -> list[Any]:
         rx.CacheDirError,
         rx.IoError,
     ) as exc:
-        offline = " (offline: only cached repodata may be used)" if spec.offline else ""
-        failure = CondaChannelError(
-            _("The conda channels could not be read to lock {value}{offline}: {exc}.").format(
-                value=ctx.where(), offline=offline, exc=_one_paragraph(str(exc))
+        if spec.offline:
+            unread = _(
+                "The conda channels could not be read to lock {value} (offline: only cached "
+                "repodata may be used): {exc}."
             )
-        )
+        else:
+            unread = _("The conda channels could not be read to lock {value}: {exc}.")
+        failure = CondaChannelError(unread.format(value=ctx.where(), exc=_one_paragraph(str(exc))))
     finally:
         del gateway, matchspecs, virtual
         # py-rattler objects caught in reference cycles (the solver error's frames) are
@@ -128,9 +132,8 @@ def solve(rattler: Any, ctx: SolveContext, spec: CondaLockSpec) -> list[Any]:
 
 def _unsatisfiable(ctx: SolveContext, explanation: str) -> CondaUnsatisfiableError:
     text = _one_paragraph(explanation)
-    message = (
-        f"No conda environment satisfies {' '.join(ctx.specs)} {ctx.where()}. "
-        f"The solver says: {text}."
+    message = _("No conda environment satisfies {specs} {where}. The solver says: {text}.").format(
+        specs=" ".join(ctx.specs), where=ctx.where(), text=text
     )
     return CondaUnsatisfiableError(
         message, solver_message=explanation, hint=_hint(ctx, explanation)
@@ -142,28 +145,32 @@ def _hint(ctx: SolveContext, explanation: str) -> Optional[str]:
     if "__cuda" in explanation:
         cuda = byname.get("__cuda")
         if cuda is None:
-            return (
+            return _(
                 "The CUDA builds need __cuda, the CUDA version of an NVIDIA driver, and the "
                 "target has none known: give the target's driver, or lock a CPU plan."
             )
-        return (
-            f"__cuda {cuda.version} is the newest CUDA the target's driver supports "
-            f"({cuda.source}); the locked CUDA packages need a newer one: update the driver, "
-            "or lock a plan with an older CUDA variant."
-        )
+        return _(
+            "__cuda {version} is the newest CUDA the target's driver supports ({source}); the "
+            "locked CUDA packages need a newer one: update the driver, or lock a plan with an "
+            "older CUDA variant."
+        ).format(version=cuda.version, source=cuda.source)
     if "__glibc" in explanation:
         glibc = byname.get("__glibc")
-        assumed = " (assumed)" if glibc is not None and glibc.assumed else ""
-        have = f"{glibc.version}{assumed}" if glibc is not None else "none"
-        return (
-            f"The target's glibc is {have}, older than the packages require: lock for a newer "
+        if glibc is None:
+            have = _("none")
+        elif glibc.assumed:
+            have = _("{version} (assumed)").format(version=glibc.version)
+        else:
+            have = glibc.version
+        return _(
+            "The target's glibc is {have}, older than the packages require: lock for a newer "
             "OS release, or a plan whose packages support this glibc."
-        )
+        ).format(have=have)
     if "No candidates were found" in explanation or "for which no candidates" in explanation:
-        return (
-            "A package or build the plan asks for is not in the channels for "
-            f"{ctx.subdir} or noarch: check the channels and the pins."
-        )
+        return _(
+            "A package or build the plan asks for is not in the channels for {subdir} or "
+            "noarch: check the channels and the pins."
+        ).format(subdir=ctx.subdir)
     return None
 
 

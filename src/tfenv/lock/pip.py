@@ -257,28 +257,35 @@ def _explain(stderr: str, spec: PipLockSpec) -> tuple[str, str]:
     """(message, hint) from uv's error output."""
     text = _ANSI.sub("", stderr).strip()
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    detail = " ".join(lines[:12]) or "uv failed without saying why"
+    detail = " ".join(lines[:12]) or _("uv failed without saying why")
     low = text.lower()
     if spec.offline and ("offline" in low or "not found in the cache" in low or "cache" in low):
         return (
-            f"Offline, and the cache lacks something this lock needs: {detail}",
-            "Run 'tfenv lock' once online (same cache directory) to fill the cache.",
+            _("Offline, and the cache lacks something this lock needs: {detail}").format(
+                detail=detail
+            ),
+            _("Run 'tfenv lock' once online (same cache directory) to fill the cache."),
         )
     if "no solution found" in low:
         return (
-            f"The packages cannot be resolved together for {spec.python_platform}, "
-            f"Python {spec.python_version}: {detail}",
-            "Relax the project's dependencies, or pin another TensorFlow version.",
+            _(
+                "The packages cannot be resolved together for {platform}, Python {python}: {detail}"
+            ).format(platform=spec.python_platform, python=spec.python_version, detail=detail),
+            _("Relax the project's dependencies, or pin another TensorFlow version."),
         )
     if "hash" in low and "mismatch" in low:
-        return (f"The index served a file whose hash does not match: {detail}", "")
+        return (
+            _("The index served a file whose hash does not match: {detail}").format(detail=detail),
+            "",
+        )
     if any(w in low for w in ("timed out", "timeout", "connect", "status code", "http", "network")):
         return (
-            f"The package index {_redact(spec.index_url) or '(uv default)'} could not be read: "
-            f"{detail}",
-            "Check the index URL and the network, or use --offline with a warm cache.",
+            _("The package index {index} could not be read: {detail}").format(
+                index=_redact(spec.index_url) or _("(uv default)"), detail=detail
+            ),
+            _("Check the index URL and the network, or use --offline with a warm cache."),
         )
-    return (f"uv failed: {detail}", "")
+    return (_("uv failed: {detail}").format(detail=detail), "")
 
 
 def _redact(url: str) -> str:

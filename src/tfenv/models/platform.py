@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Optional
 
+from tfenv.i18n import N_, _
+
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same records, cheaper to define (see tfenv.models._record)
@@ -158,7 +160,9 @@ def platform(key: str) -> Platform:
         return _BY_KEY[key]
     except KeyError:
         raise UnsupportedPlatform(
-            f"{key!r} is not a platform tfenv knows; known: {', '.join(PLATFORM_KEYS)}"
+            _("{key!r} is not a platform tfenv knows; known: {known}").format(
+                key=key, known=", ".join(PLATFORM_KEYS)
+            )
         ) from None
 
 
@@ -213,7 +217,7 @@ SYSTEMS: tuple[System, ...] = (
     ),
     System(
         "windows",
-        "native Windows",
+        N_("native Windows"),
         "windows",
         "windows",
         MappingProxyType({"x86_64": WINDOWS_X86_64}),
@@ -234,8 +238,9 @@ def system(name: str) -> System:
         return _SYSTEMS[name]
     except KeyError:
         raise UnsupportedPlatform(
-            f"{name!r} is not an operating system tfenv knows; known: "
-            f"{', '.join(s.name for s in SYSTEMS)}"
+            _("{name!r} is not an operating system tfenv knows; known: {known}").format(
+                name=name, known=", ".join(s.name for s in SYSTEMS)
+            )
         ) from None
 
 
@@ -266,7 +271,9 @@ def machine(system_name: str, arch: str) -> Machine:
     if found is None:
         pairs = ", ".join(f"{s.name}/{a}" for s in SYSTEMS for a in s.arches)
         raise UnsupportedPlatform(
-            f"TensorFlow publishes no wheels for {sys_.title} on {norm}; tfenv plans for {pairs}"
+            _(
+                "TensorFlow publishes no wheels for {system} on {arch}; tfenv plans for {pairs}"
+            ).format(system=_(sys_.title), arch=norm, pairs=pairs)
         )
     return Machine(sys_, found)
 

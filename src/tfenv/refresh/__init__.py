@@ -32,6 +32,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.errors import IndexUnreachable, UsageError
+from tfenv.i18n import _, ngettext
 from tfenv.kb.index import CUDA_WHEELS, INDEX_PACKAGES, OLDEST_TF
 from tfenv.refresh.drift import drift
 from tfenv.refresh.records import ParsedFile, cuda_record, parse_files, release_record
@@ -184,14 +185,18 @@ def _read_text(location: str, client: Optional[httpx.Client]) -> str:
             response.raise_for_status()
             return response.text
         except httpx.HTTPError as exc:
-            raise IndexUnreachable(f"{location} could not be read: {exc}.") from None
+            raise IndexUnreachable(
+                _("{location} could not be read: {why}.").format(location=location, why=exc)
+            ) from None
         finally:
             if own:
                 http.close()
     try:
         return Path(location).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"The README {location!r} cannot be read ({exc}).") from None
+        raise UsageError(
+            _("The README {location!r} cannot be read ({why}).").format(location=location, why=exc)
+        ) from None
 
 
 def _today() -> datetime.date:
@@ -206,9 +211,11 @@ def _wanted(packages: Optional[Sequence[str]]) -> set[str]:
     unknown = sorted(chosen - known)
     if unknown:
         raise UsageError(
-            f"tfenv refresh does not know the package(s) {', '.join(map(repr, unknown))}; "
-            "it refreshes "
-            f"{', '.join(sorted(known))}."
+            ngettext(
+                "tfenv refresh does not know the package {unknown}; it refreshes {known}.",
+                "tfenv refresh does not know the packages {unknown}; it refreshes {known}.",
+                len(unknown),
+            ).format(unknown=", ".join(map(repr, unknown)), known=", ".join(sorted(known)))
         )
     return chosen
 
@@ -218,7 +225,9 @@ def _page(index: SimpleIndex, name: str) -> list[IndexFile]:
     files = index.project(name)
     if files is None:
         raise IndexUnreachable(
-            f"The package index has no project {name!r}: {index.project_url(name)} answered 404."
+            _("The package index has no project {name!r}: {url} answered 404.").format(
+                name=name, url=index.project_url(name)
+            )
         )
     return files
 
@@ -296,7 +305,9 @@ def _fetch_metadata(
             return p.file.filename, parse_metadata(body, p.file.url)
         except ValueError as exc:
             raise IndexUnreachable(
-                f"The core metadata of {p.file.url} is not usable: {exc}."
+                _("The core metadata of {url} is not usable: {why}.").format(
+                    url=p.file.url, why=exc
+                )
             ) from None
 
     futures = [pool.submit(one, p) for p in wheels]
@@ -362,6 +373,7 @@ def _write_all(directory: Path, docs: Mapping[str, Mapping[str, Any]]) -> list[P
         return replace_all(directory, files)
     except OSError as exc:
         raise UsageError(
-            f"Cannot write the index files in {directory}: {describe_oserror(exc)}. "
-            "No file was changed."
+            _("Cannot write the index files in {directory}: {why}. No file was changed.").format(
+                directory=directory, why=describe_oserror(exc)
+            )
         ) from None

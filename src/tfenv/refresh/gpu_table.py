@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from tfenv.errors import UsageError
+from tfenv.i18n import _
 from tfenv.kb.gpu_families import FAMILIES_FILE, ChipRange, GpuFamilies, device_id
 from tfenv.kb.gpus import README_FILE
 
@@ -78,9 +79,11 @@ def readme_source(location: str, commit: Optional[str]) -> str:
         ref = m.group(1) if m else None
     if not ref:
         raise UsageError(
-            f"Which commit of {REPOSITORY} is {location!r}? The generated GPU data must "
-            "record its source.",
-            hint="Pass --gpus-commit SHA (the commit or release tag the README was read at).",
+            _(
+                "Which commit of {repository} is {location!r}? The generated GPU data must "
+                "record its source."
+            ).format(repository=REPOSITORY, location=location),
+            hint=_("Pass --gpus-commit SHA (the commit or release tag the README was read at)."),
         )
     return f"{REPOSITORY} README.md @ {ref}"
 
@@ -90,14 +93,14 @@ def parse_readme(text: str) -> ReadmeTable:
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.strip().lower() == _HEADING), None)
     if start is None:
-        raise _bad(None, "there is no '## Compatible GPUs' heading")
+        raise _bad(None, _("there is no '## Compatible GPUs' heading"))
     i = start + 1
     while i < len(lines) and not lines[i].lstrip().startswith("|"):
         if lines[i].startswith("## "):
-            raise _bad(i + 1, "the next section starts before the table")
+            raise _bad(i + 1, _("the next section starts before the table"))
         i += 1
     if i + 2 > len(lines):
-        raise _bad(None, "the table has no header and separator rows")
+        raise _bad(None, _("the table has no header and separator rows"))
     _check_header(i + 1, _cells(lines[i]), _cells(lines[i + 1]))
     rows = []
     for n in range(i + 2, len(lines)):
@@ -105,17 +108,22 @@ def parse_readme(text: str) -> ReadmeTable:
             break
         rows.append(_row(n + 1, _cells(lines[n])))
     if not rows:
-        raise _bad(None, "the table has no rows")
+        raise _bad(None, _("the table has no rows"))
     driver = _DRIVER.search(text)
     return ReadmeTable(tuple(rows), driver.group(1) if driver else None)
 
 
 def _bad(line: Optional[int], problem: str) -> UsageError:
-    where = f" (line {line})" if line is not None else ""
+    if line is None:
+        message = _("The README's GPU table cannot be read: {problem}.")
+    else:
+        message = _("The README's GPU table cannot be read (line {line}): {problem}.")
     return UsageError(
-        f"The README's GPU table cannot be read{where}: {problem}.",
-        hint="Is it README.md of NVIDIA/open-gpu-kernel-modules? If its format changed, "
-        "tfenv's parser (tfenv/refresh/gpu_table.py) must change with it.",
+        message.format(line=line, problem=problem),
+        hint=_(
+            "Is it README.md of NVIDIA/open-gpu-kernel-modules? If its format changed, "
+            "tfenv's parser (tfenv/refresh/gpu_table.py) must change with it."
+        ),
     )
 
 
@@ -128,17 +136,22 @@ def _cells(line: str) -> list[str]:
 
 def _check_header(line: int, header: list[str], separator: list[str]) -> None:
     if [c.lower() for c in header] != ["product name", "pci id"]:
-        raise _bad(line, f"the header is {header}, not ['Product Name', 'PCI ID']")
+        raise _bad(
+            line, _("the header is {header}, not ['Product Name', 'PCI ID']").format(header=header)
+        )
     if len(separator) != 2 or not all(_SEPARATOR.match(c) for c in separator):
-        raise _bad(line + 1, "the second row is not the '---' separator")
+        raise _bad(line + 1, _("the second row is not the '---' separator"))
 
 
 def _row(line: int, cells: list[str]) -> ReadmeRow:
     if len(cells) != 2:
-        raise _bad(line, f"expected 2 cells, found {len(cells)}")
+        raise _bad(line, _("expected 2 cells, found {count}").format(count=len(cells)))
     name, ids = cells
     if not _NAME.match(name):
-        raise _bad(line, f"the product name {name!r} has characters tfenv does not expect")
+        raise _bad(
+            line,
+            _("the product name {name!r} has characters tfenv does not expect").format(name=name),
+        )
     parts = ids.split(" ")
     try:
         for p in parts:
@@ -149,7 +162,12 @@ def _row(line: int, cells: list[str]) -> ReadmeRow:
         return ReadmeRow(line, name, parts[0])
     if len(parts) == 3:
         return ReadmeRow(line, name, parts[0], (parts[1], parts[2]))
-    raise _bad(line, f"the PCI ID cell {ids!r} holds {len(parts)} IDs, not 1 or 3")
+    raise _bad(
+        line,
+        _("the PCI ID cell {ids!r} holds {count} IDs, not 1 or 3").format(
+            ids=ids, count=len(parts)
+        ),
+    )
 
 
 # -- records -----------------------------------------------------------------------
@@ -179,16 +197,21 @@ def _record(name: str, rows: Sequence[ReadmeRow], families: GpuFamilies) -> dict
     for row in rows:
         chip = families.chip_of(device_id(row.device))
         if chip is None:
-            raise _review(name, f"its device ID {row.device} is outside every chip range")
+            raise _review(
+                name,
+                _("its device ID {device} is outside every chip range").format(device=row.device),
+            )
         chips.setdefault(chip.chip, chip)
     ccs = {c.compute_capability for c in chips.values()}
     if None in ccs:
-        raise _review(name, "its chip's compute capability is not established (null)")
+        raise _review(name, _("its chip's compute capability is not established (null)"))
     if len(ccs) != 1:
-        raise _review(name, f"its chips {sorted(chips)} differ in compute capability")
+        raise _review(
+            name, _("its chips {chips} differ in compute capability").format(chips=sorted(chips))
+        )
     rule = families.segment(name)
     if rule is None:
-        raise _review(name, "no segment rule matches its name")
+        raise _review(name, _("no segment rule matches its name"))
     arm = families.arm_reason(name, devs)
     notes = [n for n in (rule.note, *(c.note for c in chips.values())) if n]
     if arm is not None:
@@ -211,9 +234,13 @@ def _record(name: str, rows: Sequence[ReadmeRow], families: GpuFamilies) -> dict
 
 def _review(name: str, problem: str) -> UsageError:
     return UsageError(
-        f"The README names a GPU tfenv cannot place: {name!r}: {problem}.",
-        hint=f"Decide its chip, compute capability or segment in {FAMILIES_FILE} (with a "
-        "source), then refresh again; nothing was written.",
+        _("The README names a GPU tfenv cannot place: {name!r}: {problem}.").format(
+            name=name, problem=problem
+        ),
+        hint=_(
+            "Decide its chip, compute capability or segment in {file} (with a source), then "
+            "refresh again; nothing was written."
+        ).format(file=FAMILIES_FILE),
     )
 
 

@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, TypeVar
 import httpx
 
 from tfenv.errors import IndexUnreachable, UsageError
+from tfenv.i18n import _, ngettext
 from tfenv.refresh import wheel_zip
 from tfenv.structured import StructureError, load_json
 
@@ -88,18 +89,20 @@ class SimpleIndex:
             ctype = resp.headers.get("content-type", "").split(";")[0].strip()
             if ctype != SIMPLE_JSON:
                 raise IndexUnreachable(
-                    f"The package index at {url} answered with content type {ctype!r} instead "
-                    f"of the PEP 691 JSON form ({SIMPLE_JSON}); tfenv refresh needs an index "
-                    "that serves PEP 691 JSON."
+                    _(
+                        "The package index at {url} answered with content type {ctype!r} "
+                        "instead of the PEP 691 JSON form ({form}); tfenv refresh needs an "
+                        "index that serves PEP 691 JSON."
+                    ).format(url=url, ctype=ctype, form=SIMPLE_JSON)
                 )
             try:
                 page = load_json(resp.content.decode("utf-8"))
             except (StructureError, UnicodeDecodeError) as exc:
-                raise _Retryable(f"the body is not valid JSON ({exc})") from None
+                raise _Retryable(_("the body is not valid JSON ({why})").format(why=exc)) from None
             return _parse_page(page, str(resp.url), url)
 
         try:
-            return self._get(url, {"Accept": SIMPLE_JSON}, parse, "the project page")
+            return self._get(url, {"Accept": SIMPLE_JSON}, parse, _("the project page"))
         except _NotFound:
             return None
 
@@ -120,10 +123,10 @@ class SimpleIndex:
         def check(resp: httpx.Response) -> bytes:
             body = resp.content
             if want and hashlib.sha256(body).hexdigest() != want.lower():
-                raise _Retryable("the body does not match the advertised sha256 (truncated?)")
+                raise _Retryable(_("the body does not match the advertised sha256 (truncated?)"))
             return body
 
-        return self._get(url, {}, check, "the wheel's core metadata (PEP 658)")
+        return self._get(url, {}, check, _("the wheel's core metadata (PEP 658)"))
 
     def files(self, file: IndexFile, names: tuple[str, ...]) -> dict[str, bytes]:
         """The members ``names`` of one wheel (absent ones left out), by range requests."""
@@ -133,7 +136,9 @@ class SimpleIndex:
         except (_NotFound, wheel_zip.ZipProblem) as exc:
             why = "HTTP 404" if isinstance(exc, _NotFound) else str(exc)
             raise IndexUnreachable(
-                f"Reading files of the wheel {file.url} with HTTP range requests failed: {why}."
+                _(
+                    "Reading files of the wheel {url} with HTTP range requests failed: {why}."
+                ).format(url=file.url, why=why)
             ) from None
 
     def _ranges(
@@ -145,7 +150,7 @@ class SimpleIndex:
                 file.url,
                 {"Range": f"bytes={start}-{end}"},
                 lambda r: _range_body(r, start, length),
-                f"bytes {start}-{end} of the wheel",
+                _("bytes {start}-{end} of the wheel").format(start=start, end=end),
             )
 
         def tail(length: int) -> tuple[int, bytes]:
@@ -153,7 +158,7 @@ class SimpleIndex:
                 file.url,
                 {"Range": f"bytes=-{length}"},
                 _tail_body,
-                f"the last {length} bytes of the wheel",
+                _("the last {length} bytes of the wheel").format(length=length),
             )
 
         return fetch, tail
@@ -164,13 +169,17 @@ class SimpleIndex:
             return wheel_zip.read_metadata(tail, fetch)
         except _NotFound:
             raise IndexUnreachable(
-                f"Reading the METADATA of the wheel {file.url} failed: the wheel answered "
-                "HTTP 404 (and the index serves no PEP 658 metadata file for it)."
+                _(
+                    "Reading the METADATA of the wheel {url} failed: the wheel answered HTTP 404 "
+                    "(and the index serves no PEP 658 metadata file for it)."
+                ).format(url=file.url)
             ) from None
         except wheel_zip.ZipProblem as exc:
             raise IndexUnreachable(
-                f"Reading the METADATA of the wheel {file.url} with HTTP range requests "
-                f"failed: {exc}. The index advertises no PEP 658 metadata file for it."
+                _(
+                    "Reading the METADATA of the wheel {url} with HTTP range requests failed: "
+                    "{why}. The index advertises no PEP 658 metadata file for it."
+                ).format(url=file.url, why=exc)
             ) from None
 
     # -- one GET with retries ---------------------------------------------
@@ -190,47 +199,69 @@ class SimpleIndex:
                 if resp.status_code == 404:
                     raise _NotFound
                 if resp.status_code in _RETRY_STATUS:
-                    raise _Retryable(f"HTTP status {resp.status_code}")
+                    raise _Retryable(_("HTTP status {status}").format(status=resp.status_code))
                 if resp.status_code >= 400:
                     raise IndexUnreachable(
-                        f"Reading {what} from the package index failed: {url} answered "
-                        f"HTTP {resp.status_code}."
+                        _(
+                            "Reading {what} from the package index failed: {url} answered "
+                            "HTTP {status}."
+                        ).format(what=what, url=url, status=resp.status_code)
                     )
                 return parse(resp)
             except httpx.TooManyRedirects:
                 raise UsageError(
-                    f"Reading {what} from the package index failed: {url} redirects in a loop "
-                    f"(more than {self._client.max_redirects} redirects).",
-                    hint="Check the index URL (--index-url, TFENV_INDEX_URL or pip's "
-                    "configuration).",
+                    _(
+                        "Reading {what} from the package index failed: {url} redirects in a "
+                        "loop (more than {count} redirects)."
+                    ).format(what=what, url=url, count=self._client.max_redirects),
+                    hint=_(
+                        "Check the index URL (--index-url, TFENV_INDEX_URL or pip's configuration)."
+                    ),
                 ) from None
             except httpx.TimeoutException:
-                problem = f"no answer within the timeout ({_timeout_of(self._client)})"
+                problem = _("no answer within the timeout ({timeout})").format(
+                    timeout=_timeout_of(self._client)
+                )
             except (httpx.TransportError, httpx.DecodingError) as exc:
-                problem = f"a connection or transfer error ({type(exc).__name__}: {exc})"
+                problem = _("a connection or transfer error ({kind}: {why})").format(
+                    kind=type(exc).__name__, why=exc
+                )
             except _Retryable as exc:
                 problem = str(exc)
         raise IndexUnreachable(
-            f"Reading {what} from the package index failed after {self._attempts} "
-            f"attempt(s): {url}: {problem}."
+            ngettext(
+                "Reading {what} from the package index failed after {count} attempt: "
+                "{url}: {problem}.",
+                "Reading {what} from the package index failed after {count} attempts: "
+                "{url}: {problem}.",
+                self._attempts,
+            ).format(what=what, count=self._attempts, url=url, problem=problem)
         )
 
 
 def _timeout_of(client: httpx.Client) -> str:
     read = client.timeout.read
-    return "none" if read is None else f"{read:g} s"
+    return _("none") if read is None else f"{read:g} s"
 
 
 def _range_body(resp: httpx.Response, start: int, length: int) -> bytes:
     body = resp.content
     if resp.status_code == 206:
         if len(body) != length:
-            raise _Retryable(f"got {len(body)} of {length} requested bytes (truncated body)")
+            raise _Retryable(
+                _("got {got} of {length} requested bytes (truncated body)").format(
+                    got=len(body), length=length
+                )
+            )
         return body
     # a server that ignores Range sends the whole file
     part = body[start : start + length]
     if len(part) != length:
-        raise _Retryable(f"got {len(part)} of {length} requested bytes (truncated body)")
+        raise _Retryable(
+            _("got {got} of {length} requested bytes (truncated body)").format(
+                got=len(part), length=length
+            )
+        )
     return part
 
 
@@ -245,26 +276,32 @@ def _tail_body(resp: httpx.Response) -> tuple[int, bytes]:
         first, last = (int(x) for x in span.split("-"))
         int(total)
     except (IndexError, ValueError):
-        raise _Retryable(f"bad Content-Range header {crange!r}") from None
+        raise _Retryable(_("bad Content-Range header {header!r}").format(header=crange)) from None
     if len(body) != last - first + 1:
-        raise _Retryable(f"got {len(body)} of {last - first + 1} bytes (truncated body)")
+        raise _Retryable(
+            _("got {got} of {length} bytes (truncated body)").format(
+                got=len(body), length=last - first + 1
+            )
+        )
     return first, body
 
 
 def _parse_page(page: Any, base: str, url: str) -> list[IndexFile]:
     def bad(problem: str) -> IndexUnreachable:
         return IndexUnreachable(
-            f"The package index page {url} is not valid PEP 691 JSON: {problem}."
+            _("The package index page {url} is not valid PEP 691 JSON: {problem}.").format(
+                url=url, problem=problem
+            )
         )
 
     if not isinstance(page, dict) or not isinstance(page.get("files"), list):
-        raise bad("it has no 'files' list")
+        raise bad(_("it has no 'files' list"))
     out: list[IndexFile] = []
     for raw in page["files"]:
         if not isinstance(raw, dict) or not isinstance(raw.get("filename"), str):
-            raise bad("a file entry has no 'filename'")
+            raise bad(_("a file entry has no 'filename'"))
         if not isinstance(raw.get("url"), str):
-            raise bad(f"the entry {raw['filename']!r} has no 'url'")
+            raise bad(_("the entry {name!r} has no 'url'").format(name=raw["filename"]))
         yanked = raw.get("yanked", False)
         meta = raw.get("core-metadata", raw.get("data-dist-info-metadata"))
         size = raw.get("size")

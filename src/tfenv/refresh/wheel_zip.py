@@ -20,6 +20,8 @@ import struct
 import zlib
 from typing import Callable
 
+from tfenv.i18n import _
+
 __all__ = ["ZipProblem", "read_files", "read_metadata"]
 
 TAIL = 65536
@@ -43,12 +45,12 @@ def _end_record(tail: Tail) -> tuple[int, bytes, int, int, int]:
     base, data = tail(TAIL)
     pos = data.rfind(_EOCD)
     if pos < 0 or len(data) - pos < 22:
-        raise ZipProblem("no end-of-central-directory record in the last 64 KiB")
+        raise ZipProblem(_("no end-of-central-directory record in the last 64 KiB"))
     _sig, _d, _cd, _n1, _n2, cd_size, cd_offset, _clen = struct.unpack(
         "<4sHHHHIIH", data[pos : pos + 22]
     )
     if cd_offset == 0xFFFFFFFF or cd_size == 0xFFFFFFFF:
-        raise ZipProblem("the wheel is a zip64 file, which is not supported")
+        raise ZipProblem(_("the wheel is a zip64 file, which is not supported"))
     return base, data, pos, cd_size, cd_offset
 
 
@@ -64,7 +66,7 @@ def read_metadata(tail: Tail, fetch: Fetch) -> bytes:
         if entry is None:
             entry = _find_entry(fetch(cd_offset, cd_size), 0)
     if entry is None:
-        raise ZipProblem("no *.dist-info/METADATA member in the central directory")
+        raise ZipProblem(_("no *.dist-info/METADATA member in the central directory"))
     return _member(fetch, entry, "METADATA")
 
 
@@ -76,7 +78,9 @@ def read_files(tail: Tail, fetch: Fetch, names: tuple[str, ...]) -> dict[str, by
     """
     base, data, _pos, cd_size, cd_offset = _end_record(tail)
     if cd_size > 8 * _MAX_MEMBER:
-        raise ZipProblem(f"the central directory is implausibly large ({cd_size} bytes)")
+        raise ZipProblem(
+            _("the central directory is implausibly large ({size} bytes)").format(size=cd_size)
+        )
     rel = cd_offset - base
     directory = data[rel : rel + cd_size] if rel >= 0 else fetch(cd_offset, cd_size)
     wanted = {n.encode() for n in names}
@@ -93,17 +97,19 @@ def read_files(tail: Tail, fetch: Fetch, names: tuple[str, ...]) -> dict[str, by
 def _member(fetch: Fetch, entry: tuple[int, int, int, int], what: str) -> bytes:
     method, crc, csize, offset = entry
     if offset == 0xFFFFFFFF or csize == 0xFFFFFFFF:
-        raise ZipProblem("the wheel is a zip64 file, which is not supported")
+        raise ZipProblem(_("the wheel is a zip64 file, which is not supported"))
     if csize > _MAX_MEMBER:
-        raise ZipProblem(f"the member {what} is implausibly large ({csize} bytes)")
+        raise ZipProblem(
+            _("the member {what} is implausibly large ({size} bytes)").format(what=what, size=csize)
+        )
     head = fetch(offset, 30)
     if head[:4] != _LFH:
-        raise ZipProblem("no local file header where the directory points")
+        raise ZipProblem(_("no local file header where the directory points"))
     name_len, extra_len = struct.unpack("<HH", head[26:30])
     raw = fetch(offset + 30 + name_len + extra_len, csize) if csize else b""
     body = _inflate(method, raw)
     if zlib.crc32(body) & 0xFFFFFFFF != crc:
-        raise ZipProblem(f"the member {what} fails its CRC-32 check")
+        raise ZipProblem(_("the member {what} fails its CRC-32 check").format(what=what))
     return body
 
 
@@ -126,7 +132,7 @@ def _find_entry(buf: bytes, start_hint: int) -> tuple[int, int, int, int] | None
         name = buf[p + 46 : p + 46 + name_len]
         if len(name) == name_len and _META.match(name):
             if offset == 0xFFFFFFFF or csize == 0xFFFFFFFF:
-                raise ZipProblem("the wheel is a zip64 file, which is not supported")
+                raise ZipProblem(_("the wheel is a zip64 file, which is not supported"))
             return method, crc, csize, offset
     return None
 
@@ -148,5 +154,9 @@ def _inflate(method: int, raw: bytes) -> bytes:
         try:
             return zlib.decompress(raw, -15)
         except zlib.error as exc:
-            raise ZipProblem(f"the METADATA member does not inflate ({exc})") from None
-    raise ZipProblem(f"the METADATA member uses zip compression method {method}")
+            raise ZipProblem(
+                _("the METADATA member does not inflate ({why})").format(why=exc)
+            ) from None
+    raise ZipProblem(
+        _("the METADATA member uses zip compression method {method}").format(method=method)
+    )

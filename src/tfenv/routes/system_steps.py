@@ -17,7 +17,19 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.windows_manual import CudaInstaller, WindowsManual
 
-__all__ = ["linux_steps", "windows_env", "windows_steps"]
+__all__ = ["INSTALL_STEPS", "linux_steps", "windows_env", "windows_steps"]
+
+# the step that installs TensorFlow itself (the templates, English; tfenv install does it and
+# what follows, so it finds it among a plan's steps in any language: install/steps.py)
+_INSTALL = N_("Install TensorFlow with the commands under Install.")
+_INSTALL_WINDOWS = N_(
+    "Install TensorFlow with the commands under Install, in a new terminal (so that PATH "
+    "holds the folders above) and in an environment of {which} (64-bit): for example "
+    "{create} run by that Python (python --version shows which one PATH gives), "
+    "then activate it with {cmd} in cmd.exe or "
+    "{powershell} in PowerShell; its interpreter is {interpreter}."
+)
+INSTALL_STEPS = (_INSTALL, _INSTALL_WINDOWS)
 
 _ARCHIVE = N_("NVIDIA's CUDA Toolkit archive (https://developer.nvidia.com/cuda-toolkit-archive)")
 _CUDNN_ARCHIVE = N_("NVIDIA's cuDNN archive (https://developer.nvidia.com/rdp/cudnn-archive)")
@@ -96,13 +108,7 @@ def _install_step(manual: WindowsManual, tf: Version, python: Optional[Version])
     Python: its interpreter is Scripts\\python.exe, activated per shell."""
     venv = manual.venv(python, f"tf-{tf}")
     which = f"Python {python.major}.{python.minor}" if python else _("the plan's Python")
-    return _(
-        "Install TensorFlow with the commands under Install, in a new terminal (so that PATH "
-        "holds the folders above) and in an environment of {which} (64-bit): for example "
-        "{create} run by that Python (python --version shows which one PATH gives), "
-        "then activate it with {cmd} in cmd.exe or "
-        "{powershell} in PowerShell; its interpreter is {interpreter}."
-    ).format(
+    return _(_INSTALL_WINDOWS).format(
         which=which,
         create=venv["create"],
         cmd=venv["cmd"],
@@ -282,7 +288,7 @@ def linux_steps(
             "activate-tfenv.sh, which --emit writes, sets them; source it in each new shell."
         ).format(folder=folder)
     )
-    steps.append(_("Install TensorFlow with the commands under Install."))
+    steps.append(_(_INSTALL))
     check = command(list(kb.windows_manual.verify), "posix")
     steps.append(
         _("Verify: {check} lists a PhysicalDevice with device_type='GPU'.").format(check=check)

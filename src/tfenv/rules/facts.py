@@ -15,7 +15,7 @@ __all__ = ["driver_fact", "gpu_fact", "platform_fact"]
 def platform_fact(target: Target) -> Optional[str]:
     """ "the target is Linux on aarch64": what rules about wheels and builds report."""
     return _("the target is {system} on {arch}").format(
-        system=target.system.title, arch=target.arch
+        system=_(target.system.title), arch=target.arch
     )
 
 
