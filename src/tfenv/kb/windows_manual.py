@@ -4,9 +4,9 @@ redistributable, zlibwapi.dll, the JIT cache folder and the final check."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -19,6 +19,11 @@ from tfenv.kb._schema import (
     Translations,
     read_translations,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "WINDOWS_MANUAL_FILE",
