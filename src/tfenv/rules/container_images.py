@@ -291,7 +291,7 @@ def _installable(kb: KnowledgeBase, line: str) -> bool:
         req = Requirement(line)
     except InvalidRequirement:
         return False
-    known = kb.index.cuda_versions(req.name)
+    known = kb.cuda_index.cuda_versions(req.name)
     return not known or any(
         "linux_x86_64" in w.platforms and not w.yanked and req.specifier.contains(w.version, True)
         for w in known
