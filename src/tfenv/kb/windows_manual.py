@@ -22,6 +22,8 @@ from tfenv.kb._schema import (
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+
+    from tfenv.models.platform import System
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
@@ -163,9 +165,9 @@ class WindowsManual:
             "powershell": self.venv_activate_powershell.format(**values),
         }
 
-    def jit_cache(self, os: str) -> str:
-        """The driver's JIT cache folder on ``os`` (``windows`` or any other)."""
-        return self.jit_cache_windows if os == "windows" else self.jit_cache_linux
+    def jit_cache(self, system: System) -> str:
+        """The driver's JIT cache folder on ``system`` (native Windows' or any other's)."""
+        return self.jit_cache_windows if system.is_windows else self.jit_cache_linux
 
 
 def _same_series(a: Version, b: Version) -> bool:

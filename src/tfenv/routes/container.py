@@ -171,7 +171,7 @@ class ContainerRoute(Route):
     def host_needs(self, where: Where, floor: Optional[Version]) -> tuple[str, ...]:
         """What the host must have: its driver, the container toolkit (per OS)."""
         target = where.target
-        needs = list(where.kb.containers.host.for_os("linux" if target.system.is_linux else "wsl2"))
+        needs = list(where.kb.containers.host.for_system(target.system))
         if floor is not None:
             need = (
                 _("NVIDIA driver >= {floor}")
