@@ -79,6 +79,8 @@ HEAVY = (
     "packaging.requirements",
     "packaging.markers",
     "packaging.tags",
+    "dataclasses",  # with inspect, ast, dis, tokenize: the records are tfenv.models._record's
+    "inspect",
     "difflib",
     "tfenv.rules.container_images",
     "tfenv.kb.gpu_families",  # the GPU table's generation rules: loading only
@@ -139,6 +141,8 @@ def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
         "packaging.requirements",
         "packaging.markers",
         "packaging.tags",
+        "dataclasses",  # packaging's requirement tokenizer imports it
+        "inspect",
         "tfenv.kb.gpu_families",
     }
     assert set(cold["after_resolve"]) <= parsing, cold

@@ -9,11 +9,16 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import pytest
 
-from tfenv.models._record import dataclass as record
+from tfenv.models._record import MISSING, field, fields, replace
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass as record
+else:
+    from tfenv.models._record import dataclass as record
 
 DECORATORS: dict[str, Callable[..., Any]] = {"stdlib": dataclasses.dataclass, "record": record}
 
@@ -151,3 +156,47 @@ def test_the_record_check_would_see_a_standard_dataclass() -> None:
     assert not vars(Standard)["__init__"].__code__.co_filename.endswith("_record.py")
     Point, _, _ = _classes(record)
     assert vars(Point)["__init__"].__code__.co_filename.endswith("_record.py")
+
+
+def test_the_dataclass_view_of_a_record_is_what_dataclasses_makes() -> None:
+    """``dataclasses.fields`` (read lazily, made by dataclasses) sees a record's fields as
+    it sees a standard dataclass's: names, defaults, factories, flags and metadata."""
+    std, rec = _classes(dataclasses.dataclass)[1], _classes(record)[1]
+
+    def view(cls: type) -> list[tuple[Any, ...]]:
+        return [
+            (f.name, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare,
+             dict(f.metadata))
+            for f in dataclasses.fields(cls)
+        ]  # fmt: skip
+
+    assert view(rec) == view(std)
+    assert dataclasses.is_dataclass(rec)
+    assert not hasattr(rec, "tags")  # a default factory leaves no class attribute
+    assert vars(_classes(record)[0])["y"] == 0  # a plain default stays one
+
+
+def test_record_fields_replace_and_field_from_either_module() -> None:
+    @record(frozen=True)
+    class Mixed:
+        a: int
+        b: tuple[int, ...] = dataclasses.field(default_factory=tuple)  # the standard one
+        c: int = field(default=2, metadata={"k": 1})
+        d: int = field(init=False, default=0)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "d", self.a + self.c)
+
+    m = Mixed(1)
+    assert (m.a, m.b, m.c, m.d) == (1, (), 2, 3)
+    assert [(f.name, f.init) for f in fields(Mixed)] == [
+        ("a", True), ("b", True), ("c", True), ("d", False),
+    ]  # fmt: skip
+    assert fields(m)[2].metadata == {"k": 1}
+    assert replace(m, a=5).d == 7  # __post_init__ runs again
+    with pytest.raises(ValueError, match="init=False"):
+        replace(m, d=1)
+    Std = _classes(dataclasses.dataclass)[0]
+    assert [f.name for f in fields(Std)] == ["x", "y", "tags", "note"]
+    assert fields(Std)[0].default is MISSING
+    assert replace(Std(1), y=2) == Std(1, 2)

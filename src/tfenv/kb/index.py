@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from dataclasses import field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Optional
@@ -27,9 +26,9 @@ from tfenv.kb._schema import fact, given, read_record
 from tfenv.models.platform import PLATFORM_KEYS
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field, replace
 else:  # the same records, cheaper to define (see tfenv.models._record)
-    from tfenv.models._record import dataclass
+    from tfenv.models._record import dataclass, field, replace
 
 
 __all__ = [

@@ -133,9 +133,8 @@ def _with_headers(build: Optional[TfBuild], release: Release) -> Optional[TfBuil
         return build
     if build.linux is not None and build.linux.cuda is not None:
         return build
-    from dataclasses import replace
-
     from tfenv.kb.tensorflow import CudaBuild
+    from tfenv.models._record import replace
 
     cuda = Version(f"{headers.cuda.major}.{headers.cuda.minor}")
     cudnn = headers.cudnn

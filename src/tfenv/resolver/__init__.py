@@ -56,8 +56,7 @@ def _solve(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Resolut
 def resolve(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
     """Solve; an ok plan says why it is not newer, and when nothing fits, add the nearest
     ways out."""
-    from dataclasses import replace
-
+    from tfenv.models._record import replace
     from tfenv.models.plan import Resolution
 
     answer, factory = _solve(kb, target, request)
