@@ -4,7 +4,6 @@ redistributable, zlibwapi.dll, the JIT cache folder and the final check."""
 
 from __future__ import annotations
 
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -21,11 +20,11 @@ from tfenv.kb._schema import (
 )
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 
     from tfenv.models.platform import System
 else:  # the same records, cheaper to define (see tfenv.models._record)
-    from tfenv.models._record import dataclass
+    from tfenv.models._record import dataclass, field
 
 __all__ = [
     "WINDOWS_MANUAL_FILE",
