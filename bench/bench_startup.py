@@ -1,5 +1,6 @@
-"""Benchmark tfenv's start-up: ``tfenv --version`` and ``tfenv <command> --help`` against
-``python -c pass``, wall time and CPU time (user + system, the child's own).
+"""Benchmark tfenv's start-up: ``tfenv --version``, ``tfenv <command> --help`` and a whole
+``tfenv resolve`` (text and ``--json``, warm cache) against ``python -c pass``, wall time and
+CPU time (user + system, the child's own).
 
 Run by hand: ``python bench/bench_startup.py [-n RUNS]``. The runs are interleaved, so
 compare the differences and ratios measured in one run (figures go in the issue notes,
@@ -13,12 +14,15 @@ import resource  # POSIX only, as the measurement is
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from _timing import bench_env
 
+# the README's first example
+MACHINE = ["--os", "linux", "--gpu", "RTX 3060", "--driver", "535.104.05", "--python", "3.11"]
 COMMANDS: dict[str, list[str]] = {
     "python -c pass": ["-c", "pass"],
     "tfenv --version": ["-m", "tfenv", "--version"],
@@ -26,6 +30,8 @@ COMMANDS: dict[str, list[str]] = {
     "tfenv resolve --help": ["-m", "tfenv", "resolve", "--help"],
     "tfenv lock --help": ["-m", "tfenv", "lock", "--help"],
     "tfenv check-upgrade --help": ["-m", "tfenv", "check-upgrade", "--help"],
+    "tfenv resolve (RTX 3060)": ["-m", "tfenv", "resolve", *MACHINE],
+    "tfenv resolve --json (RTX 3060)": ["-m", "tfenv", "resolve", *MACHINE, "--json"],
 }
 
 
@@ -50,7 +56,10 @@ def main() -> None:
         "PYTHONPATH), interleaved with this one: e.g. a checkout of main",
     )
     args = parser.parse_args()
-    env = bench_env()
+    # a cache folder of its own: the warm-up fills it, and no other tfenv on this account
+    # (another checkout, another version) replaces its entries between the timed runs
+    caches = tempfile.TemporaryDirectory(prefix="tfenv-bench-")
+    env = {**bench_env(), "TFENV_CACHE_DIR": str(Path(caches.name, "this"))}
     script = str(Path(sys.executable).with_name("tfenv"))  # the console script, as a user runs it
     argvs = {
         name: [script, *rest[1:]] if rest[0] == "SCRIPT" else [sys.executable, *rest]
@@ -58,7 +67,11 @@ def main() -> None:
     }
     envs: dict[str, Mapping[str, str]] = dict.fromkeys(argvs, env)
     if args.compare:
-        other = {**env, "PYTHONPATH": str(Path(args.compare).resolve())}
+        other = {
+            **env,
+            "PYTHONPATH": str(Path(args.compare).resolve()),
+            "TFENV_CACHE_DIR": str(Path(caches.name, "other")),
+        }
         for name, argv in list(argvs.items())[1:]:
             argvs[f"{name} [{args.compare}]"] = argv
             envs[f"{name} [{args.compare}]"] = other

@@ -94,7 +94,7 @@ def wheel_packages() -> tuple[str, ...]:
     and every package an and-cuda extra names."""
     from tfenv.kb.index import INDEX_PACKAGES
 
-    return (*INDEX_PACKAGES, *sorted(frozen_kb().index.cuda))
+    return (*INDEX_PACKAGES, *sorted(frozen_kb().index.cuda.versions))
 
 
 def uv_compile(

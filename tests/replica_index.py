@@ -182,7 +182,7 @@ def _tensorflow_dists(facts: IndexFacts) -> Iterator[ReplicaDist]:
 
 
 def _cuda_dists(facts: IndexFacts) -> Iterator[ReplicaDist]:
-    for name, versions in facts.cuda.items():
+    for name, versions in facts.cuda.versions.items():
         for cw in versions:
             version = str(cw.version)
             yanked = _yanked(cw.yanked, None)
@@ -205,7 +205,7 @@ def _wheelsets(facts: IndexFacts) -> Iterator[WheelSet]:
 def other_requirements(facts: IndexFacts) -> dict[str, set[SpecifierSet]]:
     """Every dependency the recorded Requires-Dist names that is not replicated from its
     own facts, with the distinct specifiers the data puts on it."""
-    own = {canonicalize_name(p) for p in (*INDEX_PACKAGES, *facts.cuda)}
+    own = {canonicalize_name(p) for p in (*INDEX_PACKAGES, *facts.cuda.versions)}
     out: dict[str, set[SpecifierSet]] = {}
     for ws in _wheelsets(facts):
         for text in (*ws.requires, *(ws.and_cuda or ())):

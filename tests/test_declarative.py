@@ -72,8 +72,11 @@ def test_platform_route_kinds_are_the_routes_the_docs_recommend() -> None:
     assert {r.name for r in routes.ROUTES if not r.on_request_only} == ROUTE_KINDS
 
 
-def test_change_kinds_cover_the_rules() -> None:
-    assert {r.change_kind for r in rules.RULES if r.change_kind} <= CHANGE_KINDS
+def test_change_kinds_are_those_of_the_rules_and_of_check_upgrade() -> None:
+    from tfenv.upgrade.warnings import OWN_CHANGE_KINDS
+
+    rule_kinds = {r.change_kind for r in rules.RULES if r.change_kind}
+    assert rule_kinds | OWN_CHANGE_KINDS == CHANGE_KINDS
 
 
 def test_remedies_are_what_routes_apply() -> None:

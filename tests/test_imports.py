@@ -68,14 +68,19 @@ def test_every_command_module_exists(command: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-# Imported by ``tfenv resolve`` only on a cold cache (yaml and packaging's requirement
-# parser: loading the shipped data, which parses the and-cuda lines once), or never:
+# Imported by ``tfenv resolve`` only on a cold cache (yaml, packaging's requirement parser
+# and its name normalization, which imports its wheel-tag module and through it
+# subprocess, platform, logging and sysconfig: loading the shipped data, which parses the
+# and-cuda lines once and checks package names), or never:
 # httpx (~100 ms, refresh only), the container route's image choice, difflib.
 HEAVY = (
     "httpx",
     "yaml",
     "packaging.requirements",
     "packaging.markers",
+    "packaging.tags",
+    "dataclasses",  # with inspect, ast, dis, tokenize: the records are tfenv.models._record's
+    "inspect",
     "difflib",
     "tfenv.rules.container_images",
     "tfenv.kb.gpu_families",  # the GPU table's generation rules: loading only
@@ -131,7 +136,15 @@ def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
     assert cold["statuses"] == ["ok"] * len(_RUNS), cold
     assert cold["after_import"] == [], "importing the resolve path imports " + str(cold)
     # loading the data: its parsers and the GPU table's rules
-    parsing = {"yaml", "packaging.requirements", "packaging.markers", "tfenv.kb.gpu_families"}
+    parsing = {
+        "yaml",
+        "packaging.requirements",
+        "packaging.markers",
+        "packaging.tags",
+        "dataclasses",  # packaging's requirement tokenizer imports it
+        "inspect",
+        "tfenv.kb.gpu_families",
+    }
     assert set(cold["after_resolve"]) <= parsing, cold
     assert "yaml" in cold["after_resolve"], cold  # so the check does see what a run imports
     warm = _run_heavy_check(env)  # the knowledge base now comes from the cache

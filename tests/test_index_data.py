@@ -66,7 +66,7 @@ def test_and_cuda_pins_are_satisfiable(facts: IndexFacts) -> None:
                 for ws in (wheels, *wheels.variants.values()):
                     for line in ws.and_cuda or ():
                         req = Requirement(line)
-                        assert req.name in facts.cuda, f"{line} not in cuda-wheels.json"
+                        assert req.name in facts.cuda.versions, f"{line} not in cuda-wheels.json"
                         if not any(
                             cw.platforms and req.specifier.contains(cw.version, prereleases=True)
                             for cw in facts.cuda_versions(req.name)

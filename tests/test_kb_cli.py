@@ -123,10 +123,16 @@ def test_cached_kb_equals_fresh_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert list(tmp_path.glob("kb-*.pickle"))
 
 
-def test_cache_drops_entries_of_other_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_keeps_the_entries_of_the_latest_few_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another tfenv on the account (used in turn with this one) keeps its entries; the
+    entries of keys not written for longest (an older tfenv) go."""
     monkeypatch.setenv("TFENV_CACHE_DIR", str(tmp_path))
-    stale = tmp_path / "kb-0000000000000000-gpus.load.pickle"
-    stale.write_bytes(b"old")
+    others = [tmp_path / f"kb-{n:016x}-gpus.load.pickle" for n in range(4)]
+    for age, path in enumerate(others):  # others[0] written last, others[3] first
+        path.write_bytes(b"other")
+        os.utime(path, (1_700_000_000 - age * 100, 1_700_000_000 - age * 100))
     cached("thing", lambda: 1)
-    assert not stale.exists()
+    assert [p.exists() for p in others] == [True, True, True, False]
     assert len(list(tmp_path.glob("kb-*-thing.pickle"))) == 1

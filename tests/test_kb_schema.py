@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
 from packaging.version import Version
@@ -17,8 +17,13 @@ from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._schema import SOURCE_KEYS, fact, given, read_record, record_keys, sourced
 from tfenv.kb.changes import Change
 
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # a knowledge-base record is one of tfenv.models._record (fact() makes its fields)
+    from tfenv.models._record import dataclass
 
-@dataclasses.dataclass(frozen=True)
+
+@dataclass(frozen=True)
 class _Thing:
     name: str = fact(Node.label)
     since: Version = fact(Node.version, key="from")

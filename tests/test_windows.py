@@ -25,6 +25,7 @@ from tfenv.emit.activation_windows import batch_comment
 from tfenv.host.profile import GpuInfo, HostProfile
 from tfenv.kb import KnowledgeBase
 from tfenv.models.driver import DriverVersion
+from tfenv.models.platform import system
 from tfenv.models.target import Request, Target
 from tfenv.resolver import resolve
 
@@ -524,7 +525,8 @@ def test_windows_manual_facts_have_sources(kb: KnowledgeBase) -> None:
     for provenance in provenances + [r.provenance for r in manual.dlls]:
         assert provenance.sources
         assert provenance.retrieved
-    assert manual.jit_cache("windows") == "%APPDATA%\\NVIDIA\\ComputeCache"
+    assert manual.jit_cache(system("windows")) == "%APPDATA%\\NVIDIA\\ComputeCache"
+    assert manual.jit_cache(system("wsl2")) == manual.jit_cache(system("linux"))
     assert manual.needs_zlib(Version("8.3"))
     assert not manual.needs_zlib(Version("8.1"))
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import WheelSet
     from tfenv.kb.tensorflow import TfBuild
+    from tfenv.models.platform import DriverOs
     from tfenv.models.target import Target
 
 __all__ = [
@@ -254,13 +255,13 @@ def _gpu_summary(host: HostProfile) -> Finding:
 def _gpu_checks(
     inp: Inputs, tf: TfInstall, build: TfBuild, platform: Optional[str]
 ) -> list[Finding]:
-    os = system(inp.host.os).build_os or "linux"
-    cb = build.cuda_build(os)
+    here = system(inp.host.os)
+    cb = build.cuda_build(here.build_os or "linux")
     cuda = cb.cuda if cb else None
     out: list[Finding] = []
     if cuda is not None:
-        out.append(_driver_finding(inp, cuda, os))
-    cache = inp.kb.windows_manual.jit_cache(os)
+        out.append(_driver_finding(inp, cuda, here.build_os or "linux"))
+    cache = inp.kb.windows_manual.jit_cache(here)
     out += [_compute_finding(g, build, cache) for g in inp.host.gpus]
     ws = _wheelset(inp, tf, platform)
     pins = (ws.and_cuda or ()) if ws is not None else ()
@@ -276,7 +277,7 @@ def _gpu_checks(
             cb.cudnn if cb else None,
             inp.env.prefix if inp.env.is_conda else None,
         )
-        if os == "windows"
+        if here.is_windows
         else None
     )
     out += (
@@ -284,7 +285,7 @@ def _gpu_checks(
         if dlls is not None
         else check_libraries(
             inp.env,
-            windows=os == "windows",
+            windows=here.is_windows,
             environ=inp.environ,
             cuda=cuda,
             cudnn=cb.cudnn if cb else None,
@@ -296,7 +297,7 @@ def _gpu_checks(
             tf_label=f"{tf.package}=={tf.version}",
         )
     )
-    if os == "linux":
+    if not here.is_windows:  # Linux's build (WSL2's too)
         out += check_xla(
             inp.environ,
             inp.env.site_packages,
@@ -340,8 +341,8 @@ def _wheelset(inp: Inputs, tf: TfInstall, platform: Optional[str]) -> Optional[W
     return release.wheelset(platform, inp.env.python) if release is not None else None
 
 
-def _driver_finding(inp: Inputs, cuda: Version, os: str) -> Finding:
-    floor, why = inp.kb.cuda.driver_floor(cuda, "windows" if os == "windows" else "linux")
+def _driver_finding(inp: Inputs, cuda: Version, build_os: DriverOs) -> Finding:
+    floor, why = inp.kb.cuda.driver_floor(cuda, build_os)
     have = inp.host.driver_version
     if have is None:
         return Finding(

@@ -159,10 +159,9 @@ def _runtime(groups: Mapping[str, str], ctx: Context) -> Answer:
     """Docker has no GPU runtime, or the runtime cannot reach the host's driver."""
     needs = ctx.kb.containers.host
     m = ctx.machine
-    os = "wsl2" if m is not None and (m.system.is_wsl2 or m.system.is_windows) else "linux"
     facts = [
         _("A GPU container needs on the host: {needs}.").format(
-            needs=_("; ").join(needs.for_os(os))
+            needs=_("; ").join(needs.for_system(m.system if m is not None else None))
         )
     ]
     if "libnvidia-ml" in ctx.text:

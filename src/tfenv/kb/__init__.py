@@ -7,7 +7,7 @@ folder (tests use it for hand-made or hand-broken data).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tfenv.kb.cudnn import CudnnFacts
     from tfenv.kb.errors import ErrorEntry
     from tfenv.kb.gpus import GpuCatalog
-    from tfenv.kb.index import IndexFacts
+    from tfenv.kb.index import CudaIndex, IndexFacts, Release
     from tfenv.kb.jetson import JetsonFacts
     from tfenv.kb.known_issues import KnownIssue
     from tfenv.kb.linux_manual import LinuxManual
@@ -59,9 +59,24 @@ class KnowledgeBase:
 
     @cached_property
     def index(self) -> IndexFacts:
+        from tfenv.kb.index import IndexFacts
+
+        return IndexFacts(self._releases, self.cuda_index)
+
+    @cached_property
+    def _releases(self) -> Mapping[str, tuple[Release, ...]]:
+        """The index's releases by package (``index``: the biggest entry of the cache)."""
         from tfenv.kb import index
 
-        return self._load("index.load", lambda: index.load(self.root))
+        return self._load("index.releases", lambda: index.load_releases(self.root))
+
+    @cached_property
+    def cuda_index(self) -> CudaIndex:
+        """The index's CUDA wheels: all a resolve reads of the index (the releases reach
+        it through the options derived from them, :func:`tfenv.kb.releases.tf_options`)."""
+        from tfenv.kb import index
+
+        return self._load("index.cuda", lambda: index.load_cuda(self.root, self._releases))
 
     @cached_property
     def builds(self) -> TfBuilds:

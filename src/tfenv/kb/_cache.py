@@ -32,6 +32,7 @@ T = TypeVar("T")
 _MAX_ENTRY = 256 * 1024 * 1024
 _MAX_FOLDER = 64 * 1024 * 1024  # what a data folder may hold for its content to be a key
 _KEEP_FOLDERS = 8  # content keys of data folders kept at once
+_KEEP_KEYS = 4  # keys (tfenv installs, versions) whose entries are kept at once
 
 
 def cache_dir() -> Optional[Path]:
@@ -86,20 +87,34 @@ def _mine(path: Path) -> bool:
 
 
 def _prune(folder: Path, salt: str) -> None:
-    """Remove entries of other keys (an older tfenv or older data): they never match again;
-    of the data folders' entries, those of the most recently written few are kept."""
-    current = f"kb-{_key()}-"
-    salted: dict[str, list[Path]] = {}
-    for stale in folder.glob("kb-*.pickle"):
-        if not stale.name.startswith(current):
+    """Remove the entries of all but the few most recently written keys: an older tfenv's
+    never match again, while two installs on one account (two environments, a checkout
+    and a release) used in turn keep theirs instead of replacing each other's on every
+    run. Of the data folders' entries, those of the most recently written few are kept."""
+    current = _key()
+    by_key: dict[str, list[Path]] = {}
+    for entry in folder.glob("kb-*.pickle"):
+        by_key.setdefault(entry.name[3:].split("-", 1)[0], []).append(entry)
+    others = sorted(
+        (k for k in by_key if k != current),
+        key=lambda k: max(_mtime(p) for p in by_key[k]),
+        reverse=True,
+    )
+    for old in others[_KEEP_KEYS - 1 :]:
+        for stale in by_key[old]:
             stale.unlink(missing_ok=True)
-        elif _SALTED.match(stale.name[len(current) :]):
-            salted.setdefault(stale.name[len(current) :].split("-", 1)[0], []).append(stale)
-    if salt:
-        newest = sorted(salted, key=lambda s: max(_mtime(p) for p in salted[s]), reverse=True)
-        for old in newest[_KEEP_FOLDERS:]:
-            for stale in salted[old]:
-                stale.unlink(missing_ok=True)
+    if not salt:
+        return
+    salted: dict[str, list[Path]] = {}
+    prefix = f"kb-{current}-"
+    for entry in by_key.get(current, ()):
+        rest = entry.name[len(prefix) :]
+        if _SALTED.match(rest):
+            salted.setdefault(rest.split("-", 1)[0], []).append(entry)
+    newest = sorted(salted, key=lambda s: max(_mtime(p) for p in salted[s]), reverse=True)
+    for old in newest[_KEEP_FOLDERS:]:
+        for stale in salted[old]:
+            stale.unlink(missing_ok=True)
 
 
 _SALTED = re.compile(r"[0-9a-f]{16}-")
@@ -151,6 +166,7 @@ def _walk(root: str) -> list[tuple[str, os.stat_result]]:
     """(relative path, stat) of every .py/.yaml/.json file below ``root`` (os.scandir: fast)."""
     found = []
     stack = [root]
+    skip = len(os.path.join(root, ""))  # the paths below root begin with it (scandir joins)
     while stack:
         with os.scandir(stack.pop()) as entries:
             for entry in entries:
@@ -158,7 +174,7 @@ def _walk(root: str) -> list[tuple[str, os.stat_result]]:
                     if entry.name != "__pycache__":
                         stack.append(entry.path)
                 elif entry.name.endswith((".py", ".yaml", ".json")):
-                    found.append((os.path.relpath(entry.path, root), entry.stat()))
+                    found.append((entry.path[skip:], entry.stat()))
     return found
 
 

@@ -38,6 +38,7 @@ Errors = Callable[[str, str, str], TfenvError]
 """Builds the exception for a bad value from (file or origin, dotted path, problem)."""
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_VERSIONS: dict[str, Version] = {}  # Node.version's objects, by text
 
 
 @dataclass(frozen=True)
@@ -243,12 +244,18 @@ class Node:
         return None if self.value is None else self.integer(minimum, maximum)
 
     def version(self, *, strict: bool = False) -> Version:
-        """A version; ``strict`` requires it written as a string (JSON ``"3.10"``, not 3.1)."""
+        """A version; ``strict`` requires it written as a string (JSON ``"3.10"``, not 3.1).
+        Equal texts give one shared object: the knowledge base's cache then pickles each
+        version once, and unpickling one costs a call of packaging's ``__setstate__``."""
         text = self.string() if strict else self.text()
+        known = _VERSIONS.get(text)
+        if known is not None:
+            return known
         try:
-            return to_version(text)
+            known = _VERSIONS[text] = to_version(text)
         except ValueError as exc:
             raise self.fail(str(exc)) from None
+        return known
 
     def opt_version(self, *, strict: bool = False) -> Optional[Version]:
         return None if self.value is None else self.version(strict=strict)

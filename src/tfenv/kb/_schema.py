@@ -35,10 +35,10 @@ a warm start that unpickles the records pays nothing for it.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, field, fields
 from typing import Any, Callable, Optional, TypeVar, Union
 
 from tfenv.kb._fields import Node
+from tfenv.models._record import MISSING, field, fields
 
 __all__ = [
     "SOURCE_KEYS",

@@ -27,6 +27,8 @@ from tfenv.models.require_cuda import RequireCuda, RequireCudaError, parse
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+
+    from tfenv.models.platform import System
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
@@ -244,9 +246,12 @@ class HostNeeds:
     # the prose in other languages (zh:), read with tfenv.kb.prose
     translations: Translations = translated("linux", "wsl2")
 
-    def for_os(self, os: str) -> tuple[str, ...]:
-        """What a host of ``os`` needs, in the output's language."""
-        return prose_texts(self, "linux" if os == "linux" else "wsl2")
+    def for_system(self, system: Optional[System]) -> tuple[str, ...]:
+        """What a host of ``system`` needs, in the output's language: Windows' list for WSL2
+        and native Windows (whose GPU containers run in WSL2), Linux's for any other
+        (None: not known)."""
+        windows = system is not None and (system.is_wsl2 or system.is_windows)
+        return prose_texts(self, "wsl2" if windows else "linux")
 
 
 @dataclass(frozen=True)

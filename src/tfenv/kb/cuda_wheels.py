@@ -228,7 +228,7 @@ def cuda_wheels(
     caps: list[str] = []
     ranged = False
     for line in ws.and_cuda:
-        req = kb.index.extra_line(line)
+        req = kb.cuda_index.extra_line(line)
         if req is None:
             problem = _("its and-cuda requirement {line} is invalid").format(line=repr(line))
             return CudaWheels(policy, (), problem=problem)
@@ -237,7 +237,7 @@ def cuda_wheels(
         ranged = ranged or exact is None
         known = [
             w.version
-            for w in kb.index.cuda_versions(name)
+            for w in kb.cuda_index.cuda_versions(name)
             if w.installs(ws.platform, python)
             and not w.version.is_prerelease
             and not w.version.is_devrelease
@@ -247,7 +247,7 @@ def cuda_wheels(
             if name in facts.optional.packages:
                 dropped.append(line)
                 continue
-            if not kb.index.cuda_versions(name):
+            if not kb.cuda_index.cuda_versions(name):
                 continue  # not recorded: nothing to check or pin
             problem = _(
                 "its and-cuda extra requires {line}, which has no {platform} wheel for Python "

@@ -18,7 +18,6 @@ capability must be declared ``ambiguous``; such an alias is never resolved silen
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -40,9 +39,9 @@ from tfenv.kb._schema import (
 )
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, replace
 else:  # the same records, cheaper to define (see tfenv.models._record)
-    from tfenv.models._record import dataclass
+    from tfenv.models._record import dataclass, replace
 
 # gpu_families (the generated table's rules) is imported where the files
 # are loaded: a warm start reads the catalog from the cache and needs it.

@@ -11,8 +11,8 @@ any Python 3, bounded by ``requires_python``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
-from dataclasses import field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Optional
@@ -27,9 +27,9 @@ from tfenv.kb._schema import fact, given, read_record
 from tfenv.models.platform import PLATFORM_KEYS
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field, replace
 else:  # the same records, cheaper to define (see tfenv.models._record)
-    from tfenv.models._record import dataclass
+    from tfenv.models._record import dataclass, field, replace
 
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "INDEX_PACKAGES",
     "OLDEST_TF",
     "TF_DISTRIBUTIONS",
+    "CudaIndex",
     "CudaWheel",
     "ExtraLine",
     "HeaderBuild",
@@ -45,6 +46,8 @@ __all__ = [
     "Release",
     "WheelSet",
     "load",
+    "load_cuda",
+    "load_releases",
     "python_matches",
 ]
 
@@ -77,6 +80,7 @@ CPU_DISTRIBUTIONS = frozenset({"tensorflow-cpu", "tensorflow-intel", "tensorflow
 _EMPTY: Mapping[str, WheelSet] = MappingProxyType({})
 _NO_PYTHONS: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 _NO_LINES: Mapping[str, ExtraLine] = MappingProxyType({})
+_SHARED: dict[tuple[str, ...], tuple[str, ...]] = {}  # _strs's tuples
 _VARIANT_KEYS = ("and_cuda", "glibc", "macos", "requires", "requires_python", "stub_for")
 
 
@@ -93,11 +97,15 @@ def python_matches(tag: str, python: str) -> bool:
 
 
 def _strs(node: Node) -> tuple[str, ...]:
-    """``node.texts()`` with a fast path for the common, well-formed case."""
+    """``node.texts()`` with a fast path for the common, well-formed case. Equal lists give
+    one shared tuple of interned strings: the same Requires-Dist repeats over platforms and
+    releases, and the knowledge base's cache then pickles it once."""
     value = node.value
     if type(value) is list and all(type(x) is str for x in value):
-        return tuple(value)
-    return node.texts()
+        found = tuple(map(sys.intern, value))
+    else:
+        found = node.texts()
+    return _SHARED.setdefault(found, found)
 
 
 def _opt_strs(node: Node) -> Optional[tuple[str, ...]]:
@@ -232,13 +240,15 @@ def parse_extra_line(line: str) -> Optional[ExtraLine]:
 
 
 @dataclass(frozen=True)
-class IndexFacts:
-    """All index-derived facts, by package."""
+class CudaIndex:
+    """The and-cuda side of the index: every version of each CUDA wheel an ``and-cuda``
+    extra names, and the extras' lines parsed. The knowledge base keeps it apart from the
+    releases (its own cache entry), so that a resolve reads only this small part: the
+    releases reach it through the per-platform options derived from them."""
 
-    by_package: Mapping[str, tuple[Release, ...]]
-    cuda: Mapping[str, tuple[CudaWheel, ...]]
-    cuda_missing: frozenset[str]
-    cuda_provenance: Provenance
+    versions: Mapping[str, tuple[CudaWheel, ...]]
+    missing: frozenset[str]
+    provenance: Provenance
     # the and-cuda lines parsed once, when loading (packaging.requirements is slow to import)
     extra_lines: Mapping[str, ExtraLine] = field(default_factory=lambda: _NO_LINES)
 
@@ -246,6 +256,25 @@ class IndexFacts:
         """An and-cuda requirement line, parsed (None when invalid)."""
         known = self.extra_lines.get(line)
         return known if known is not None else parse_extra_line(line)
+
+    def cuda_versions(self, package: str) -> tuple[CudaWheel, ...]:
+        return self.versions.get(package, ())
+
+    def cuda_wheel_platforms(self, package: str, version: Version | str) -> frozenset[str] | None:
+        """Platforms with wheels for ``package==version``; None if that version is unknown."""
+        want = version if isinstance(version, Version) else Version(version)
+        for cw in self.versions.get(package, ()):
+            if cw.version == want:
+                return cw.platforms
+        return None
+
+
+@dataclass(frozen=True)
+class IndexFacts:
+    """All index-derived facts: the releases by package, and the CUDA wheels."""
+
+    by_package: Mapping[str, tuple[Release, ...]]
+    cuda: CudaIndex
 
     def releases(self, package: str) -> tuple[Release, ...]:
         """Releases of ``package`` in ascending version order (empty if unknown)."""
@@ -255,27 +284,34 @@ class IndexFacts:
         want = version if isinstance(version, Version) else Version(version)
         return next((r for r in self.releases(package) if r.version == want), None)
 
+    def extra_line(self, line: str) -> Optional[ExtraLine]:
+        return self.cuda.extra_line(line)
+
     def cuda_versions(self, package: str) -> tuple[CudaWheel, ...]:
-        return self.cuda.get(package, ())
+        return self.cuda.cuda_versions(package)
 
     def cuda_wheel_platforms(self, package: str, version: Version | str) -> frozenset[str] | None:
-        """Platforms with wheels for ``package==version``; None if that version is unknown."""
-        want = version if isinstance(version, Version) else Version(version)
-        for cw in self.cuda.get(package, ()):
-            if cw.version == want:
-                return cw.platforms
-        return None
+        return self.cuda.cuda_wheel_platforms(package, version)
 
 
 def load(root: Optional[Path] = None) -> IndexFacts:
     """Load ``index/*.json`` below ``root`` (default: the shipped data)."""
-    by_package = {name: _load_package(name, root) for name in INDEX_PACKAGES}
+    by_package = load_releases(root)
+    return IndexFacts(by_package, load_cuda(root, by_package))
+
+
+def load_releases(root: Optional[Path] = None) -> Mapping[str, tuple[Release, ...]]:
+    """The releases of every package in :data:`INDEX_PACKAGES`, by package."""
+    return MappingProxyType({name: _load_package(name, root) for name in INDEX_PACKAGES})
+
+
+def load_cuda(root: Optional[Path], by_package: Mapping[str, tuple[Release, ...]]) -> CudaIndex:
+    """``index/cuda-wheels.json``, with the and-cuda lines of ``by_package`` parsed."""
     cuda, missing, prov = _load_cuda(root)
-    return IndexFacts(
-        by_package=MappingProxyType(by_package),
-        cuda=MappingProxyType(cuda),
-        cuda_missing=missing,
-        cuda_provenance=prov,
+    return CudaIndex(
+        versions=MappingProxyType(cuda),
+        missing=missing,
+        provenance=prov,
         extra_lines=MappingProxyType(_parsed_extra_lines(by_package)),
     )
 

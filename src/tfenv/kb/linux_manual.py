@@ -4,9 +4,8 @@ pinned from NVIDIA's repository."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
@@ -14,6 +13,11 @@ from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb.windows_manual import CudaInstaller, parse_installer
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = ["LINUX_MANUAL_FILE", "LinuxManual", "load"]
 

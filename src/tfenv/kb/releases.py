@@ -133,9 +133,8 @@ def _with_headers(build: Optional[TfBuild], release: Release) -> Optional[TfBuil
         return build
     if build.linux is not None and build.linux.cuda is not None:
         return build
-    from dataclasses import replace
-
     from tfenv.kb.tensorflow import CudaBuild
+    from tfenv.models._record import replace
 
     cuda = Version(f"{headers.cuda.major}.{headers.cuda.minor}")
     cudnn = headers.cudnn
@@ -150,12 +149,12 @@ def _and_cuda_problem(
     if wheels is None or wheels.and_cuda is None:
         return Problem.of(N_("tensorflow {version} has no and-cuda extra"), version=version)
     for line in wheels.and_cuda:
-        req = kb.index.extra_line(line)  # parsed once when the index was loaded
+        req = kb.cuda_index.extra_line(line)  # parsed once when the index was loaded
         if req is None:
             return Problem.of(
                 N_("its and-cuda requirement {line} cannot be parsed"), line=repr(line)
             )
-        known = kb.index.cuda_versions(req.name)
+        known = kb.cuda_index.cuda_versions(req.name)
         if not known or req.name in kb.and_cuda.optional.packages:
             continue  # not recorded, or optional (left out where it has no wheel)
         if not any(

@@ -13,18 +13,21 @@ the sweep's per-cell outcomes for the docs table (``docs/runtime.md``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance, unique, unique_by_id
 from tfenv.kb._files import load_node
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "FLAVOURS",
@@ -137,6 +140,8 @@ def _python(node: Node) -> str:
 
 
 def _package(node: Node) -> str:
+    from packaging.utils import canonicalize_name  # imports packaging.tags: read cold only
+
     name = node.label(100)
     if canonicalize_name(name) != name:
         raise node.fail(

@@ -4,9 +4,8 @@ redistributable, zlibwapi.dll, the JIT cache folder and the final check."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -20,6 +19,13 @@ from tfenv.kb._schema import (
     Translations,
     read_translations,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+
+    from tfenv.models.platform import System
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass, field
 
 __all__ = [
     "WINDOWS_MANUAL_FILE",
@@ -159,9 +165,9 @@ class WindowsManual:
             "powershell": self.venv_activate_powershell.format(**values),
         }
 
-    def jit_cache(self, os: str) -> str:
-        """The driver's JIT cache folder on ``os`` (``windows`` or any other)."""
-        return self.jit_cache_windows if os == "windows" else self.jit_cache_linux
+    def jit_cache(self, system: System) -> str:
+        """The driver's JIT cache folder on ``system`` (native Windows' or any other's)."""
+        return self.jit_cache_windows if system.is_windows else self.jit_cache_linux
 
 
 def _same_series(a: Version, b: Version) -> bool:

@@ -27,8 +27,9 @@ CUDA_LIBS: tuple[Literal["build", "newest"], ...] = ("build", "newest")
 #: of ``routes.ROUTES`` but those used only on request (the container).
 ROUTE_KINDS = frozenset({"pip", "conda", "conda+pip", "system", "metal", "cpu"})
 
-#: The kinds of tensorflow/changes.yaml records: each rule's ``change_kind`` is one of them
-#: (``rules.RULES``), and check-upgrade's own kinds (keras, packaging, api, cudnn).
+#: The kinds of tensorflow/changes.yaml records: the rules' ``change_kind``s (``rules.RULES``)
+#: and those of check-upgrade's own findings (``upgrade.warnings.OWN_CHANGE_KINDS``: keras,
+#: cuda, cudnn, packaging, api), exactly (checked when upgrade.warnings is imported).
 CHANGE_KINDS = frozenset(
     {"keras", "platform", "gpu-arch", "cuda", "cudnn", "glibc", "python", "packaging", "api"}
 )

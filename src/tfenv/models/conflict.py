@@ -10,10 +10,14 @@ about (and whether that fact was detected or given) and what makes it hold. A
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.models import messages
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = ["Conflict", "Skipped", "Suggestion", "TargetFact"]
 

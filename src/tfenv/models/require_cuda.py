@@ -26,7 +26,6 @@ Everything here is pure: a function of the clause text and the host's facts.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
@@ -34,9 +33,9 @@ from packaging.version import Version
 from tfenv.i18n import _, ngettext
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, replace
 else:  # the same records, cheaper to define (see tfenv.models._record)
-    from tfenv.models._record import dataclass
+    from tfenv.models._record import dataclass, replace
 
 
 __all__ = [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -16,9 +15,9 @@ from tfenv.models.driver import DriverVersion
 from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
+    from dataclasses import dataclass, field
 else:  # the same records, cheaper to define (see tfenv.models._record)
-    from tfenv.models._record import dataclass
+    from tfenv.models._record import dataclass, field
 
 
 __all__ = ["CUDA_LIBS", "MANAGERS", "MachineArgs", "Request", "Target", "TargetFactError"]

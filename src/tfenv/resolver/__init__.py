@@ -33,7 +33,6 @@ def _solve(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Resolut
 
     from tfenv.errors import SolverGaveUp
     from tfenv.models.plan import Resolution
-    from tfenv.resolver.conflicts import conflicts_of
     from tfenv.resolver.factory import Factory
     from tfenv.resolver.provider import Provider
     from tfenv.resolver.reasons import make_plan
@@ -45,6 +44,8 @@ def _solve(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Resolut
     try:
         result = resolver.resolve(factory.root_requirements(), max_rounds=MAX_ROUNDS)
     except ResolutionImpossible as exc:
+        from tfenv.resolver.conflicts import conflicts_of  # only when nothing fits
+
         conflicts = conflicts_of(list(exc.causes), factory)
         return Resolution(target, request, None, conflicts), factory
     except ResolutionTooDeep:
@@ -55,13 +56,14 @@ def _solve(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Resolut
 def resolve(kb: KnowledgeBase, target: Target, request: Request) -> Resolution:
     """Solve; an ok plan says why it is not newer, and when nothing fits, add the nearest
     ways out."""
-    from dataclasses import replace
-
+    from tfenv.models._record import replace
     from tfenv.models.plan import Resolution
-    from tfenv.resolver.skipped import skipped_of
-    from tfenv.resolver.suggest import suggestions
 
     answer, factory = _solve(kb, target, request)
     if answer.plan is not None:
+        from tfenv.resolver.skipped import skipped_of
+
         return replace(answer, plan=replace(answer.plan, skipped=skipped_of(factory, answer.plan)))
+    from tfenv.resolver.suggest import suggestions  # only when nothing fits
+
     return Resolution(target, request, None, answer.conflicts, suggestions(kb, target, request))

@@ -406,4 +406,4 @@ def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[str]:
 
 def _jit_cache(f: Factory) -> str:
     """Where the driver caches JIT-compiled kernels on the target (Windows: under %APPDATA%)."""
-    return f.kb.windows_manual.jit_cache(f.target.os)
+    return f.kb.windows_manual.jit_cache(f.target.system)

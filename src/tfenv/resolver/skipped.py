@@ -10,7 +10,6 @@ solver made) is solved once, pinned, and its conflicts are used.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -22,8 +21,12 @@ from tfenv.resolver.conflicts import ABSENT, bare_label
 from tfenv.rules.model import TfCandidate
 
 if TYPE_CHECKING:
+    from dataclasses import replace
+
     from tfenv.models.plan import Plan
     from tfenv.resolver.factory import Factory
+else:  # without importing dataclasses (see tfenv.models._record)
+    from tfenv.models._record import replace
 
 __all__ = ["skipped_of"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -14,9 +13,13 @@ from tfenv.models.conflict import Suggestion
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
+    from dataclasses import replace
+
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.containers import NgcRelease
     from tfenv.models.plan import Plan
+else:  # without importing dataclasses (see tfenv.models._record)
+    from tfenv.models._record import replace
 
 __all__ = ["suggestions"]
 

@@ -11,7 +11,6 @@ branching on its name.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal, Optional
 
 from packaging.version import Version
@@ -19,9 +18,13 @@ from packaging.version import Version
 from tfenv.shells import Shell, command, shell_for
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
     from tfenv.models.target import Target
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "Choice",

@@ -97,7 +97,7 @@ def _cudnn_wheel(kb: KnowledgeBase, cuda: Version, cudnn: Version) -> Optional[s
     name = kb.and_cuda.wheel("cudnn", cuda.major)
     if name is None:
         return None
-    found = conda_match(tuple(w.version for w in kb.index.cuda_versions(name)), cudnn)
+    found = conda_match(tuple(w.version for w in kb.cuda_index.cuda_versions(name)), cudnn)
     return None if found is None else f"{name}=={found}"
 
 

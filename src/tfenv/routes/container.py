@@ -14,7 +14,6 @@ installs its Python (the plan's) and those packages (or the hashed lock).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _
@@ -24,6 +23,8 @@ from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 # The image choice (tfenv.rules.container_images) is imported where it is used: this
 # route is asked only with --manager container, and every resolve imports this module.
 if TYPE_CHECKING:
+    from dataclasses import replace
+
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from tfenv.models.require_cuda import Verdict
     from tfenv.models.target import Target
     from tfenv.rules.container_images import ContainerImage
+else:  # without importing dataclasses (see tfenv.models._record)
+    from tfenv.models._record import replace
 
 __all__ = [
     "SMOKE_TEST",
@@ -171,7 +174,7 @@ class ContainerRoute(Route):
     def host_needs(self, where: Where, floor: Optional[Version]) -> tuple[str, ...]:
         """What the host must have: its driver, the container toolkit (per OS)."""
         target = where.target
-        needs = list(where.kb.containers.host.for_os("linux" if target.system.is_linux else "wsl2"))
+        needs = list(where.kb.containers.host.for_system(target.system))
         if floor is not None:
             need = (
                 _("NVIDIA driver >= {floor}")

@@ -14,7 +14,6 @@ package, listed here; ``docs/architecture.md`` walks through one.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import _
@@ -31,7 +30,11 @@ from tfenv.rules.toolkit import CUDA_GPU_RANGE, CUDNN_CUDA, CUDNN_GPU
 from tfenv.rules.wheels import GLIBC, NO_WHEEL, PYTHON, STUB
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     from tfenv.models.target import Target
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "DRIVER",

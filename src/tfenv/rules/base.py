@@ -9,7 +9,6 @@ heading under which failures are grouped ("The NVIDIA driver is too old").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Literal, Optional
 
 from tfenv.i18n import _
@@ -21,6 +20,11 @@ if TYPE_CHECKING:
     from tfenv.models.conflict import TargetFact
     from tfenv.models.target import Request, Target
     from tfenv.rules.model import Candidate, Requirement
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = ["Context", "Rule"]
 

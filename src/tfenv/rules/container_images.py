@@ -18,7 +18,6 @@ In order of preference:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
@@ -30,12 +29,16 @@ from tfenv.models.require_cuda import HostFacts, RequireCuda, Verdict, evaluate
 from tfenv.rules.model import TfCandidate
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.containers import NgcRelease, OfficialRelease
     from tfenv.kb.releases import TfOption
     from tfenv.kb.tensorflow import CudaBuild
     from tfenv.models.driver import DriverVersion
     from tfenv.models.target import Target
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "ContainerImage",
@@ -288,7 +291,7 @@ def _installable(kb: KnowledgeBase, line: str) -> bool:
         req = Requirement(line)
     except InvalidRequirement:
         return False
-    known = kb.index.cuda_versions(req.name)
+    known = kb.cuda_index.cuda_versions(req.name)
     return not known or any(
         "linux_x86_64" in w.platforms and not w.yanked and req.specifier.contains(w.version, True)
         for w in known

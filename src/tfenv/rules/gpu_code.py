@@ -11,7 +11,6 @@ is no plan for the GPU. PTX JIT also needs a driver that knows the PTX ISA.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
@@ -24,8 +23,12 @@ from tfenv.rules.facts import driver_fact, gpu_fact
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_driver, on_gpu
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     from tfenv.kb.tensorflow import ComputeCaps, KernelCode, TfBuild
     from tfenv.models.driver import DriverVersion
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "GPU_CODE",

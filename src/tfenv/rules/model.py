@@ -24,7 +24,6 @@ solver (:func:`fact_candidates`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
@@ -32,9 +31,13 @@ from packaging.version import Version
 from tfenv.i18n import _
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+
     from tfenv.kb.releases import TfOption
     from tfenv.models.driver import DriverVersion
     from tfenv.models.target import Target
+else:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass, field
 
 __all__ = [
     "Candidate",

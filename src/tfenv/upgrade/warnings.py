@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import Version
 
+from tfenv import rules
 from tfenv.i18n import N_, _, language
 from tfenv.kb.prose import opt_prose, prose
 from tfenv.kb.releases import build_of
-from tfenv.models import messages
+from tfenv.models import choices, messages
 from tfenv.rules.gpu_code import gpu_code
 from tfenv.upgrade.changes import boundary, crossed, sources_of, window
 from tfenv.upgrade.model import Severity, UpgradeFinding
@@ -28,7 +29,17 @@ if TYPE_CHECKING:
     from tfenv.upgrade.checks import Facts
     from tfenv.upgrade.current import CurrentState
 
-__all__ = ["warnings"]
+__all__ = ["OWN_CHANGE_KINDS", "warnings"]
+
+#: the changes.yaml kinds of the findings made here (Keras, the CUDA and cuDNN majors, the
+#: recorded packaging and API changes); with the rules' ``change_kind``s they are every kind
+#: models.choices lists, no more (checked when imported)
+OWN_CHANGE_KINDS = frozenset({"keras", "cuda", "cudnn", "packaging", "api"})
+choices.check_registry(
+    "the change kinds of the rules and of check-upgrade",
+    OWN_CHANGE_KINDS | {r.change_kind for r in rules.RULES if r.change_kind},
+    choices.CHANGE_KINDS,
+)
 
 
 def warnings(f: Facts, current: CurrentState, plan: Optional[Plan]) -> list[UpgradeFinding]:
@@ -170,7 +181,7 @@ def _gpu_code(f: Facts) -> Optional[UpgradeFinding]:
         fix = _(
             "Nothing to install; expect a slow first start (cached in {cache}, raise "
             "CUDA_CACHE_MAXSIZE), or stay on TensorFlow {release} for native code"
-        ).format(cache=f.kb.windows_manual.jit_cache(f.target.os), release=prev)
+        ).format(cache=f.kb.windows_manual.jit_cache(f.target.system), release=prev)
         return _finding(f, "gpu-arch", _value(f, _mode), summary, fix)
     if new != "native":
         return None
