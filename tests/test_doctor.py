@@ -472,3 +472,18 @@ def test_partly_jit_gpu_line_reads_as_one_sentence(kb: KnowledgeBase) -> None:
     assert finding.title.startswith(f"Some GPU (compute capability {cc}) runs TensorFlow ")
     assert "kernels the" not in finding.title
     assert " kernels natively (sm_" in finding.title
+
+
+def test_a_relative_prefix_gives_an_interpreter_that_runs_from_a_neutral_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--import runs the prefix's Python in a neutral folder: `--prefix env` (relative)
+    must not give "Cannot run env/bin/python3: No such file or directory"."""
+    prefix = _venv(tmp_path)
+    (prefix / "bin").mkdir()
+    (prefix / "bin" / "python3").symlink_to(shutil.which("python3") or "/usr/bin/python3")
+    monkeypatch.chdir(tmp_path)
+    exe = target_env.from_prefix(Path("env")).interpreter
+    assert exe == str(tmp_path / "env" / "bin" / "python3")  # absolute, the link not resolved
+    ran = subprocess.run([exe, "-c", "print(1)"], cwd="/", capture_output=True, text=True)
+    assert ran.stdout == "1\n"

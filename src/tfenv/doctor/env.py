@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -172,9 +173,11 @@ def _python_recorded(prefix: Path) -> Optional[str]:
 
 
 def _interpreter_in(prefix: Path) -> Optional[str]:
+    """The prefix's interpreter, as an absolute path (it runs in a neutral folder); not
+    resolved: a venv's python is a link that must keep its own path."""
     for rel in ("bin/python3", "bin/python", "python.exe", "Scripts/python.exe"):
         if (prefix / rel).exists():
-            return str(prefix / rel)
+            return os.path.abspath(prefix / rel)
     return None
 
 
