@@ -552,3 +552,24 @@ def test_same_version_is_safe(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["direction"] == "same"
     assert data["status"] == "safe"
     assert code == 0
+
+
+def test_a_blocked_move_does_not_drop_the_locks_cuda_wheels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An H100 on driver 535 cannot JIT 2.17's PTX: with no new plan, the lock's nvidia-*
+    wheels are compared as the same route, not listed as "no longer required"."""
+    lock = tmp_path / "requirements-h100.txt"
+    lock.write_text(
+        "tensorflow==2.16.2\nnvidia-cudnn-cu12==8.9.7.29\nnvidia-cublas-cu12==12.3.4.1\n"
+        "tensorboard==2.16.2\n"
+    )
+    machine = (*LINUX_GPU, "--gpu", "H100", "--driver", "535.183.01", "--python", "3.11")
+    code, data = as_json(capsys, "--from-file", str(lock), "--to", "2.17", *machine)
+    assert code == 1
+    assert data["targets"][0]["status"] == "blocked"
+    changes = {p["name"]: p for p in data["targets"][0]["packages"]["changes"]}
+    assert changes["tensorflow"]["new"] == "2.17.1"
+    assert not [
+        n for n, p in changes.items() if n.startswith("nvidia-") and p["change"] == "removed"
+    ]

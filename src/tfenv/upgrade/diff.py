@@ -44,7 +44,10 @@ def package_diff(
         n.startswith("nvidia-") for n in (current.pins or {})
     )
     old = declared(kb, f.start, f.target.platform.key, python, cur_cuda)
-    new = declared(kb, f.end, f.target.platform.key, python, _uses_and_cuda(new_plan))
+    # no new plan (the move is blocked here): the same route as now, so the CUDA wheels the
+    # lock holds are not counted as "no longer required"
+    new_cuda = _uses_and_cuda(new_plan) if new_plan is not None else cur_cuda
+    new = declared(kb, f.end, f.target.platform.key, python, new_cuda)
     if current.pins is None:
         basis = _("tensorflow {old} vs {new}: declared requirements (no lockfile given)").format(
             old=f.start, new=f.end
