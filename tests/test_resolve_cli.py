@@ -307,3 +307,18 @@ def test_version() -> None:
 def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert "resolve" in capsys.readouterr().out
+
+
+def test_newest_cuda_libs_do_not_claim_tensorflow_was_built_with_them() -> None:
+    """--cuda-libs newest pins CUDA 12.9 / cuDNN 9.28 wheels under 2.21.0: the reason names
+    them as what the plan installs, and the build's own CUDA 12.5 / cuDNN 9.3 beside them."""
+    import tfenv
+
+    machine = {"os": "linux", "gpu": "RTX 5090", "driver": "575.57.08", "python": "3.12"}
+    res = tfenv.resolve(tf="2.21.0", cuda_libs="newest", **machine)
+    assert res.plan is not None
+    why = [r for r in res.plan.reasons if r.startswith(f"CUDA {res.plan.cuda} ")]
+    assert str(res.plan.cuda) == "12.9", res.plan.cuda
+    assert len(why) == 1
+    assert "built and tested with CUDA 12.5 and cuDNN 9.3" in why[0]
+    assert "what the plan installs" in why[0]

@@ -248,7 +248,19 @@ def _cuda_reasons(
         "cudnn": cudnn or _("unknown"),
         "version": opt.version,
     }
-    if cb:
+    if cb and not (_same_series(cuda, cb.cuda) and _same_series(cudnn, cb.cudnn)):
+        # --cuda-libs newest's wheels, an image's own cuDNN: not what the build was made with
+        built = _(
+            "CUDA {cuda} and cuDNN {cudnn}: what the plan installs; TensorFlow "
+            "{version} was built and tested with CUDA {built_cuda} and cuDNN {built_cudnn} "
+            "(source: {source})."
+        ).format(
+            built_cuda=cb.cuda or _("unknown"),
+            built_cudnn=cb.cudnn or _("unknown"),
+            source=cb.provenance.sources[0],
+            **values,
+        )
+    elif cb:
         built = _(
             "CUDA {cuda} and cuDNN {cudnn}: what TensorFlow {version} was built and tested "
             "with (source: {source})."
@@ -273,6 +285,11 @@ def _cuda_reasons(
         else:
             out.append(_("Driver >= {floor}: {why}.").format(floor=floor, why=why))
     return out
+
+
+def _same_series(a: Optional[Version], b: Optional[Version]) -> bool:
+    """Whether two versions are one major.minor series (an unknown side: not compared)."""
+    return a is None or b is None or a.release[:2] == b.release[:2]
 
 
 def _jit(f: Factory, opt: TfOption) -> tuple[Optional[Version], str, Optional[GpuCode]]:
