@@ -284,3 +284,31 @@ def test_self_checks_could_not_find_dll_is_the_missing_dll(kb: KnowledgeBase) ->
     m = explain(text, kb).matches[0]
     assert (m.entry.id, m.groups["dll"]) == ("windows-cuda-dll-missing", "cudart64_100.dll")
     assert "CUDA 10.0" in " ".join(m.facts)
+
+
+def test_dll_load_failed_keeps_the_runtime_fix_not_a_cuda_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A failed import of _pywrap_tensorflow_internal (here from a Chinese Windows) is the
+    Visual C++ runtime, a 64-bit Python of a served version or AVX: not CUDA, which
+    TensorFlow from 2.1 loads only when it looks for a GPU (the facts about CUDA stay)."""
+    text = (
+        "ImportError: DLL load failed while importing _pywrap_tensorflow_internal: "
+        "找不到指定的模块。"
+    )
+    argv = ["explain", "--no-detect", "--json", "--os", "windows", "--python", "3.10"]
+    assert main([*argv, "--tf", "2.10.1", text]) == 0
+    match = json.loads(capsys.readouterr().out)["matches"][0]
+    assert match["id"] == "windows-dll-load-failed"
+    assert "Visual C++ Redistributable" in match["fix"]
+    assert "Install CUDA" not in match["fix"]
+    assert "TensorFlow 2.10.1 on native Windows needs CUDA 11.2" in " ".join(match["facts"])
+
+
+def test_windows_answers_speak_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "ImportError: DLL load failed while importing _pywrap_tensorflow_internal"
+    argv = ["explain", "--lang", "zh", "--no-detect", "--os", "windows", "--python", "3.13"]
+    assert main([*argv, "--tf", "2.10.1", text]) == 0
+    out = capsys.readouterr().out
+    assert "has Windows wheels for Python" not in out
+    assert "TensorFlow 2.10.1" in out

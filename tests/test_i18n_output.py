@@ -148,3 +148,11 @@ def test_lockfiles_are_byte_identical_in_every_language(index: LockIndex, tmp_pa
     # and a lockfile written in English is current for a Chinese --check
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["--lang", "zh", "lock", "--check", "--config", str(english)]) == 0
+
+
+def test_conda_on_windows_reason_speaks_chinese() -> None:
+    argv = ["resolve", "--os", "windows", "--gpu", "GTX 1060", "--driver", "472.12", "--tf", "2.10"]
+    code, out, err = run(["--lang", "zh", *argv])
+    assert code == 0, err
+    assert "%CONDA_PREFIX%\\Library\\bin" in out
+    assert "On Windows conda puts" not in out

@@ -314,8 +314,14 @@ def test_newest_cuda_libs_do_not_claim_tensorflow_was_built_with_them() -> None:
     them as what the plan installs, and the build's own CUDA 12.5 / cuDNN 9.3 beside them."""
     import tfenv
 
-    machine = {"os": "linux", "gpu": "RTX 5090", "driver": "575.57.08", "python": "3.12"}
-    res = tfenv.resolve(tf="2.21.0", cuda_libs="newest", **machine)
+    res = tfenv.resolve(
+        tf="2.21.0",
+        cuda_libs="newest",
+        os="linux",
+        gpu="RTX 5090",
+        driver="575.57.08",
+        python="3.12",
+    )
     assert res.plan is not None
     why = [r for r in res.plan.reasons if r.startswith(f"CUDA {res.plan.cuda} ")]
     assert str(res.plan.cuda) == "12.9", res.plan.cuda

@@ -200,17 +200,29 @@ def _pairs(kb: KnowledgeBase) -> str:
 
 
 def _windows_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
-    """Native Windows: DLL load failures, and the end of GPU support after 2.10."""
+    """Native Windows: no GPU listed, and the end of GPU support after 2.10."""
+    facts, fix = _windows(ctx)
+    return Answer(facts, fix)
+
+
+def _windows_runtime(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """Native Windows: TensorFlow's extension module failed to load (DLL load failed). The
+    facts about CUDA stay, but not a CUDA fix: the catalog's fix (the Visual C++
+    redistributable, a 64-bit Python of a served version, AVX) is the one for this message."""
+    facts, _fix = _windows(ctx)
+    return Answer(facts)
+
+
+def _windows(ctx: Context) -> tuple[tuple[str, ...], Optional[str]]:
+    """What native Windows means for the TensorFlow at hand, and the GPU fix."""
     m = ctx.machine
     if m is not None and not m.system.is_windows:
-        return Answer(
-            (
-                _(
-                    "This machine is {system}: run `tfenv doctor --import` there; it names "
-                    "the library, driver or build that keeps TensorFlow off the GPU."
-                ).format(system=m.system.title),
-            )
-        )
+        return (
+            _(
+                "This machine is {system}: run `tfenv doctor --import` there; it names "
+                "the library, driver or build that keeps TensorFlow off the GPU."
+            ).format(system=m.system.title),
+        ), None
     facts, fix = windows_facts(ctx)
     tf = ctx.tf
     if m is not None and m.python is not None and tf is not None:
@@ -222,11 +234,12 @@ def _windows_gpu(groups: Mapping[str, str], ctx: Context) -> Answer:
                     tf=tf, pythons=", ".join(ws.pythons), python=m.python
                 )
             )
-    return Answer(tuple(facts), fix if ctx.tf is not None else None)
+    return tuple(facts), fix if tf is not None else None
 
 
 ANSWERS = {
     "kernel-module": _kernel_module,
     "metal": _metal,
     "windows-gpu": _windows_gpu,
+    "windows-runtime": _windows_runtime,
 }

@@ -87,6 +87,7 @@ ANSWERS = (
     "soname",
     "tensorflow-gpu",
     "windows-gpu",
+    "windows-runtime",
     "xla-ptx",
     "zlib",
 )
