@@ -573,3 +573,18 @@ def test_a_blocked_move_does_not_drop_the_locks_cuda_wheels(
     assert not [
         n for n, p in changes.items() if n.startswith("nvidia-") and p["change"] == "removed"
     ]
+
+
+def test_the_ptx_jit_driver_blocker_cites_the_wheel_scan_not_an_unrelated_change(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """2.17 needs driver 545 to JIT its PTX on an H100; the gpu-arch change recorded for 2.17
+    is Maxwell's removal, which says nothing about an H100 and is not this blocker's source."""
+    machine = (*LINUX_GPU, "--gpu", "H100", "--driver", "535.183.01", "--python", "3.11")
+    code, data = as_json(capsys, "--from", "2.16", "--to", "2.17", *machine)
+    assert code == 1
+    blocker = next(f for f in data["targets"][0]["findings"] if f["severity"] == "blocker")
+    assert "545.23.06" in blocker["summary"]
+    assert blocker["ref"] != "maxwell-dropped"
+    assert not any("v2.17.0" in s for s in blocker["sources"]), blocker["sources"]
+    assert any("fatbin" in s for s in blocker["sources"]), blocker["sources"]

@@ -54,8 +54,11 @@ class Rule:
     needs: Needs  # the requirements one candidate places on the stack
     fact: Optional[Fact] = None  # the target's fact a failure is about
     fact_key: Optional[str] = None  # its name in Target.detected ("driver", "gpu", ...)
-    reads: Literal["index", "builds", "none"] = "builds"  # the facts it is decided from
+    reads: Literal["index", "builds", "compute", "none"] = "builds"  # what decides it
     change_kind: Optional[str] = None  # the changes.yaml kind that records a move of it
+    # whether a change of that kind crossed by a move is the source of this rule's failure
+    # (False: the kind's changes are about other GPUs, e.g. the PTX ISA rule's gpu-arch)
+    cites_changes: bool = True
     check_hint: str = ""  # how to read the fact on a machine ("'nvidia-smi' shows it"; N_)
 
     def sources(self, kb: KnowledgeBase, version: Version) -> tuple[str, ...]:
@@ -66,6 +69,10 @@ class Rule:
         if self.reads == "builds":
             build = kb.builds.for_version(version)
             return build.provenance.sources[:1] if build else ()
+        if self.reads == "compute":
+            build = kb.builds.for_version(version)
+            compute = build.compute if build else None
+            return compute.provenance.sources[:1] if compute else ()
         return ()
 
     def fact_of(self, target: Target) -> Optional[TargetFact]:

@@ -255,6 +255,8 @@ JIT_DRIVER = Rule(
     _jit_needs,
     driver_fact,
     "driver",
+    reads="compute",
     change_kind="gpu-arch",
+    cites_changes=False,
     check_hint=N_("'nvidia-smi' shows the driver"),
 )

@@ -141,7 +141,11 @@ def _walked(
             fix = _("Go no lower than TensorFlow {release}")
         fix = fix.format(fix=fix_of_rule, release=prev)
     kind = rule.change_kind or rule.kind
-    changes = window(f.kb, (kind,), prev if prev is not None else f.start, first)
+    changes = (
+        window(f.kb, (kind,), prev if prev is not None else f.start, first)
+        if rule.cites_changes
+        else ()
+    )
     sources = sources_of(changes) or rule.sources(f.kb, first)
     ref = changes[0].id if len(changes) == 1 else None
     return UpgradeFinding(severity, kind, summary, messages.sentences((fix,)), sources, ref)
