@@ -487,3 +487,18 @@ def test_a_relative_prefix_gives_an_interpreter_that_runs_from_a_neutral_folder(
     assert exe == str(tmp_path / "env" / "bin" / "python3")  # absolute, the link not resolved
     ran = subprocess.run([exe, "-c", "print(1)"], cwd="/", capture_output=True, text=True)
     assert ran.stdout == "1\n"
+
+
+def test_a_cpu_package_on_a_gpu_machine_is_told_to_make_room_for_the_cuda_build(
+    tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    """`pip install tensorflow` over tensorflow-cpu leaves both (and, from 2.14, no CUDA
+    libraries without the and-cuda extra): the fix names the package to remove and the
+    plan to install instead."""
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
+    _dist(site, "tensorflow-cpu", "2.16.2")
+    found = _run(tmp_path / "env", kb, {})
+    tf = found["tensorflow"]
+    assert tf.status == "warning"
+    assert (tf.fix or "").startswith("uninstall tensorflow-cpu, then install the CUDA build")
+    assert found["environment"].title == "Python 3.11 environment"

@@ -212,7 +212,10 @@ def _tf_finding(
             command=command(["pip", "install", "tensorflow[and-cuda]"], "posix")
         )
     else:
-        fix = _("pip install tensorflow (not a -cpu package)")
+        fix = _(
+            "uninstall {package}, then install the CUDA build that `tfenv resolve` plans for "
+            "this machine (its Install lines)"
+        ).format(package=tf.package)
     return Finding(
         "tensorflow",
         "warning",
