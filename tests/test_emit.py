@@ -208,6 +208,11 @@ REGEN["allow-cpu"] = (
     "cpu",
     {"requirements.txt"},
 )
+REGEN["cuda-libs-newest"] = (
+    ("--os", "linux", "--cc", "12.0", "--driver", "575.57.08", "--cuda-libs", "newest"),
+    "pip",
+    set(),
+)
 REGEN["pre"] = (("--os", "linux", "--no-gpu", "--python", "3.11", "--pre"), "cpu", set())
 REGEN["range"] = ((*GPU, "--python", "3.11", "--tf", ">=2.12,<2.16"), "pip", set())
 

@@ -64,6 +64,8 @@ def _flags(res: Resolution, tf: str) -> list[str]:
         flags += ["--glibc", str(t.glibc)]
     if r.manager != "auto":
         flags += ["--manager", r.manager]
+    if r.cuda_libs != "build":
+        flags += ["--cuda-libs", r.cuda_libs]
     if r.allow_cpu:
         flags.append("--allow-cpu")
     if r.pre:
