@@ -35,9 +35,10 @@ CASE_LIST = _cases()
 
 
 def _resolve_json(argv: list[str]) -> dict[str, Any]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        main([*argv, "--json"])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*argv, "--json"])
+    assert out.getvalue(), f"tfenv {' '.join(argv)} --json: exit {code}, {err.getvalue()}"
     doc: dict[str, Any] = json.loads(out.getvalue())
     return doc
 
