@@ -26,8 +26,10 @@ first set of `LC_ALL`, `LC_MESSAGES`, `LANG`: `zh_CN`, `zh_SG`, `zh_TW`, `zh_HK`
 all mean Simplified Chinese for now; `C`, `POSIX`, `en_*` and every other language mean
 English), else English. A `--lang` or `TFENV_LANG` naming another language is refused (exit
 2). A terminal whose encoding cannot show Chinese (`PYTHONIOENCODING=ascii`, a non-Chinese
-Windows code page) gets English and a one-line note. `--json` output, lockfiles and
-requirements files are the same in every language; see [zh/index.md](zh/index.md).
+Windows code page) gets English and a one-line note. `--json` output (English sentences, each
+beside a language-neutral code: [json.md](json.md)), lockfiles and requirements files are the
+same bytes in every language; see [zh/index.md](zh/index.md). Help text is wrapped by display
+width (a Chinese character takes two columns).
 """
 
 

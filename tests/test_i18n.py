@@ -277,6 +277,21 @@ def test_lang_zh_cn_locale_chooses_chinese() -> None:
     assert "显示此帮助信息并退出" in done.stdout
 
 
+@pytest.mark.parametrize("locale", ["zh_TW.UTF-8", "zh_HK.UTF-8"])
+def test_traditional_chinese_locales_get_simplified_and_the_docs_say_so(locale: str) -> None:
+    """zh_TW and zh_HK share the one (Simplified) catalogue for now: the Chinese quick start
+    and the CLI reference say so, on the line that names them."""
+    done = _tfenv("--help", env={"LANG": locale}, drop=LOCALE_VARS)
+    assert done.returncode == 0, done.stderr
+    assert "显示此帮助信息并退出" in done.stdout  # Simplified: 显示, not 顯示
+    zh_doc = (ROOT / "docs" / "zh" / "index.md").read_text("utf-8")
+    line = next(x for x in zh_doc.splitlines() if "zh_TW" in x)
+    assert "zh_HK" in line
+    assert "简体中文" in line
+    cli_doc = " ".join((ROOT / "docs" / "cli.md").read_text("utf-8").split())
+    assert "`zh_TW`, `zh_HK` and `zh` all mean Simplified Chinese for now" in cli_doc
+
+
 def test_c_locale_chooses_english() -> None:
     done = _tfenv("--help", env={"LANG": "C.UTF-8"}, drop=LOCALE_VARS)
     assert done.returncode == 0, done.stderr

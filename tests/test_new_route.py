@@ -12,6 +12,7 @@ import pytest
 import tfenv
 from tfenv import routes
 from tfenv.emit import plan_files
+from tfenv.models.sentence import coded
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 
@@ -26,7 +27,9 @@ class ExampleRoute(Route):
         pin = f"{choice.option.package}=={choice.option.version}"
         commands = (pip_install(pin, shell=shell_of(where)),)
         packages = Packages(pip=(pin,), commands=commands)
-        return Delivery(choice.python, None, None, packages, reasons=("the example route",))
+        return Delivery(
+            choice.python, None, None, packages, reasons=(coded("route", "the example route"),)
+        )
 
 
 @pytest.fixture

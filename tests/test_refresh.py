@@ -179,6 +179,22 @@ def test_check_reports_drift(server: IndexServer, tmp_path: Path, capsys: Any) -
     assert "tensorflow 2.21.0 linux_x86_64" in out
     assert "keras>=3.13.0" in out
     assert _files(tmp_path) == before  # --check writes nothing
+    # in Chinese: the heading, the drift's prose and the summary; names and versions as they are
+    assert main([*args, "--lang", "zh"]) == 1
+    captured = capsys.readouterr()
+    assert "与软件包索引不一致（" in captured.out
+    assert "tensorflow 2.15.0.post1：已从软件包索引中消失" in captured.out
+    assert "运行 'tfenv refresh' 以更新这些文件。" in captured.out
+    assert "gone from the index" not in captured.out
+    assert "正在读取 tensorflow" in captured.err  # the progress
+    # --json: the same bytes in both languages (the drift's lines in English)
+    assert main([*args, "--json"]) == 1
+    english = json.loads(capsys.readouterr().out)
+    assert main([*args, "--json", "--lang", "zh"]) == 1
+    chinese = json.loads(capsys.readouterr().out)
+    english.pop("seconds"), chinese.pop("seconds")  # the run's time
+    assert chinese == english
+    assert "tensorflow 2.15.0.post1: gone from the index" in english["drift"]
 
 
 def test_cli_refresh_writes(server: IndexServer, tmp_path: Path, capsys: Any) -> None:

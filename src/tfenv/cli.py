@@ -91,6 +91,10 @@ class _Parser(argparse.ArgumentParser):
     empty value to mean its default.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise _ArgvError(
             _("{prog}: {message}. See '{prog} --help'.").format(prog=self.prog, message=message)
@@ -111,6 +115,21 @@ class _Parser(argparse.ArgumentParser):
 
 class _ArgvError(Exception):
     pass
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, its lines filled by display width: a Chinese character takes two
+    columns, and a Chinese sentence (no spaces) may break between two characters."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        from tfenv.i18n.width import wrap
+
+        return wrap(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        from tfenv.i18n.width import wrap
+
+        return "\n".join(indent + line for line in wrap(text, width - len(indent)))
 
 
 def _build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
@@ -257,7 +276,7 @@ def _main(args_list: list[str]) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        return _load(COMMANDS[args.command][0]).run(args)
+        return _run(args)
     except _ArgvError as exc:
         _say(str(exc))
         return 2
@@ -278,6 +297,14 @@ def _main(args_list: list[str]) -> int:
         raise
     except Exception as exc:
         return _bug(exc)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if getattr(args, "json", False):
+        # machine output: the same bytes in every language, English sentences beside
+        # their codes (docs/json.md); main() restores the language afterwards
+        set_language("en")
+    return _load(COMMANDS[args.command][0]).run(args)
 
 
 def _bug(exc: Exception) -> int:

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from tfenv.kb.tensorflow import TfBuild
 
 __all__ = [
+    "Note",
     "Row",
+    "heading",
     "matrix_rows",
     "render_docs_page",
     "render_json",
@@ -39,6 +41,32 @@ COLUMNS = (
 )
 
 
+class Note(str):
+    """A note of a row: the English text (a ``str``: what --json and the Markdown page
+    carry) that knows its template, so that the text table and the chart word it in the
+    interface language (:meth:`local`)."""
+
+    template: str
+    params: dict[str, str]
+
+    def __new__(cls, template: str, **params: object) -> Note:
+        values = {k: str(v) for k, v in params.items()}
+        made = super().__new__(cls, template.format(**values))
+        made.template = template
+        made.params = values
+        return made
+
+    def __getnewargs_ex__(self) -> tuple[tuple[str], dict[str, str]]:
+        return (self.template,), self.params
+
+    def local(self) -> str:
+        return _(self.template).format(**self.params)
+
+
+def _local(note: str) -> str:
+    return note.local() if isinstance(note, Note) else note
+
+
 @dataclass(frozen=True)
 class Row:
     series: str
@@ -59,11 +87,16 @@ class Row:
     keras: Optional[int]
     notes: list[str]
 
-    def cells(self) -> tuple[str, ...]:
-        def v(x: Optional[object]) -> str:
-            return "unknown" if x is None else str(x)
+    def cells(self, local: bool = False) -> tuple[str, ...]:
+        """The row's cells, in English (the Markdown page), or ``local``: in the interface
+        language (the text table, the chart), the same words either way in English."""
+        unknown, none = (_("unknown"), _("none")) if local else ("unknown", "none")
 
-        py = f"{self.python[0]}-{self.python[-1]}" if self.python else "none"
+        def v(x: Optional[object]) -> str:
+            return unknown if x is None else str(x)
+
+        py = f"{self.python[0]}-{self.python[-1]}" if self.python else none
+        notes = [_local(n) for n in self.notes] if local else self.notes
         return (
             self.series,
             self.latest or "-",
@@ -73,10 +106,10 @@ class Row:
             v(self.min_driver_linux),
             v(self.min_driver_windows),
             " ".join(self.sass) or "-",
-            _ptx(self.ptx, self.ptx_isa, None),
-            _generated(self),
+            _ptx(self.ptx, self.ptx_isa, None, local),
+            _generated(self, local),
             " ".join(self.gpu_platforms) or "-",
-            "; ".join(self.notes),
+            (_("; ") if local else "; ").join(notes),
         )
 
 
@@ -114,11 +147,13 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
     drivers = [kb.cuda.driver_floor(cuda, os)[0] if cuda else None for os in ("linux", "windows")]
     caps = build.compute
     gen = caps.generated if caps else None
-    notes = [f"Keras {build.keras_major}"] if build.keras_major else []
+    notes: list[str] = (
+        [Note(N_("Keras {major}"), major=build.keras_major)] if build.keras_major else []
+    )
     if build.gpu_package != "tensorflow":
-        notes.append(f"GPU build: {build.gpu_package}")
+        notes.append(Note(N_("GPU build: {package}"), package=build.gpu_package))
     if latest is not None and latest.version.is_prerelease:
-        notes.append("pre-release")
+        notes.append(Note(N_("pre-release")))
     return Row(
         series=str(build.series),
         latest=str(latest.version) if latest else None,
@@ -148,7 +183,9 @@ def _s(v: Optional[Version]) -> Optional[str]:
     return None if v is None else str(v)
 
 
-def _ptx(ptx: list[str], isa: Optional[str], targets: Optional[list[str]]) -> str:
+def _ptx(
+    ptx: list[str], isa: Optional[str], targets: Optional[list[str]], local: bool = False
+) -> str:
     if not ptx:
         return "-"
     text = " ".join(ptx)
@@ -156,15 +193,16 @@ def _ptx(ptx: list[str], isa: Optional[str], targets: Optional[list[str]]) -> st
         text += f" (ISA {isa})"
     specific = [t for t in targets or [] if t.endswith("a")]
     if specific:
-        text += f" {' '.join(specific)} only"
+        only = _("{targets} only") if local else "{targets} only"
+        text += " " + only.format(targets=" ".join(specific))
     return text
 
 
-def _generated(row: Row) -> str:
+def _generated(row: Row, local: bool = False) -> str:
     if row.generated_sass is None:
-        return "none"
+        return _("none") if local else "none"
     sass = " ".join(row.generated_sass) or "-"
-    ptx = _ptx(row.generated_ptx or [], row.generated_ptx_isa, row.generated_ptx_targets)
+    ptx = _ptx(row.generated_ptx or [], row.generated_ptx_isa, row.generated_ptx_targets, local)
     return f"{sass}; PTX {ptx}"
 
 
@@ -193,9 +231,15 @@ _HEADINGS = {
 }
 
 
+def heading(column: str) -> str:
+    """A column's heading (one of :data:`COLUMNS`) in the interface language: the text
+    table's and the chart's labels."""
+    return _(_HEADINGS[column]) if column in _HEADINGS else column
+
+
 def render_text(rows: list[Row]) -> str:
-    head = tuple(_(_HEADINGS[c]) if c in _HEADINGS else c for c in COLUMNS)
-    table = [head] + [r.cells() for r in rows]
+    head = tuple(heading(c) for c in COLUMNS)
+    table = [head] + [r.cells(local=True) for r in rows]
     widths = [max(_columns(row[i]) for row in table) for i in range(len(COLUMNS))]
     lines = [
         "  ".join(cell + " " * (w - _columns(cell)) for cell, w in zip(row, widths)).rstrip()
@@ -206,9 +250,9 @@ def render_text(rows: list[Row]) -> str:
 
 def _columns(text: str) -> int:
     """Columns on a terminal: a Chinese character takes two."""
-    import unicodedata
+    from tfenv.i18n.width import display_width
 
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return display_width(text)
 
 
 DOCS_PREAMBLE = """\

@@ -1,7 +1,8 @@
 """Where everything goes: the charts as boxes and labels on a plane, in pixels.
 
 The layout knows no SVG; :mod:`.svg` draws what it returns. Text widths are
-estimated (0.6 em a character, generous for the sans-serif faces the SVG names), so
+estimated (0.6 em a column, generous for the sans-serif faces the SVG names; a Chinese
+character takes two columns), so
 a fact too wide for its column is turned upright and a strip's line is shortened
 with an ellipsis; the hover text always keeps the whole of it.
 """
@@ -12,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 from tfenv.chart.palette import FACT, MACHINE, MATRIX, Swatch
+from tfenv.i18n import _
+from tfenv.i18n.width import display_width
 
 if TYPE_CHECKING:
     from tfenv.chart.cells import MatrixChart
@@ -66,13 +69,21 @@ class Drawing:
 
 
 def text_width(text: str, size: float) -> float:
-    return len(text) * size * _EM
+    return display_width(text) * size * _EM
 
 
 def fit(text: str, width: float, size: float) -> str:
     """``text``, shortened with an ellipsis to fit ``width`` at ``size``."""
     most = int(width / (size * _EM))
-    return text if len(text) <= most else text[: max(most - 1, 0)].rstrip() + "\u2026"
+    if display_width(text) <= most:
+        return text
+    kept, used = "", 0
+    for ch in text:
+        used += display_width(ch)
+        if used > most - 1:
+            break
+        kept += ch
+    return kept.rstrip() + "\u2026"
 
 
 # -- the compatibility chart ------------------------------------------------------
@@ -113,14 +124,14 @@ def matrix_drawing(chart: MatrixChart) -> Drawing:
                     mark = Label(
                         x + _CELL_W / 2, y + h / 2 + 4, text, _TEXT, "middle", ink=swatch.ink
                     )
-                data = _d(row=row.label, series=series, verdict=cell.verdict)
+                data = _d(row=row.key or row.label, series=series, verdict=cell.verdict)
                 items.append(Box(x, y, _CELL_W, h, swatch.fill, cell.title, (mark,), data=data))
             y += h
         y += 6
     width = left + len(chart.series) * _CELL_W + _MARGIN
     y, legend = _legend(tuple(MATRIX.values()), y + 6, width)
     items += legend
-    desc = (
+    desc = _(
         "TensorFlow series across; down: the newest release's Python range, CUDA, cuDNN and "
         "driver floors, how each GPU generation runs its official Linux wheel, and which "
         "platforms have a GPU build. Hover over a cell for the fact and its source."
@@ -158,15 +169,15 @@ def machine_drawing(chart: MachineChart) -> Drawing:
         y += _BAR_H + 3
     total = left + _BAR_W + _MARGIN
     if chart.chosen is None:
-        items.append(Label(_MARGIN, y + 16, "No plan was chosen: nothing fits as asked.", 11))
+        items.append(Label(_MARGIN, y + 16, _("No plan was chosen: nothing fits as asked."), 11))
         y += 22
     y, legend = _legend(tuple(MACHINE.values()), y + 8, total)
     items += legend
-    desc = (
-        f"For {chart.machine}: one strip per TensorFlow series, whether it fits, fits with "
+    desc = _(
+        "For {machine}: one strip per TensorFlow series, whether it fits, fits with "
         "warnings, or why not; the chosen plan is outlined. Hover over a strip for the plan "
         "or the conflicts."
-    )
+    ).format(machine=chart.machine)
     return Drawing(total, y + _MARGIN, chart.title, desc, tuple(items))
 
 
@@ -175,16 +186,17 @@ def machine_drawing(chart: MachineChart) -> Drawing:
 
 def _legend(swatches: tuple[Swatch, ...], top: float, width: float) -> tuple[float, list[Item]]:
     """The legend in two columns under the chart; returns its bottom and its items."""
-    items: list[Item] = [Label(_MARGIN, top + 12, "Legend", 12, bold=True)]
+    items: list[Item] = [Label(_MARGIN, top + 12, _("Legend"), 12, bold=True)]
     col_w = max((width - 2 * _MARGIN) / 2, 200)
     y = top + 20
     for i, s in enumerate(swatches):
         x = _MARGIN + (i % 2) * col_w
         row_y = y + (i // 2) * 22
         mark = Label(x + 20, row_y + 14, s.mark, 9.5, "middle", ink=s.ink)
-        label = Label(x + 46, row_y + 14, s.legend, 11)
+        legend = _(s.legend)
+        label = Label(x + 46, row_y + 14, legend, 11)
         items.append(
-            Box(x, row_y, 40, 18, s.fill, s.legend, (mark,), "#888888", 0.5, _d(legend=s.key))
+            Box(x, row_y, 40, 18, s.fill, legend, (mark,), "#888888", 0.5, _d(legend=s.key))
         )
         items.append(label)
     rows = (len(swatches) + 1) // 2

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 from tfenv.chart.svg import FONT, clean, svg_element
+from tfenv.i18n import language
 
 if TYPE_CHECKING:
     from tfenv.chart.layout import Drawing
@@ -20,6 +21,10 @@ _STYLE = (
 )
 
 
+#: the page's language as HTML names it (BCP 47)
+_HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+
+
 def html_page(drawing: Drawing) -> str:
     """The page: its title, the drawing's description, and the SVG inline (hover over a
     cell for its fact and source: the SVG's ``<title>`` elements)."""
@@ -30,7 +35,7 @@ def html_page(drawing: Drawing) -> str:
     desc = html.escape(clean(drawing.desc))
     return (
         "<!DOCTYPE html>\n"
-        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<html lang="{_HTML_LANG[language()]}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{title}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n<main>\n"
         f"<p>{desc}</p>\n{svg}\n</main>\n</body>\n</html>\n"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tfenv.i18n import N_
+
 __all__ = ["FACT", "MACHINE", "MATRIX", "OKABE_ITO", "Swatch"]
 
 #: Okabe, M. and Ito, K., "Color Universal Design (CUD): how to make figures and
@@ -34,7 +36,7 @@ class Swatch:
     fill: str
     ink: str  # the colour of text on the fill
     mark: str  # drawn in a cell of this verdict (a few ASCII characters)
-    legend: str  # the legend's sentence
+    legend: str  # the legend's sentence (English, N_: the layout words it in the language)
 
 
 def _swatch(key: str, colour: str, mark: str, legend: str) -> Swatch:
@@ -49,14 +51,14 @@ FACT = Swatch("fact", _PALE, "#000000", "", "")
 MATRIX: dict[str, Swatch] = {
     s.key: s
     for s in (
-        _swatch("native", "bluish green", "sm", "runs natively (SASS for this GPU)"),
-        _swatch("partly-jit", "yellow", "mix", "partly by PTX JIT on first use"),
-        _swatch("jit", "orange", "JIT", "all kernels by PTX JIT on first use"),
-        _swatch("cannot-load", "vermillion", "no", "cannot load (no code for this GPU)"),
-        _swatch("gpu-build", "blue", "GPU", "GPU build (CUDA, or Metal plug-in)"),
-        _swatch("cpu-only", "reddish purple", "CPU", "no GPU build on this OS (CPU only)"),
-        _swatch("no-wheel", _PALE, "-", "no wheel for this platform"),
-        _swatch("unknown", _GREY, "?", "not established"),
+        _swatch("native", "bluish green", "sm", N_("runs natively (SASS for this GPU)")),
+        _swatch("partly-jit", "yellow", "mix", N_("partly by PTX JIT on first use")),
+        _swatch("jit", "orange", "JIT", N_("all kernels by PTX JIT on first use")),
+        _swatch("cannot-load", "vermillion", "no", N_("cannot load (no code for this GPU)")),
+        _swatch("gpu-build", "blue", "GPU", N_("GPU build (CUDA, or Metal plug-in)")),
+        _swatch("cpu-only", "reddish purple", "CPU", N_("no GPU build on this OS (CPU only)")),
+        _swatch("no-wheel", _PALE, "-", N_("no wheel for this platform")),
+        _swatch("unknown", _GREY, "?", N_("not established")),
     )
 }
 
@@ -64,12 +66,12 @@ MATRIX: dict[str, Swatch] = {
 MACHINE: dict[str, Swatch] = {
     s.key: s
     for s in (
-        _swatch("fits", "bluish green", "ok", "fits"),
-        _swatch("warnings", "yellow", "ok*", "fits, with warnings"),
-        _swatch("driver", "orange", "drv", "why not: the NVIDIA driver"),
-        _swatch("python", "sky blue", "py", "why not: the Python version"),
-        _swatch("gpu", "vermillion", "gpu", "why not: no code for this GPU"),
-        _swatch("os", "reddish purple", "os", "why not: nothing for this OS or platform"),
-        _swatch("other", _GREY, "?", "why not: something else (see the hover text)"),
+        _swatch("fits", "bluish green", "ok", N_("fits")),
+        _swatch("warnings", "yellow", "ok*", N_("fits, with warnings")),
+        _swatch("driver", "orange", "drv", N_("why not: the NVIDIA driver")),
+        _swatch("python", "sky blue", "py", N_("why not: the Python version")),
+        _swatch("gpu", "vermillion", "gpu", N_("why not: no code for this GPU")),
+        _swatch("os", "reddish purple", "os", N_("why not: nothing for this OS or platform")),
+        _swatch("other", _GREY, "?", N_("why not: something else (see the hover text)")),
     )
 }

@@ -116,4 +116,4 @@ def _write_charts(kb: KnowledgeBase, rows: list[Row], charts: list[tuple[str, st
 
     for flag, fmt, path in charts:
         write_chart(flag, path, matrix_chart_text(kb, rows, fmt))
-        print(f"Wrote {visible(str(path))}", file=sys.stderr)
+        print(_("Wrote {paths}").format(paths=visible(str(path))), file=sys.stderr)

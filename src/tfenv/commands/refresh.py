@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tfenv.i18n import _
+from tfenv.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from tfenv.refresh import GpuRefreshOutcome, RefreshOutcome
@@ -131,9 +131,16 @@ def run(args: argparse.Namespace) -> int:
         }
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return code
-    return _report(
-        args, outcome, f"{outcome.releases} releases, {outcome.wheels} wheels, {took:.1f} s"
+    summary = _("{releases}, {wheels}, {seconds} s").format(
+        releases=ngettext("{count} release", "{count} releases", outcome.releases).format(
+            count=outcome.releases
+        ),
+        wheels=ngettext("{count} wheel", "{count} wheels", outcome.wheels).format(
+            count=outcome.wheels
+        ),
+        seconds=f"{took:.1f}",
     )
+    return _report(args, outcome, summary, gpus=False)
 
 
 def _index(args: argparse.Namespace) -> tuple[str, str]:
@@ -156,23 +163,48 @@ def _report(
     args: argparse.Namespace,
     outcome: RefreshOutcome | GpuRefreshOutcome,
     summary: str,
-    source: str = "the index",
-    rerun: str = "'tfenv refresh' to update the files",
-    shipped: str = "the shipped index files match the index",
+    gpus: bool,
 ) -> int:
-    """Print what a refresh wrote, or with --check what drifted (exit 1 when anything did)."""
+    """Print what a refresh wrote, or with --check what drifted (exit 1 when anything did):
+    of the index files, or (``gpus``) of the GPU table read from NVIDIA's README."""
     if args.check:
+        n = len(outcome.drift)
         if outcome.drift:
-            print(f"drift from {source} ({len(outcome.drift)} difference(s)):")
+            if gpus:
+                heading = ngettext(
+                    "drift from the README ({count} difference):",
+                    "drift from the README ({count} differences):",
+                    n,
+                )
+                rerun = _("({summary}) run 'tfenv refresh --gpus' to update the file.")
+            else:
+                heading = ngettext(
+                    "drift from the index ({count} difference):",
+                    "drift from the index ({count} differences):",
+                    n,
+                )
+                rerun = _("({summary}) run 'tfenv refresh' to update the files.")
+            print(heading.format(count=n))
             for line in outcome.drift:
                 print(f"  {line}")
-            print(f"({summary}) run {rerun}.")
+            print(rerun.format(summary=summary))
             return 1
-        print(f"no drift: {shipped} ({summary}).")
+        if gpus:
+            print(
+                _("no drift: the shipped GPU table matches the README ({summary}).").format(
+                    summary=summary
+                )
+            )
+        else:
+            print(
+                _("no drift: the shipped index files match the index ({summary}).").format(
+                    summary=summary
+                )
+            )
         return 0
     for path in outcome.written:
-        print(f"wrote {path}")
-    print(f"done ({summary}).")
+        print(_("wrote {path}").format(path=path))
+    print(_("done ({summary}).").format(summary=summary))
     return 0
 
 
@@ -192,12 +224,10 @@ def _run_gpus(args: argparse.Namespace, data_dir: Path) -> int:
             args.gpus, data_dir, commit=args.gpus_commit, check=args.check, client=client
         )
     doc = outcome.document
-    summary = f"{len(doc['gpus'])} GPUs from {doc['rows']} rows of {doc['source']}"
-    return _report(
-        args,
-        outcome,
-        summary,
-        source="the README",
-        rerun="'tfenv refresh --gpus' to update the file",
-        shipped="the shipped GPU table matches the README",
-    )
+    count = len(doc["gpus"])
+    summary = ngettext(
+        "{count} GPU from {rows} rows of {source}",
+        "{count} GPUs from {rows} rows of {source}",
+        count,
+    ).format(count=count, rows=doc["rows"], source=doc["source"])
+    return _report(args, outcome, summary, gpus=True)

@@ -166,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
 
         written = write_plan_files(res, args.emit, getattr(args, "requirements", None))
         if not args.json:
-            print("Wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+            wrote = _("Wrote {paths}").format(paths=", ".join(str(p) for p in written))
+            print(wrote, file=sys.stderr)
             if res.plan.image is not None:
                 from tfenv.emit import docker_commands
 
@@ -191,4 +192,4 @@ def _write_chart(kb: KnowledgeBase, res: Resolution, path: Path, quiet: bool) ->
     if not quiet:
         from tfenv.textsafe import visible
 
-        print(f"Wrote {visible(str(path))}", file=sys.stderr)
+        print(_("Wrote {paths}").format(paths=visible(str(path))), file=sys.stderr)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.i18n import _
 from tfenv.models.conflict import Conflict, Skipped, Suggestion
+from tfenv.models.sentence import Sentence
 from tfenv.models.target import Request, Target
 
 if TYPE_CHECKING:
@@ -86,8 +87,8 @@ class Plan:
     env: tuple[tuple[str, str], ...] = ()  # variables an activation script sets
     commands: tuple[str, ...] = ()  # install commands, in order
     steps: tuple[str, ...] = ()  # manual steps before the commands (system route), in order
-    warnings: tuple[str, ...] = ()
-    reasons: tuple[str, ...] = ()
+    warnings: tuple[Sentence, ...] = ()  # each with its code (models/sentence.py)
+    reasons: tuple[Sentence, ...] = ()
     image: Optional[str] = None  # container route: "tensorflow/tensorflow:2.15.0-gpu"
     host: tuple[str, ...] = ()  # container route: what the host still needs
     remedies: tuple[str, ...] = ()  # known-issue remedies the plan applies ("pin-cuda-wheels")
@@ -149,7 +150,9 @@ class Plan:
             "commands": list(self.commands),
             "steps": list(self.steps),
             "warnings": list(self.warnings),
+            "warning_codes": [w.to_dict() for w in self.warnings],
             "reasons": list(self.reasons),
+            "reason_codes": [r.to_dict() for r in self.reasons],
             "remedies": list(self.remedies),
             "constraints": [c.to_dict() for c in self.constraints],
             "verify": self.verify,

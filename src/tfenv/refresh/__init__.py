@@ -107,14 +107,20 @@ def refresh(
     docs: dict[str, dict[str, Any]] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for name in (p for p in PACKAGES if p in wanted):
-            say(f"reading {name}")
+            say(_("reading {name}").format(name=name))
             doc, n_wheels = _package_doc(index, name, versions, pool, data_dir)
             docs[name] = {**stamp, **doc}
             outcome.releases += len(doc["releases"])
             outcome.wheels += n_wheels
     if CUDA_WHEELS in wanted:
         names = _and_cuda_names(docs, data_dir)
-        say(f"reading {len(names)} packages named by and-cuda extras")
+        say(
+            ngettext(
+                "reading {count} package named by and-cuda extras",
+                "reading {count} packages named by and-cuda extras",
+                len(names),
+            ).format(count=len(names))
+        )
         docs[CUDA_WHEELS] = {**stamp, **_cuda_doc(index, names)}
     outcome.documents = docs
     if check:

@@ -247,7 +247,9 @@ def _review(name: str, problem: str) -> UsageError:
 def gpu_drift(old: Any, new: Mapping[str, Any]) -> list[str]:
     """One line per difference between the shipped document and a fresh one."""
     if not isinstance(old, Mapping):
-        return [f"{README_FILE}: the shipped file is missing or not a JSON object"]
+        return [
+            _("{file}: the shipped file is missing or not a JSON object").format(file=README_FILE)
+        ]
     lines = [
         f"{README_FILE}: {key}: {old.get(key)!r} -> {new.get(key)!r}"
         for key in ("source", "driver", "rows")
@@ -257,9 +259,15 @@ def gpu_drift(old: Any, new: Mapping[str, Any]) -> list[str]:
     after = {g["name"]: g for g in new["gpus"]}
     for name in sorted(set(before) | set(after)):
         if name not in after:
-            lines.append(f"{README_FILE}: {name}: no longer in the README")
+            lines.append(
+                _("{file}: {name}: no longer in the README").format(file=README_FILE, name=name)
+            )
         elif name not in before:
-            lines.append(f"{README_FILE}: {name}: new ({after[name]['compute_capability']})")
+            lines.append(
+                _("{file}: {name}: new ({cc})").format(
+                    file=README_FILE, name=name, cc=after[name]["compute_capability"]
+                )
+            )
         else:
             for key in sorted(set(before[name]) | set(after[name])):
                 if before[name].get(key) != after[name].get(key):

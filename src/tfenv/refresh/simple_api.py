@@ -265,6 +265,12 @@ def _range_body(resp: httpx.Response, start: int, length: int) -> bytes:
     return part
 
 
+def _truncated(got: int, wanted: int) -> str:
+    return _("got {got} of {wanted} requested bytes (truncated body)").format(
+        got=got, wanted=wanted
+    )
+
+
 def _tail_body(resp: httpx.Response) -> tuple[int, bytes]:
     """(offset of the first byte, bytes) of a suffix range answer."""
     body = resp.content

@@ -15,6 +15,7 @@ from packaging.version import Version
 from tfenv import routes
 from tfenv.i18n import _
 from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
+from tfenv.models.sentence import Sentence, coded, said
 from tfenv.routes.container import newer_cuda_image
 from tfenv.rules.driver import branch_limit
 from tfenv.rules.gpu_code import GpuCode, jit_floor
@@ -51,8 +52,12 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     cuda, cudnn = got.cuda, got.cudnn
     installed = (*got.packages.pip, *got.packages.conda)
     applied = tuple(p for p in runtime if p.line in installed)
-    reasons, warnings = [_tf_reason(f, opt), *got.reasons], []
-    reasons += [p.reason for p in applied]
+    reasons: list[Sentence] = [_tf_reason(f, opt), *got.reasons]
+    warnings: list[Sentence] = []
+    reasons += [
+        coded("runtime-pin", p.reason, id=p.id, package=p.package, requirement=p.requirement)
+        for p in applied
+    ]
     if got.python_reason:
         reasons.append(_python_reason(f, opt, got.python))
     code: Optional[GpuCode] = None
@@ -68,19 +73,28 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
             if jit is not None and (floor is None or jit > floor):
                 floor = jit
                 reasons.append(
-                    _(
-                        "Driver >= {floor}: this GPU runs some kernels by PTX JIT, and {why}"
-                        " (minor-version compatibility does not cover PTX JIT)."
-                    ).format(floor=jit, why=jit_why)
+                    said(
+                        "driver-jit",
+                        _(
+                            "Driver >= {floor}: this GPU runs some kernels by PTX JIT, and {why}"
+                            " (minor-version compatibility does not cover PTX JIT)."
+                        ),
+                        floor=jit,
+                        why=jit_why,
+                    )
                 )
         warnings += _cuda_warnings(f, cuda, floor, code, cudnn)
-    reasons.append(_("Route {route}: {why}.").format(route=route.name, why=_(route.why)))
+    reasons.append(said("route", _("Route {route}: {why}."), route=route.name, why=_(route.why)))
     if accel == "cuda":
         reasons += _route_not_taken(f, opt, route.name)
     warnings += _yanked(f, opt)
     warnings += [
-        _("{issue} ({source})").format(
-            issue=i.text_for(f.target.cc), source=i.provenance.sources[0]
+        said(
+            "known-issue",
+            _("{issue} ({source})"),
+            issue=i.text_for(f.target.cc),
+            source=i.provenance.sources[0],
+            id=i.id,
         )
         for i in opt.issues
         if i.concerns(route.name, f.target.cc if accel == "cuda" else None, got.python)
@@ -91,7 +105,7 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     host: tuple[str, ...] = ()
     if route.in_image and got.image is not None:
         host = route.host_needs(f.where, floor)
-        reasons.append(_("The host needs: {needs}.").format(needs=_("; ").join(host)))
+        reasons.append(said("host-needs", _("The host needs: {needs}."), needs=_("; ").join(host)))
     elif (
         f.target.glibc is None
         and opt.wheels
@@ -100,7 +114,11 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
         and "glibc" not in route.waives(f.where, opt)  # conda-forge's build is not the wheel
     ):
         warnings.append(
-            _("glibc not known: the wheels need glibc >= {glibc}.").format(glibc=opt.wheels.glibc)
+            said(
+                "glibc-unknown",
+                _("glibc not known: the wheels need glibc >= {glibc}."),
+                glibc=opt.wheels.glibc,
+            )
         )
     pk = got.packages
     return Plan(
@@ -166,14 +184,16 @@ def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
 
 def _apple_gpu_unused(
     f: Factory, opt: TfOption, accel: str, python: Optional[Version]
-) -> list[str]:
+) -> list[Sentence]:
     """A CPU plan on Apple silicon that was not asked for: say why the GPU is not used."""
     if accel != "cpu" or f.target.platform.key != "macos_arm64" or f.request.no_gpu:
         return []
     from tfenv.kb.metal import no_metal_reason
 
     why = no_metal_reason(f.kb, opt.version, python)
-    return [_("This plan does not use the Apple GPU: {why}.").format(why=why)] if why else []
+    if not why:
+        return []
+    return [said("apple-gpu-unused", _("This plan does not use the Apple GPU: {why}."), why=why)]
 
 
 def _version(mapping: Mapping[str, Candidate], identifier: str) -> Optional[Version]:
@@ -181,7 +201,7 @@ def _version(mapping: Mapping[str, Candidate], identifier: str) -> Optional[Vers
     return c.version if isinstance(c, VersionCandidate) else None
 
 
-def _tf_reason(f: Factory, opt: TfOption) -> str:
+def _tf_reason(f: Factory, opt: TfOption) -> Sentence:
     newer_broken = {
         str(c.option.version)
         for c in f.candidates("tensorflow")
@@ -191,46 +211,69 @@ def _tf_reason(f: Factory, opt: TfOption) -> str:
         and f.request.tf.contains(c.option.version)
     }
     if newer_broken:
-        return _(
-            "TensorFlow {version}: the newest release matching '{spec}' that fits this machine "
-            "(skipped as known-broken: {broken})."
-        ).format(
-            version=opt.version, spec=f.request.tf_text, broken=", ".join(sorted(newer_broken))
+        return said(
+            "tensorflow",
+            _(
+                "TensorFlow {version}: the newest release matching '{spec}' that fits this "
+                "machine (skipped as known-broken: {broken})."
+            ),
+            version=opt.version,
+            spec=f.request.tf_text,
+            broken=", ".join(sorted(newer_broken)),
         )
-    return _(
-        "TensorFlow {version}: the newest release matching '{spec}' that fits this machine."
-    ).format(version=opt.version, spec=f.request.tf_text)
+    return said(
+        "tensorflow",
+        _("TensorFlow {version}: the newest release matching '{spec}' that fits this machine."),
+        version=opt.version,
+        spec=f.request.tf_text,
+    )
 
 
-def _yanked(f: Factory, opt: TfOption) -> list[str]:
+def _yanked(f: Factory, opt: TfOption) -> list[Sentence]:
     """PEP 592: a yanked release is used only when pinned exactly, and never silently."""
     if not opt.yanked:
         return []
     release = f.kb.index.release(opt.package, opt.version)
     if release and release.yanked_reason:
-        text = _(
-            "{package} {version} is yanked from the index ({why}): it is used only because "
-            "it was pinned exactly."
-        ).format(package=opt.package, version=opt.version, why=release.yanked_reason)
-    else:
-        text = _(
-            "{package} {version} is yanked from the index: it is used only because "
-            "it was pinned exactly."
-        ).format(package=opt.package, version=opt.version)
-    return [text]
+        return [
+            said(
+                "yanked",
+                _(
+                    "{package} {version} is yanked from the index ({why}): it is used only "
+                    "because it was pinned exactly."
+                ),
+                package=opt.package,
+                version=opt.version,
+                why=release.yanked_reason,
+            )
+        ]
+    return [
+        said(
+            "yanked",
+            _(
+                "{package} {version} is yanked from the index: it is used only because "
+                "it was pinned exactly."
+            ),
+            package=opt.package,
+            version=opt.version,
+        )
+    ]
 
 
-def _python_reason(f: Factory, opt: TfOption, python: Optional[Version]) -> str:
+def _python_reason(f: Factory, opt: TfOption, python: Optional[Version]) -> Sentence:
     if python is None:
-        return _("Python: not constrained.")
+        return said("python-unconstrained", _("Python: not constrained."))
     if f.target.python is not None:
         if "python" in f.target.detected:
             template = _("Python {python}: detected; TensorFlow {version} has wheels for it.")
         else:
             template = _("Python {python}: given; TensorFlow {version} has wheels for it.")
-        return template.format(python=python, version=opt.version)
-    return _("Python {python}: the newest Python TensorFlow {version} has wheels for here.").format(
-        python=python, version=opt.version
+        return said("python", template, python=python, version=opt.version)
+    return said(
+        "python",
+        _("Python {python}: the newest Python TensorFlow {version} has wheels for here."),
+        python=python,
+        version=opt.version,
     )
 
 
@@ -241,7 +284,7 @@ def _cuda_reasons(
     cudnn: Optional[Version],
     floor: Optional[Version],
     rule: str,
-) -> list[str]:
+) -> list[Sentence]:
     cb = opt.build.for_machine(f.target.os) if opt.build else None
     values = {
         "cuda": cuda or _("unknown"),
@@ -250,25 +293,37 @@ def _cuda_reasons(
     }
     if cb and not (_same_series(cuda, cb.cuda) and _same_series(cudnn, cb.cudnn)):
         # --cuda-libs newest's wheels, an image's own cuDNN: not what the build was made with
-        built = _(
-            "CUDA {cuda} and cuDNN {cudnn}: what the plan installs; TensorFlow "
-            "{version} was built and tested with CUDA {built_cuda} and cuDNN {built_cudnn} "
-            "(source: {source})."
-        ).format(
+        built = said(
+            "cuda-installed",
+            _(
+                "CUDA {cuda} and cuDNN {cudnn}: what the plan installs; TensorFlow "
+                "{version} was built and tested with CUDA {built_cuda} and cuDNN {built_cudnn} "
+                "(source: {source})."
+            ),
             built_cuda=cb.cuda or _("unknown"),
             built_cudnn=cb.cudnn or _("unknown"),
             source=cb.provenance.sources[0],
             **values,
         )
     elif cb:
-        built = _(
-            "CUDA {cuda} and cuDNN {cudnn}: what TensorFlow {version} was built and tested "
-            "with (source: {source})."
-        ).format(source=cb.provenance.sources[0], **values)
+        built = said(
+            "cuda-build",
+            _(
+                "CUDA {cuda} and cuDNN {cudnn}: what TensorFlow {version} was built and tested "
+                "with (source: {source})."
+            ),
+            source=cb.provenance.sources[0],
+            **values,
+        )
     else:
-        built = _(
-            "CUDA {cuda} and cuDNN {cudnn}: what TensorFlow {version} was built and tested with."
-        ).format(**values)
+        built = said(
+            "cuda-build",
+            _(
+                "CUDA {cuda} and cuDNN {cudnn}: what TensorFlow {version} was built and tested "
+                "with."
+            ),
+            **values,
+        )
     out = [built]
     if floor is not None:
         why = (
@@ -278,12 +333,16 @@ def _cuda_reasons(
         )
         if f.target.driver:
             out.append(
-                _("Driver >= {floor}: {why}; this machine has {driver}.").format(
-                    floor=floor, why=why, driver=f.target.driver
+                said(
+                    "driver-floor",
+                    _("Driver >= {floor}: {why}; this machine has {driver}."),
+                    floor=floor,
+                    why=why,
+                    driver=f.target.driver,
                 )
             )
         else:
-            out.append(_("Driver >= {floor}: {why}.").format(floor=floor, why=why))
+            out.append(said("driver-floor", _("Driver >= {floor}: {why}."), floor=floor, why=why))
     return out
 
 
@@ -298,16 +357,30 @@ def _jit(f: Factory, opt: TfOption) -> tuple[Optional[Version], str, Optional[Gp
     return jit_floor(f.context, opt.build, f.target.cc)
 
 
-def _gpu_reason(f: Factory, code: Optional[GpuCode]) -> str:
+def _gpu_reason(f: Factory, code: Optional[GpuCode]) -> Sentence:
     name = f.target.gpu_name or _("The GPU")
     if code is None:
-        return _("{gpu}: no GPU code information.").format(gpu=name)
+        return said("gpu-code", _("{gpu}: no GPU code information."), gpu=name)
     if code.verdict == "partly-jit":
-        return _(
-            "{gpu} (compute capability {cc}) runs {code} (compiled once, then cached in {cache})."
-        ).format(gpu=name, cc=f.target.cc, code=code.text(), cache=_jit_cache(f))
-    return _("{gpu} (compute capability {cc}) runs TensorFlow's kernels {code}.").format(
-        gpu=name, cc=f.target.cc, code=code.text()
+        return said(
+            "gpu-code",
+            _(
+                "{gpu} (compute capability {cc}) runs {code} (compiled once, then cached in "
+                "{cache})."
+            ),
+            gpu=name,
+            cc=f.target.cc,
+            code=code.text(),
+            cache=_jit_cache(f),
+            verdict=code.verdict,
+        )
+    return said(
+        "gpu-code",
+        _("{gpu} (compute capability {cc}) runs TensorFlow's kernels {code}."),
+        gpu=name,
+        cc=f.target.cc,
+        code=code.text(),
+        verdict=code.verdict,
     )
 
 
@@ -317,21 +390,24 @@ def _cuda_warnings(
     floor: Optional[Version],
     code: Optional[GpuCode],
     cudnn: Optional[Version] = None,
-) -> list[str]:
-    out = []
+) -> list[Sentence]:
+    out: list[Sentence] = []
     t = f.target
     if t.driver is None and floor is not None:
         out.append(
-            _(
-                "The driver version is not known: this plan needs an NVIDIA driver >= {floor}."
-            ).format(floor=floor)
+            said(
+                "driver-unknown",
+                _("The driver version is not known: this plan needs an NVIDIA driver >= {floor}."),
+                floor=floor,
+            )
         )
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
     own = toolkit.min_driver(t.driver_os) if toolkit and t.driver_os else None
     if t.driver is not None and own is not None and t.driver < own:
         limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
         out.append(
-            (
+            said(
+                "driver-below-toolkit",
                 _(
                     "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
                     "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
@@ -343,15 +419,24 @@ def _cuda_warnings(
                     "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
                     "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
                     "need a driver >= {own}; upgrade the driver if kernels fail to load."
-                )
-            ).format(driver=t.driver, cuda=cuda, own=own, limit=limit)
+                ),
+                driver=t.driver,
+                cuda=cuda,
+                own=own,
+                limit=limit,
+            )
         )
     if code is not None and code.verdict == "jit":
         out.append(
-            _(
-                "No native code for compute capability {cc}: kernels are JIT-compiled from PTX on "
-                "first use (slow first start, cached afterwards in {cache})."
-            ).format(cc=t.cc, cache=_jit_cache(f))
+            said(
+                "ptx-jit",
+                _(
+                    "No native code for compute capability {cc}: kernels are JIT-compiled from "
+                    "PTX on first use (slow first start, cached afterwards in {cache})."
+                ),
+                cc=t.cc,
+                cache=_jit_cache(f),
+            )
         )
     if (
         toolkit is not None
@@ -360,19 +445,25 @@ def _cuda_warnings(
         and t.cc > toolkit.cc_max
     ):
         out.append(
-            _(
-                "CUDA {cuda} predates compute capability {cc} (it targets up to {highest}): "
-                "its libraries run on this GPU only through PTX JIT, if at all."
-            ).format(cuda=cuda, cc=t.cc, highest=toolkit.cc_max)
+            said(
+                "cuda-predates-gpu",
+                _(
+                    "CUDA {cuda} predates compute capability {cc} (it targets up to {highest}): "
+                    "its libraries run on this GPU only through PTX JIT, if at all."
+                ),
+                cuda=cuda,
+                cc=t.cc,
+                highest=toolkit.cc_max,
+            )
         )
         out += _cudnn_forward(f, cuda, cudnn)
         alternative = newer_cuda_image(f.kb, t)
         if alternative is not None:
-            out.append(alternative)
+            out.append(coded("newer-image", alternative))
     return out
 
 
-def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]) -> list[str]:
+def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]) -> list[Sentence]:
     """cuDNN on a GPU newer than its CUDA: forward compatible by PTX JIT (9.0+ on CUDA 12+)
     or not at all (8.x and before): NVIDIA's cuDNN hardware forward-compatibility page."""
     fc = f.kb.cudnn.forward_compat
@@ -384,24 +475,39 @@ def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]
         if fc.lib_config_default:
             config = _("{setting} (the default)").format(setting=config)
         return [
-            _(
-                "cuDNN {cudnn} runs on this GPU in its hardware forward-compatibility mode (PTX "
-                "JIT; cuDNN {since} and later on CUDA {major}+, with {config}; "
-                "some graph patterns excluded) ({source})."
-            ).format(
-                cudnn=cudnn, since=fc.since, major=fc.cuda_major_min, config=config, source=source
+            said(
+                "cudnn-forward",
+                _(
+                    "cuDNN {cudnn} runs on this GPU in its hardware forward-compatibility mode "
+                    "(PTX JIT; cuDNN {since} and later on CUDA {major}+, with {config}; "
+                    "some graph patterns excluded) ({source})."
+                ),
+                cudnn=cudnn,
+                since=fc.since,
+                major=fc.cuda_major_min,
+                config=config,
+                source=source,
+                forward="yes",
             )
         ]
     return [
-        _(
-            "cuDNN {cudnn} is not hardware forward compatible (that starts with cuDNN {since} "
-            "on CUDA {major}+): NVIDIA does not support it on GPUs newer than its "
-            "native list, so convolutions and other cuDNN operations may fail here ({source})."
-        ).format(cudnn=cudnn, since=fc.since, major=fc.cuda_major_min, source=source)
+        said(
+            "cudnn-forward",
+            _(
+                "cuDNN {cudnn} is not hardware forward compatible (that starts with cuDNN {since} "
+                "on CUDA {major}+): NVIDIA does not support it on GPUs newer than its "
+                "native list, so convolutions and other cuDNN operations may fail here ({source})."
+            ),
+            cudnn=cudnn,
+            since=fc.since,
+            major=fc.cuda_major_min,
+            source=source,
+            forward="no",
+        )
     ]
 
 
-def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[str]:
+def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[Sentence]:
     """Say why the route the TensorFlow docs recommend was not used, when it was not."""
     wanted = routes.recommended(f.kb, opt.version, f.target)
     allowed = {r.name for r in routes.for_manager(f.request.manager)}
@@ -410,13 +516,18 @@ def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[str]:
     problem = routes.route(wanted[0]).problem(f.where, opt, "cuda")
     if problem:
         return [
-            _(
-                "Route {route} (what the TensorFlow docs recommend) is not possible: {problem}."
-            ).format(route=wanted[0], problem=problem)
+            said(
+                "route-not-taken",
+                _("Route {route} (what the TensorFlow docs recommend) is not possible: {problem}."),
+                route=wanted[0],
+                problem=problem,
+            )
         ]
     return [
-        _("Route {route} (what the TensorFlow docs recommend) does not fit here.").format(
-            route=wanted[0]
+        said(
+            "route-not-taken",
+            _("Route {route} (what the TensorFlow docs recommend) does not fit here."),
+            route=wanted[0],
         )
     ]
 

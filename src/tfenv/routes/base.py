@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
+    from tfenv.models.sentence import Sentence
     from tfenv.models.target import Target
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
@@ -83,8 +84,8 @@ class Delivery:
     cuda: Optional[Version]
     cudnn: Optional[Version]
     packages: Packages
-    reasons: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
+    reasons: tuple[Sentence, ...] = ()  # coded: models/sentence.py
+    warnings: tuple[Sentence, ...] = ()
     image: Optional[str] = None  # container routes: the image
     host: tuple[str, ...] = ()  # container routes: what the host still needs
     says_build: bool = True  # whether the plan repeats the build's CUDA/cuDNN reasons

@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from tfenv.i18n import N_, _
 from tfenv.kb.prose import opt_prose
+from tfenv.models.sentence import Sentence, said
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 from tfenv.shells import Shell, command, shell_for
 
@@ -139,19 +140,27 @@ class CondaRoute(Route):
         if cap is not None:
             specs.append(f"cudnn<{cap.version}")
             warnings.append(
-                _(
-                    "cudnn<{cap} is pinned: cuDNN {cap} and later have no code "
-                    "for compute capability {cc} (below {lowest})."
-                ).format(cap=cap.version, cc=target.cc, lowest=cap.min_cc[variant.cuda.major])
+                said(
+                    "conda-cudnn-cap",
+                    _(
+                        "cudnn<{cap} is pinned: cuDNN {cap} and later have no code "
+                        "for compute capability {cc} (below {lowest})."
+                    ),
+                    cap=cap.version,
+                    cc=target.cc,
+                    lowest=cap.min_cc[variant.cuda.major],
+                )
             )
         name = conda_env_name(opt.version)
         reasons = (
-            _(
-                "conda-forge's TensorFlow {version} CUDA {cuda} build "
-                "(cuDNN {cudnn} pinned by the recipe; builds "
-                "{builds}): the newest variant this driver supports "
-                "(source: {source})."
-            ).format(
+            said(
+                "conda-build",
+                _(
+                    "conda-forge's TensorFlow {version} CUDA {cuda} build "
+                    "(cuDNN {cudnn} pinned by the recipe; builds "
+                    "{builds}): the newest variant this driver supports "
+                    "(source: {source})."
+                ),
                 version=opt.version,
                 cuda=variant.cuda,
                 cudnn=variant.cudnn or _("unknown"),
@@ -159,10 +168,14 @@ class CondaRoute(Route):
                 source=build.provenance.sources[0],
             ),
             python_why,
-            _(
-                "A new conda environment '{name}' with conda-forge only; the active environment "
-                "is left alone."
-            ).format(name=name),
+            said(
+                "conda-env",
+                _(
+                    "A new conda environment '{name}' with conda-forge only; the active "
+                    "environment is left alone."
+                ),
+                name=name,
+            ),
         )
         conda = tuple(specs)
         packages = Packages(
@@ -184,13 +197,18 @@ class CondaRoute(Route):
 
 def _python(
     target: Target, chosen: Optional[Version], variant: CondaTfVariant, version: Version
-) -> tuple[Optional[Version], str]:
+) -> tuple[Optional[Version], Sentence]:
     """The Python of a conda plan, from the conda facts only, and why."""
     if variant.python is None:
-        return None, _(
-            "Python: which Pythons conda-forge built TensorFlow {version} with CUDA {cuda} for "
-            "is not recorded (unknown); conda picks one."
-        ).format(version=version, cuda=variant.cuda)
+        return None, said(
+            "conda-python",
+            _(
+                "Python: which Pythons conda-forge built TensorFlow {version} with CUDA {cuda} "
+                "for is not recorded (unknown); conda picks one."
+            ),
+            version=version,
+            cuda=variant.cuda,
+        )
     span = _span(variant.python)
     if target.python is not None:
         if "python" in target.detected:
@@ -203,15 +221,27 @@ def _python(
                 "Python {python}: given; conda-forge built TensorFlow {version} with CUDA "
                 "{cuda} for Python {pythons}."
             )
-        text = template.format(
-            python=target.python, version=version, cuda=variant.cuda, pythons=span
+        text = said(
+            "conda-python",
+            template,
+            python=target.python,
+            version=version,
+            cuda=variant.cuda,
+            pythons=span,
         )
         return target.python, text
     python = chosen if chosen in variant.python else max(variant.python)
-    return python, _(
-        "Python {python}: the newest Python conda-forge built TensorFlow {version} with CUDA "
-        "{cuda} for ({pythons})."
-    ).format(python=python, version=version, cuda=variant.cuda, pythons=span)
+    return python, said(
+        "conda-python",
+        _(
+            "Python {python}: the newest Python conda-forge built TensorFlow {version} with CUDA "
+            "{cuda} for ({pythons})."
+        ),
+        python=python,
+        version=version,
+        cuda=variant.cuda,
+        pythons=span,
+    )
 
 
 def _cudnn_cap(
@@ -236,21 +266,29 @@ def _cudnn_cap(
     return None
 
 
-def _warnings(build: CondaTfBuild, variant: CondaTfVariant) -> tuple[str, ...]:
+def _warnings(build: CondaTfBuild, variant: CondaTfVariant) -> tuple[Sentence, ...]:
     out = []
     if build.upload == "unknown":
         out.append(
-            _(
-                "Whether conda-forge published TensorFlow {version} is not established "
-                "(its recipe had these builds); 'conda search -c conda-forge "
-                "tensorflow={version}' shows it."
-            ).format(version=build.version)
+            said(
+                "conda-unpublished",
+                _(
+                    "Whether conda-forge published TensorFlow {version} is not established "
+                    "(its recipe had these builds); 'conda search -c conda-forge "
+                    "tensorflow={version}' shows it."
+                ),
+                version=build.version,
+            )
         )
     broken = [v for v in build.variants if v.broken]
     for v in broken:
         out.append(
-            _("conda-forge's CUDA {cuda} builds of {version} are not used: {why}.").format(
-                cuda=v.cuda, version=build.version, why=opt_prose(v, "broken")
+            said(
+                "conda-broken",
+                _("conda-forge's CUDA {cuda} builds of {version} are not used: {why}."),
+                cuda=v.cuda,
+                version=build.version,
+                why=opt_prose(v, "broken"),
             )
         )
     return tuple(out)

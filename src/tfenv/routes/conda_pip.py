@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 from packaging.version import Version
 
 from tfenv.i18n import N_, _
+from tfenv.models.sentence import said
 from tfenv.routes.base import (
     Choice,
     Delivery,
@@ -79,7 +80,9 @@ class CondaPipRoute(Route):
                 pip_install(*pip, shell=shell),
             ),
         )
-        reasons = (_(_WINDOWS_PATH),) if target.system.is_windows else ()
+        reasons = (
+            (said("conda-windows-path", _(_WINDOWS_PATH)),) if target.system.is_windows else ()
+        )
         return Delivery(choice.python, cuda, cudnn, packages, reasons=reasons)
 
 

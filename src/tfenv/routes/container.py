@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _
 from tfenv.kb.prose import status_text
+from tfenv.models.sentence import Sentence, coded, said
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 
 # The image choice (tfenv.rules.container_images) is imported where it is used: this
@@ -158,10 +159,17 @@ class ContainerRoute(Route):
             cuda,
             cudnn,
             _packages(image, python, pip),
-            reasons=(*_reasons(kb, opt, image, python), *pin_reasons, *clause_reasons),
+            reasons=(
+                *(coded("image", r, image=image.image) for r in _reasons(kb, opt, image, python)),
+                *pin_reasons,
+                *(coded("image-runs", r, image=image.image) for r in clause_reasons),
+            ),
             warnings=(
-                *_warnings(kb, target, image),
-                *clause_warnings,
+                *(
+                    coded("image-warning", w, image=image.image)
+                    for w in _warnings(kb, target, image)
+                ),
+                *(coded("image-runs", w, image=image.image) for w in clause_warnings),
                 *_pip_issues(opt, image, remedies),
             ),
             image=image.image,
@@ -277,7 +285,7 @@ def _ngc_notes(kb: KnowledgeBase, image: ContainerImage) -> list[str]:
 
 def _pinned(
     where: Where, choice: Choice, image: ContainerImage, python: Optional[Version]
-) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
+) -> tuple[tuple[str, ...], tuple[Sentence, ...], frozenset[str]]:
     """(pip specs, reasons, remedies) of a CUDA base image: where the and-cuda extra gives
     ranges, the CUDA wheels the plan names are pinned on the install line, as the pip
     route pins them (see :mod:`tfenv.routes.pip`)."""
@@ -297,7 +305,9 @@ def _pinned(
     return (extra, *pins, *choice.runtime), reasons, ContainerRoute.remedies
 
 
-def _pip_issues(opt: TfOption, image: ContainerImage, remedies: frozenset[str]) -> tuple[str, ...]:
+def _pip_issues(
+    opt: TfOption, image: ContainerImage, remedies: frozenset[str]
+) -> tuple[Sentence, ...]:
     """On a CUDA base image TensorFlow is installed with pip: the pip route's traps apply,
     except the and-cuda extra's when the image installs its pins without the extra, and
     those a remedy the plan applies takes care of."""
@@ -305,7 +315,13 @@ def _pip_issues(opt: TfOption, image: ContainerImage, remedies: frozenset[str]) 
         return ()
     without_extra = not any("[and-cuda]" in p for p in image.pip)
     return tuple(
-        _("{issue} ({source})").format(issue=i.text_for(), source=i.provenance.sources[0])
+        said(
+            "known-issue",
+            _("{issue} ({source})"),
+            issue=i.text_for(),
+            source=i.provenance.sources[0],
+            id=i.id,
+        )
         for i in opt.issues
         if i.concerns("pip")
         and not i.concerns("container")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _
+from tfenv.models.sentence import Sentence, coded, said
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class CpuRoute(Route):
 
 def cpu_distribution(
     where: Where, opt: TfOption, python: Optional[str]
-) -> Optional[tuple[str, str]]:
+) -> Optional[tuple[str, Sentence]]:
     """(distribution, reason) where the CPU-only distribution of ``opt`` serves the target's
     platform and ``python`` with a real (not stub) wheel smaller than tensorflow's; None
     where tensorflow itself is the CPU plan's package."""
@@ -68,12 +69,14 @@ def cpu_distribution(
         return None  # no smaller: tensorflow's wheel carries no GPU code here
     src = release.provenance
     if ours and theirs:
-        return CPU_PACKAGE, _(
-            "{package} {version}: TensorFlow {version}'s CPU-only distribution, the same "
-            "TensorFlow without GPU support: its largest {platform} wheel is {ours}, "
-            "tensorflow's {theirs}, which carries the CUDA build ({more} more to download and "
-            "install) (index data: {source}, retrieved {retrieved})."
-        ).format(
+        return CPU_PACKAGE, said(
+            "cpu-package",
+            _(
+                "{package} {version}: TensorFlow {version}'s CPU-only distribution, the same "
+                "TensorFlow without GPU support: its largest {platform} wheel is {ours}, "
+                "tensorflow's {theirs}, which carries the CUDA build ({more} more to download "
+                "and install) (index data: {source}, retrieved {retrieved})."
+            ),
             package=CPU_PACKAGE,
             version=opt.version,
             platform=platform,
@@ -83,11 +86,16 @@ def cpu_distribution(
             source=src.sources[0],
             retrieved=src.retrieved,
         )
-    return CPU_PACKAGE, _(
-        "{package} {version}: TensorFlow {version}'s CPU-only distribution, the same "
-        "TensorFlow without GPU support (index data: {source}, retrieved {retrieved})."
-    ).format(
-        package=CPU_PACKAGE, version=opt.version, source=src.sources[0], retrieved=src.retrieved
+    return CPU_PACKAGE, said(
+        "cpu-package",
+        _(
+            "{package} {version}: TensorFlow {version}'s CPU-only distribution, the same "
+            "TensorFlow without GPU support (index data: {source}, retrieved {retrieved})."
+        ),
+        package=CPU_PACKAGE,
+        version=opt.version,
+        source=src.sources[0],
+        retrieved=src.retrieved,
     )
 
 
@@ -95,7 +103,7 @@ def _mb(size: int) -> str:
     return f"{size / 1_000_000:.0f} MB"
 
 
-def _unused_gpu(where: Where) -> tuple[str, ...]:
+def _unused_gpu(where: Where) -> tuple[Sentence, ...]:
     """On Linux aarch64 the index's TensorFlow has no CUDA: say so, and, on a Jetson,
     where GPU TensorFlow comes from instead."""
     t = where.target
@@ -105,11 +113,15 @@ def _unused_gpu(where: Where) -> tuple[str, ...]:
 
     gpu = t.gpu_name or _("the GPU of compute capability {cc}").format(cc=t.cc)
     out = [
-        _(
-            "{gpu} is not used: the TensorFlow wheels on the package index have no CUDA on "
-            "Linux aarch64."
-        ).format(gpu=gpu)
+        said(
+            "gpu-unused",
+            _(
+                "{gpu} is not used: the TensorFlow wheels on the package index have no CUDA on "
+                "Linux aarch64."
+            ),
+            gpu=gpu,
+        )
     ]
     if is_jetson(where.kb, t.gpu_name, t.cc):
-        out += where.kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)
+        out += [coded("jetson", w) for w in where.kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)]
     return tuple(out)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _
 from tfenv.kb.prose import prose
+from tfenv.models.sentence import Sentence, said
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
@@ -45,10 +46,12 @@ class MetalRoute(Route):
         basis = _("Apple's table") if pair.status == "established" else _("inferred")
         reasons = (
             *_own_build(where, opt),
-            _(
-                "tensorflow-metal {plugin}: the plug-in paired with TensorFlow {tensorflow} "
-                "({basis}; source: {source})."
-            ).format(
+            said(
+                "metal-plugin",
+                _(
+                    "tensorflow-metal {plugin}: the plug-in paired with TensorFlow {tensorflow} "
+                    "({basis}; source: {source})."
+                ),
                 plugin=plugin.version,
                 tensorflow=pair.tensorflow_text,
                 basis=basis,
@@ -56,14 +59,16 @@ class MetalRoute(Route):
             ),
             *_macos_floor(where, plugin.version),
         )
-        warnings: tuple[str, ...] = ()
+        warnings: tuple[Sentence, ...] = ()
         if pair.status != "established":
             warnings = (
-                _(
-                    "The pairing of tensorflow-metal {plugin} with TensorFlow {tensorflow} is "
-                    "inferred: {basis}. If `import tensorflow` fails in libmetal_plugin.dylib, "
-                    "'tfenv explain' reads the message."
-                ).format(
+                said(
+                    "metal-inferred",
+                    _(
+                        "The pairing of tensorflow-metal {plugin} with TensorFlow {tensorflow} "
+                        "is inferred: {basis}. If `import tensorflow` fails in "
+                        "libmetal_plugin.dylib, 'tfenv explain' reads the message."
+                    ),
                     plugin=plugin.version,
                     tensorflow=pair.tensorflow_text,
                     basis=prose(pair, "basis"),
@@ -74,7 +79,7 @@ class MetalRoute(Route):
         return Delivery(choice.python, None, None, packages, reasons, warnings)
 
 
-def _own_build(where: Where, opt: TfOption) -> tuple[str, ...]:
+def _own_build(where: Where, opt: TfOption) -> tuple[Sentence, ...]:
     """Apple's tensorflow-macos where tensorflow has no macOS arm64 wheel (before 2.13):
     the platforms.yaml record that says so, with its source."""
     if opt.package == "tensorflow":
@@ -88,20 +93,27 @@ def _own_build(where: Where, opt: TfOption) -> tuple[str, ...]:
     summary = prose(record, "summary").rstrip(".\u3002")
     source = record.provenance.sources[0]
     out = [
-        _("{package} {version}: {summary} (source: {source}).").format(
-            package=opt.package, version=opt.version, summary=summary, source=source
+        said(
+            "metal-package",
+            _("{package} {version}: {summary} (source: {source})."),
+            package=opt.package,
+            version=opt.version,
+            summary=summary,
+            source=source,
         )
     ]
     deps = where.kb.metal.conda_deps
     version = deps.for_series(opt.version) if deps is not None else None
     if deps is not None and version is not None:
         out.append(
-            _(
-                "In a conda environment (Miniforge), Apple's {package} {version} from the "
-                "'{channel}' channel ({subdir}) installs the dependencies first: "
-                "conda install -c {channel} {package}=={version}, then the pip line "
-                "(source: {source})."
-            ).format(
+            said(
+                "metal-conda-deps",
+                _(
+                    "In a conda environment (Miniforge), Apple's {package} {version} from the "
+                    "'{channel}' channel ({subdir}) installs the dependencies first: "
+                    "conda install -c {channel} {package}=={version}, then the pip line "
+                    "(source: {source})."
+                ),
                 package=deps.package,
                 version=version,
                 channel=deps.channel,
@@ -112,7 +124,7 @@ def _own_build(where: Where, opt: TfOption) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _macos_floor(where: Where, version: Version) -> tuple[str, ...]:
+def _macos_floor(where: Where, version: Version) -> tuple[Sentence, ...]:
     """The oldest macOS the plug-in's arm64 wheel is tagged for (the index data)."""
     from tfenv.kb.metal import PLATFORM
 
@@ -121,8 +133,13 @@ def _macos_floor(where: Where, version: Version) -> tuple[str, ...]:
     if wheels is None or wheels.macos is None:
         return ()
     return (
-        _(
-            "macOS {macos} or later: what the tensorflow-metal {version} wheel is tagged "
-            "for (pypi-simple:/tensorflow-metal/)."
-        ).format(macos=wheels.macos, version=version),
+        said(
+            "metal-macos",
+            _(
+                "macOS {macos} or later: what the tensorflow-metal {version} wheel is tagged "
+                "for (pypi-simple:/tensorflow-metal/)."
+            ),
+            macos=wheels.macos,
+            version=version,
+        ),
     )

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import N_, _, ngettext
 from tfenv.kb.cuda_wheels import CudaWheels, Policy, cuda_wheels
+from tfenv.models.sentence import Sentence, said
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where, pip_install, shell_of
 
 if TYPE_CHECKING:
@@ -99,26 +100,29 @@ def _series(where: Where, found: CudaWheels, component: str) -> Optional[Version
     return None if pin is None else Version(f"{pin.version.major}.{pin.version.minor}")
 
 
-def pin_reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, ...]:
+def pin_reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[Sentence, ...]:
     """Why the plan names the CUDA wheels it does (the container route's CUDA base
     images install them the same way)."""
-    out = []
+    out: list[Sentence] = []
     if found.dropped:
         missing = found.missing or found.dropped
         platform = opt.wheels.platform if opt.wheels else _("this platform")
         left = ", ".join(found.dropped)
+        template = ngettext(
+            "tensorflow[and-cuda]=={version} cannot be installed here: its extra pins "
+            "{missing}, which has no installable wheel ({platform}, Python {python}). The "
+            "plan installs TensorFlow and the extra's CUDA wheels one by one without "
+            "TensorRT ({left}), which TensorFlow loads only when present (TF-TRT stays off).",
+            "tensorflow[and-cuda]=={version} cannot be installed here: its extra pins "
+            "{missing}, which have no installable wheel ({platform}, Python {python}). The "
+            "plan installs TensorFlow and the extra's CUDA wheels one by one without "
+            "TensorRT ({left}), which TensorFlow loads only when present (TF-TRT stays off).",
+            len(missing),
+        )
         out.append(
-            ngettext(
-                "tensorflow[and-cuda]=={version} cannot be installed here: its extra pins "
-                "{missing}, which has no installable wheel ({platform}, Python {python}). The "
-                "plan installs TensorFlow and the extra's CUDA wheels one by one without "
-                "TensorRT ({left}), which TensorFlow loads only when present (TF-TRT stays off).",
-                "tensorflow[and-cuda]=={version} cannot be installed here: its extra pins "
-                "{missing}, which have no installable wheel ({platform}, Python {python}). The "
-                "plan installs TensorFlow and the extra's CUDA wheels one by one without "
-                "TensorRT ({left}), which TensorFlow loads only when present (TF-TRT stays off).",
-                len(missing),
-            ).format(
+            said(
+                "cuda-wheels-dropped",
+                template,
                 version=opt.version,
                 missing=_words(missing),
                 platform=platform,
@@ -128,19 +132,30 @@ def pin_reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[str, 
         )
     if found.ranged and found.policy == "build":
         out.append(
-            _(
-                "CUDA wheels pinned to what TensorFlow {version} was built with (its and-cuda "
-                "extra gives ranges, and pip would take the newest): {pins} and the rest of the "
-                "extra at its floors (--cuda-libs newest takes the newest the GPU and driver run)."
-            ).format(version=opt.version, pins=_main_pins(found))
+            said(
+                "cuda-wheels-build",
+                _(
+                    "CUDA wheels pinned to what TensorFlow {version} was built with (its "
+                    "and-cuda extra gives ranges, and pip would take the newest): {pins} and the "
+                    "rest of the extra at its floors (--cuda-libs newest takes the newest the "
+                    "GPU and driver run)."
+                ),
+                version=opt.version,
+                pins=_main_pins(found),
+            )
         )
     elif found.ranged:
         caps = "; ".join(found.caps) or _("no cap applied")
         out.append(
-            _(
-                "CUDA wheels: the newest the and-cuda extra allows that the GPU and driver run "
-                "({caps}): {pins}."
-            ).format(caps=caps, pins=_main_pins(found))
+            said(
+                "cuda-wheels-newest",
+                _(
+                    "CUDA wheels: the newest the and-cuda extra allows that the GPU and driver "
+                    "run ({caps}): {pins}."
+                ),
+                caps=caps,
+                pins=_main_pins(found),
+            )
         )
     return tuple(out)
 
