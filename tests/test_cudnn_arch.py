@@ -285,3 +285,12 @@ def test_unknown_is_said_as_unknown(capsys: pytest.CaptureFixture[str]) -> None:
             assert any("is not established" in w for w in cudnn_lines(data))
         return
     pytest.skip("every series the releases use is settled by the data")
+
+
+def test_the_charts_colour_every_gpu_rule_as_no_code_for_the_gpu() -> None:
+    from tfenv import rules
+    from tfenv.chart.machine import CATEGORY
+
+    gpu_rules = {r.kind for r in rules.RULES if r.fact_key == "gpu"}
+    assert "cudnn-arch" in gpu_rules
+    assert gpu_rules <= set(CATEGORY["gpu"])

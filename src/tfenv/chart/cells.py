@@ -215,6 +215,8 @@ def gpu_cell(kb: KnowledgeBase, row: matrix.Row, build: TfBuild, gen: Generation
     gpu = [f for f in failed if f.rule.kind in _GPU_KINDS]
     if gpu:
         why = "; ".join(f"it needs {f.requirement.text}" for f in gpu)
+        if all(f.rule.kind == "cudnn-arch" for f in gpu):
+            source = _cudnn_source(kb, option.build)
         return Cell("cannot-load", "", f"{cand.label} cannot load on {where}: {why}{source}")
     code = code_for(option.build, gen.cc)
     if code is None:
@@ -293,6 +295,13 @@ def _failed_title(
 def _compute_source(build: TfBuild) -> str:
     caps = build.compute
     return f" (source: {_cite(caps.provenance)})" if caps is not None else ""
+
+
+def _cudnn_source(kb: KnowledgeBase, build: TfBuild) -> str:
+    """Where the cuDNN facts that decided a ``cudnn-arch`` cell come from."""
+    cb = build.for_machine("linux")
+    series = kb.cudnn.series(cb.cudnn) if cb is not None and cb.cudnn is not None else None
+    return f" (source: {_cite(series.provenance)})" if series is not None else ""
 
 
 def _cite(prov: Provenance) -> str:
