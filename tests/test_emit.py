@@ -35,8 +35,8 @@ ROUTES: dict[str, tuple[tuple[str, ...], str, set[str]]] = {
         "conda+pip",
         {"environment.yml", "activate-tfenv.sh"},
     ),
-    "system": (
-        (*GPU, "--python", "3.8", "--tf", "2.2"),
+    "system": (  # a Turing GPU: cuDNN 7.6 (TensorFlow 2.2's) lists up to 7.5
+        ("--os", "linux", "--cc", "7.5", "--driver", "535.104.05", "--python", "3.8", "--tf", "2.2"),
         "system",
         {"requirements.txt", "activate-tfenv.sh", "INSTALL.md"},
     ),
