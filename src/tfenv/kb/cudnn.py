@@ -203,11 +203,13 @@ def _max_cc(node: Node, major: int) -> tuple[tuple[Version, Version], ...]:
         try:
             since = Version(key)
         except InvalidVersion:
-            raise value.fail(f"{key!r} is not a CUDA version") from None
+            raise value.fail(_("{key!r} is not a CUDA version").format(key=key)) from None
         if since.release[0] != major:
-            raise value.fail(f"CUDA {since} is not a CUDA {major} version")
+            raise value.fail(
+                _("CUDA {since} is not a CUDA {major} version").format(since=since, major=major)
+            )
         if steps and (since <= steps[-1][0] or value.version() <= steps[-1][1]):
-            raise value.fail("steps must rise with the CUDA version and the capability")
+            raise value.fail(_("steps must rise with the CUDA version and the capability"))
         steps.append((since, value.version()))
     return tuple(steps)
 

@@ -9,7 +9,6 @@ The commands create a named environment instead of installing into the active on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
@@ -20,6 +19,8 @@ from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 from tfenv.shells import Shell, command, shell_for
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     from packaging.specifiers import SpecifierSet
 
     from tfenv.kb import KnowledgeBase
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from tfenv.kb.cudnn import CudnnSeries
     from tfenv.kb.releases import TfOption
     from tfenv.models.target import Target
+
+if not TYPE_CHECKING:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = [
     "CondaCpuOffer",

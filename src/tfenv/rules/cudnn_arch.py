@@ -16,7 +16,6 @@ settle is unknown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Optional
 
 from tfenv.i18n import N_, _
@@ -26,9 +25,14 @@ from tfenv.rules.facts import gpu_fact
 from tfenv.rules.model import Candidate, Requirement, TfCandidate, on_gpu
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
     from packaging.version import Version
 
     from tfenv.kb import KnowledgeBase
+
+if not TYPE_CHECKING:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
 
 __all__ = ["CUDNN_ARCH", "CudnnOnGpu", "cudnn_on_gpu"]
 
