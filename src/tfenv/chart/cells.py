@@ -248,6 +248,8 @@ def gpu_cell(kb: KnowledgeBase, row: matrix.Row, build: TfBuild, gen: Generation
     source = _compute_source(option.build)
     gpu = [f for f in failed if f.rule.kind in _GPU_KINDS]
     if gpu:
+        if all(f.rule.kind == "cudnn-arch" for f in gpu):
+            source = _cudnn_source(kb, option.build)
         return Cell(
             "cannot-load",
             "",
@@ -392,6 +394,13 @@ def _compute_source(build: TfBuild) -> str:
     if caps is None:
         return ""
     return _(" (source: {source})").format(source=_cite(caps.provenance))
+
+
+def _cudnn_source(kb: KnowledgeBase, build: TfBuild) -> str:
+    """Where the cuDNN facts that decided a ``cudnn-arch`` cell come from."""
+    cb = build.for_machine("linux")
+    series = kb.cudnn.series(cb.cudnn) if cb is not None and cb.cudnn is not None else None
+    return f" (source: {_cite(series.provenance)})" if series is not None else ""
 
 
 def _cite(prov: Provenance) -> str:

@@ -31,7 +31,7 @@ __all__ = ["CATEGORY", "MachineChart", "Strip", "machine_chart", "why_not"]
 CATEGORY = {
     "driver": ("driver", "jit-driver", "image-driver"),
     "python": ("python",),
-    "gpu": ("gpu-code", "cuda-gpu-range", "cudnn-gpu"),
+    "gpu": ("gpu-code", "cuda-gpu-range", "cudnn-gpu", "cudnn-arch"),
     "os": ("gpu-platform", "no-wheel", "stub", "glibc", "metal"),
 }
 

@@ -111,6 +111,19 @@ class CondaTfVariant:
 
 
 @dataclass(frozen=True)
+class CondaCpuBuild:
+    """CPU-only builds of a conda-forge TensorFlow version for one subdir (recorded where
+    they are the only conda or pip TensorFlow for the platform: osx-64 after the last
+    Intel-Mac wheel): the build numbers, Pythons and the lowest OS the recipe targets."""
+
+    subdir: str = fact(Node.label)
+    builds: tuple[int, ...] = fact(lambda n: tuple(i.integer(0) for i in n.items()))
+    python: tuple[Version, ...] = fact(nonempty(Node.versions, "expected at least one Python"))
+    macos: Optional[Version] = fact(Node.opt_version, missing=None)  # MACOSX_DEPLOYMENT_TARGET
+    provenance: Provenance = sourced()
+
+
+@dataclass(frozen=True)
 class CondaTfBuild:
     """conda-forge's TensorFlow builds of one version: its CUDA variants and CPU subdirs."""
 
@@ -123,6 +136,7 @@ class CondaTfBuild:
     upload: str = fact(choice("recipe", "unknown"))
     notes: tuple[str, ...] = fact(text_list, missing=())
     provenance: Provenance = sourced()
+    cpu_builds: tuple[CondaCpuBuild, ...] = fact(records(CondaCpuBuild), missing=())
 
     @property
     def versions(self) -> tuple[Version, ...]:
@@ -178,6 +192,15 @@ class CondaFacts:
         """The conda-forge CUDA variants of tensorflow ``version`` (None: no record)."""
         v = version if isinstance(version, Version) else Version(version)
         return next((b for b in self.conda_forge_tensorflow if b.version == v), None)
+
+    def cpu_builds(self, subdir: str) -> tuple[tuple[CondaTfBuild, CondaCpuBuild], ...]:
+        """The recorded CPU-only builds for ``subdir``, oldest version first."""
+        return tuple(
+            (b, cpu)
+            for b in sorted(self.conda_forge_tensorflow, key=lambda b: b.version)
+            for cpu in b.cpu_builds
+            if cpu.subdir == subdir
+        )
 
     def defaults_build(self, version: Union[Version, str]) -> Optional[DefaultsTfBuild]:
         v = version if isinstance(version, Version) else Version(version)

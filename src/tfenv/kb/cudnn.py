@@ -7,7 +7,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Optional
 
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
@@ -29,6 +29,10 @@ def _empty_versions() -> Mapping[int, tuple[Version, ...]]:
     return MappingProxyType({})
 
 
+def _empty_steps() -> Mapping[int, tuple[tuple[Version, Version], ...]]:
+    return MappingProxyType({})
+
+
 def _series_version(node: Node) -> Version:
     version = node.version()
     if len(version.release) != 2:
@@ -40,8 +44,11 @@ def _series_version(node: Node) -> Version:
 class CudnnSeries:
     """One cuDNN major.minor series.
 
-    ``min_cc`` and ``cuda_versions`` hold only what is established: a CUDA major in
-    ``cuda_majors`` but missing from them means "not known", never "no limit".
+    ``min_cc``, ``cuda_versions`` and ``max_cc`` hold only what is established: a CUDA
+    major in ``cuda_majors`` but missing from them means "not known", never "no limit".
+    ``max_cc`` is the highest compute capability NVIDIA's support matrix lists for the
+    build of a CUDA major, as steps ``(from CUDA version, highest)``: cuDNN 9.10's CUDA
+    12.0-12.6 build lists up to 9.0, its CUDA 12.8 build up to 12.0.
     """
 
     version: Version = fact(_series_version)
@@ -50,6 +57,13 @@ class CudnnSeries:
     provenance: Provenance = sourced()
     cuda_versions: Mapping[int, tuple[Version, ...]] = given(default_factory=_empty_versions)
     note: Optional[str] = fact(Node.opt_text, default=None)
+    max_cc: Mapping[int, tuple[tuple[Version, Version], ...]] = given(default_factory=_empty_steps)
+
+    def native_max(self, cuda: Version) -> Optional[Version]:
+        """The highest compute capability the support matrix lists for this series' build
+        for ``cuda`` (None: not established)."""
+        steps = [cc for since, cc in self.max_cc.get(cuda.release[0], ()) if cuda >= since]
+        return steps[-1] if steps else None
 
     def supports_cuda(self, cuda: Version) -> Optional[bool]:
         """Whether a build of this series exists for ``cuda`` (None when the minors are unknown)."""
@@ -87,6 +101,44 @@ class CudnnFacts:
         self._by_version = {s.version: s for s in series}
         self.forward_compat = forward_compat
 
+    def native_bounds(
+        self, series: CudnnSeries, cuda: Version
+    ) -> tuple[Optional[Version], Optional[Version]]:
+        """The highest compute capability ``series``' build for ``cuda`` lists natively, as
+        (at least, at most): the recorded value twice, else the nearest recorded series
+        before and after it with a build for the same CUDA major, or for want of an earlier
+        one, the newest an earlier series lists for an older CUDA major (a support matrix
+        adds architectures at the top and never drops its newest one; None: no such
+        series)."""
+        own = series.native_max(cuda)
+        if own is not None:
+            return own, own
+        lower: Optional[Version] = None
+        upper: Optional[Version] = None
+        for other in self.all_series:
+            value = other.native_max(cuda)
+            if value is None:
+                continue
+            if other.version < series.version:
+                lower = value
+            elif other.version > series.version and upper is None:
+                upper = value
+        if lower is None:  # no earlier build for this CUDA major: an earlier one for an older
+            lower = self._older_major_max(series.version, cuda.release[0])
+        return lower, upper
+
+    def _older_major_max(self, before: Version, major: int) -> Optional[Version]:
+        """The highest capability a series before ``before`` lists for a CUDA major below
+        ``major``."""
+        tops = [
+            steps[-1][1]
+            for other in self.all_series
+            if other.version < before
+            for cuda_major, steps in other.max_cc.items()
+            if cuda_major < major
+        ]
+        return max(tops) if tops else None
+
     def series(self, version: Version | str) -> CudnnSeries | None:
         """The series of a cuDNN version: "8.9.4.25" -> 8.9, "9" -> None."""
         v = version if isinstance(version, Version) else Version(version)
@@ -99,9 +151,10 @@ def _series(node: Node) -> CudnnSeries:
     """A series: its CUDA builds (``cuda``) are spread over three fields."""
     majors: list[int] = []
     min_cc: dict[int, Version] = {}
+    max_cc: dict[int, tuple[tuple[Version, Version], ...]] = {}
     versions: dict[int, tuple[Version, ...]] = {}
     for build in node.get("cuda").items():
-        build.only("major", "versions", "min_cc")
+        build.only("major", "versions", "min_cc", "max_cc")
         major = build.get("major").integer()
         if major in majors:
             raise build.get("major").fail(_("CUDA {major} is listed twice").format(major=major))
@@ -109,6 +162,9 @@ def _series(node: Node) -> CudnnSeries:
         cc = build.get("min_cc").opt_version()
         if cc is not None:
             min_cc[major] = cc
+        steps = _max_cc(build.opt("max_cc"), major)
+        if steps:
+            max_cc[major] = steps
         listed = build.get("versions")
         if not listed.is_null:
             minors: list[Version] = []
@@ -131,7 +187,31 @@ def _series(node: Node) -> CudnnSeries:
         cuda_majors=tuple(majors),
         min_cc=MappingProxyType(min_cc),
         cuda_versions=MappingProxyType(versions),
+        max_cc=MappingProxyType(max_cc),
     )
+
+
+def _max_cc(node: Node, major: int) -> tuple[tuple[Version, Version], ...]:
+    """``max_cc``: a compute capability for the whole build, or ``{from CUDA: highest}``
+    where the matrix lists a separate build for newer CUDA minors (ascending)."""
+    if node.is_null:
+        return ()
+    if not isinstance(node.value, dict):
+        return ((Version(f"{major}.0"), node.version()),)
+    steps: list[tuple[Version, Version]] = []
+    for key, value in node.entries():
+        try:
+            since = Version(key)
+        except InvalidVersion:
+            raise value.fail(_("{key!r} is not a CUDA version").format(key=key)) from None
+        if since.release[0] != major:
+            raise value.fail(
+                _("CUDA {since} is not a CUDA {major} version").format(since=since, major=major)
+            )
+        if steps and (since <= steps[-1][0] or value.version() <= steps[-1][1]):
+            raise value.fail(_("steps must rise with the CUDA version and the capability"))
+        steps.append((since, value.version()))
+    return tuple(steps)
 
 
 def parse(root: Node) -> CudnnFacts:

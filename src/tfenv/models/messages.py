@@ -133,6 +133,12 @@ TEMPLATES: Mapping[str, str] = {
         "Run 'tfenv matrix' to see which TensorFlow releases support {platform}, and check "
         "the facts given for this machine."
     ),
+    "way-out.conda-forge-cpu": N_(
+        "conda-forge has CPU-only builds of TensorFlow {tensorflow} for {subdir} (Python "
+        "{pythons}, {floor}builds {builds}; a release state of its recipe, the upload not "
+        "verified here; {source}): {command}, then {activate}."
+    ),
+    "way-out.conda-forge-cpu.floor": N_("macOS {macos} or later, "),
     "way-out.said": N_(
         "{text}"
     ),  # worded where the fact is kept (a Jetson's ways out: kb/jetson.py)
@@ -249,6 +255,9 @@ def skipped_sentence(s: Skipped) -> str:
 def suggestion_sentence(s: Suggestion) -> str:
     """One way out, in words."""
     fields = dict(s.fields)
+    if s.message == "way-out.conda-forge-cpu":
+        macos = fields.get("macos")
+        fields["floor"] = render("way-out.conda-forge-cpu.floor", fields) if macos else ""
     if s.message == "way-out.arm-container":
         cuda = fields.get("cuda")
         fields["cuda"] = (

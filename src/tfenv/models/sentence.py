@@ -55,6 +55,8 @@ CODES: dict[str, str] = {
     "ptx-jit": "no native code for the GPU: kernels JIT-compiled from PTX",
     "cuda-predates-gpu": "the CUDA version predates the GPU's compute capability",
     "cudnn-forward": "whether cuDNN runs on a GPU newer than its native list",
+    "cudnn-unknown": "whether the plan's cuDNN has native code for this GPU is not established",
+    "cudnn-newer": "the plan's cuDNN has no code for this GPU: a later cuDNN of its major has",
     "newer-image": "a container image with a newer CUDA for this GPU",
     "yanked": "the release is yanked from the index (used only when pinned exactly)",
     "known-issue": "a known issue of the release on this machine (params: id)",
@@ -65,6 +67,7 @@ CODES: dict[str, str] = {
     "conda-cudnn-cap": "cuDNN capped in a conda plan: newer series have no code for the GPU",
     "conda-unpublished": "whether conda-forge published the release is not established",
     "conda-broken": "conda-forge builds of the release not used, and why",
+    "conda-forge-newer": "conda-forge has CPU builds newer than the plan's wheels (osx-64)",
     "metal-inferred": "the tensorflow-metal pairing is inferred, not Apple's table",
     "image-warning": "a caveat of the container image on this machine",
 }

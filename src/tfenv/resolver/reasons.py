@@ -17,6 +17,7 @@ from tfenv.i18n import _
 from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
 from tfenv.models.sentence import Sentence, coded, said
 from tfenv.routes.container import newer_cuda_image
+from tfenv.rules.cudnn_arch import CudnnOnGpu, cudnn_on_gpu
 from tfenv.rules.driver import branch_limit
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
@@ -456,21 +457,26 @@ def _cuda_warnings(
                 highest=toolkit.cc_max,
             )
         )
-        out += _cudnn_forward(f, cuda, cudnn)
         alternative = newer_cuda_image(f.kb, t)
         if alternative is not None:
             out.append(coded("newer-image", alternative))
+    out += _cudnn_forward(f, cuda, cudnn)
     return out
 
 
 def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]) -> list[Sentence]:
-    """cuDNN on a GPU newer than its CUDA: forward compatible by PTX JIT (9.0+ on CUDA 12+)
-    or not at all (8.x and before): NVIDIA's cuDNN hardware forward-compatibility page."""
-    fc = f.kb.cudnn.forward_compat
-    if fc is None or cuda is None or cudnn is None:
+    """How the plan's cuDNN runs on the GPU (:func:`tfenv.rules.cudnn_arch.cudnn_on_gpu`):
+    natively (nothing to say), by PTX JIT in its hardware forward-compatibility mode, not
+    at all (then a later cuDNN of the major that lists the GPU is the way out), or not
+    established."""
+    fc, cc = f.kb.cudnn.forward_compat, f.target.cc
+    if fc is None or cuda is None or cudnn is None or cc is None or not f.target.has_nvidia_gpu:
+        return []
+    found = cudnn_on_gpu(f.kb, cudnn, cuda, cc)
+    if found is None or found.verdict == "native":
         return []
     source = fc.provenance.sources[0].split(" ", 1)[0]
-    if fc.covers(cudnn, cuda):
+    if found.verdict == "jit":
         config = f"CUDNN_LIB_CONFIG={fc.lib_config}"
         if fc.lib_config_default:
             config = _("{setting} (the default)").format(setting=config)
@@ -490,6 +496,44 @@ def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]
                 forward="yes",
             )
         ]
+    if found.verdict == "unknown":
+        template = (
+            _(
+                "Whether cuDNN {cudnn}'s build for CUDA {cuda} has native code for compute "
+                "capability {cc} is not established (its support matrix was not read); if it "
+                "has none, cuDNN runs it in its hardware forward-compatibility mode (PTX JIT)."
+            )
+            if fc.covers(found.cudnn, cuda)
+            else _(
+                "Whether cuDNN {cudnn}'s build for CUDA {cuda} has native code for compute "
+                "capability {cc} is not established (its support matrix was not read); if it "
+                "has none, cuDNN operations cannot run here (cuDNN {cudnn} is not hardware "
+                "forward compatible)."
+            )
+        )
+        return [said("cudnn-unknown", template, cudnn=found.cudnn, cuda=cuda, cc=cc)]
+    if found.newer is not None:
+        return [
+            said(
+                "cudnn-newer",
+                _(
+                    "cuDNN {cudnn} has no code for compute capability {cc} ({limit}) and is not "
+                    "hardware forward compatible (that starts with cuDNN {since} on CUDA "
+                    "{major}+): install cuDNN {newer} or later for CUDA {cuda_major}.x, which "
+                    "lists this GPU (a later cuDNN {cudnn_major}.x runs a TensorFlow built with "
+                    "{cudnn}) ({source})."
+                ),
+                cudnn=found.cudnn,
+                cc=cc,
+                limit=_limit(found),
+                since=fc.since,
+                major=fc.cuda_major_min,
+                newer=found.newer,
+                cuda_major=cuda.major,
+                cudnn_major=found.cudnn.major,
+                source=source,
+            )
+        ]
     return [
         said(
             "cudnn-forward",
@@ -498,13 +542,22 @@ def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]
                 "on CUDA {major}+): NVIDIA does not support it on GPUs newer than its "
                 "native list, so convolutions and other cuDNN operations may fail here ({source})."
             ),
-            cudnn=cudnn,
+            cudnn=found.cudnn,
             since=fc.since,
             major=fc.cuda_major_min,
             source=source,
             forward="no",
         )
     ]
+
+
+def _limit(found: CudnnOnGpu) -> str:
+    """ "its support matrix lists up to 8.6" or "CUDA 11.2 targets up to 8.6"."""
+    if found.by_cuda:
+        return _("CUDA {cuda} targets up to {highest}").format(
+            cuda=found.cuda, highest=found.highest
+        )
+    return _("its support matrix lists up to {highest}").format(highest=found.highest)
 
 
 def _route_not_taken(f: Factory, opt: TfOption, taken: str) -> list[Sentence]:

@@ -204,6 +204,26 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
     return None
 
 
+def _conda_cpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+    """conda-forge's CPU-only builds where the wheels stop (osx-64 after 2.16.2)."""
+    from tfenv.routes.conda import conda_forge_cpu
+
+    offer = conda_forge_cpu(kb, t, r.tf if r.tf else None)
+    if offer is None:
+        return None
+    return Suggestion.of(
+        "way-out.conda-forge-cpu",
+        tensorflow=offer.version,
+        subdir=t.platform.conda_subdir,
+        pythons=offer.pythons,
+        macos=offer.macos or "",
+        builds=offer.builds,
+        source=offer.source,
+        command=offer.command,
+        activate=offer.activate,
+    )
+
+
 def _arm_gpu(kb: KnowledgeBase, t: Target, r: Request) -> list[Suggestion]:
     """No wheel on the index carries CUDA for Linux aarch64: a Jetson gets NVIDIA's JetPack
     builds, an Arm server NVIDIA's NGC images (which do not run on a Jetson)."""
@@ -259,6 +279,7 @@ _RULES: tuple[Callable[[KnowledgeBase, Solve, Target, Request], Optional[Suggest
     _python,
     _manager,
     _cpu,
+    _conda_cpu,
 )
 
 

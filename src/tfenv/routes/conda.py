@@ -20,17 +20,26 @@ from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
 from tfenv.shells import Shell, command, shell_for
 
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+
+    from packaging.specifiers import SpecifierSet
+
     from tfenv.kb import KnowledgeBase
-    from tfenv.kb.conda import CondaTfBuild, CondaTfVariant
+    from tfenv.kb.conda import CondaCpuBuild, CondaTfBuild, CondaTfVariant
     from tfenv.kb.cudnn import CudnnSeries
     from tfenv.kb.releases import TfOption
     from tfenv.models.target import Target
 
+if not TYPE_CHECKING:  # the same records, cheaper to define (see tfenv.models._record)
+    from tfenv.models._record import dataclass
+
 __all__ = [
+    "CondaCpuOffer",
     "CondaRoute",
     "conda_create",
     "conda_env_name",
     "conda_forge_build",
+    "conda_forge_cpu",
     "conda_match",
     "conda_variant",
 ]
@@ -43,6 +52,62 @@ def conda_forge_build(
     if target.platform.conda_subdir != "linux-64":
         return None
     return kb.conda.conda_forge_build(version)
+
+
+@dataclass(frozen=True)
+class CondaCpuOffer:
+    """conda-forge's CPU-only TensorFlow for a platform the wheels no longer serve."""
+
+    version: Version
+    python: Version
+    pythons: str  # "3.10-3.12"
+    builds: str  # "0, 1, 2"
+    macos: Optional[Version]
+    source: str
+    command: str  # conda create ...
+    activate: str
+
+
+def conda_forge_cpu(
+    kb: KnowledgeBase,
+    target: Target,
+    wanted: Optional[SpecifierSet] = None,
+    newer_than: Optional[Version] = None,
+) -> Optional[CondaCpuOffer]:
+    """The newest recorded conda-forge CPU-only build for the target's conda subdir that
+    ``wanted`` allows, newer than ``newer_than`` and built for the target's Python (if
+    fixed); None where conda-forge has none (only osx-64 is recorded: its builds after
+    the last Intel-Mac wheel)."""
+    found: Optional[tuple[CondaTfBuild, CondaCpuBuild]] = None
+    for build, cpu in kb.conda.cpu_builds(target.platform.conda_subdir):
+        if wanted is not None and not wanted.contains(build.version, prereleases=True):
+            continue
+        if newer_than is not None and build.version <= newer_than:
+            continue
+        if target.python is not None and target.python not in cpu.python:
+            continue
+        if found is None or (build.version, max(cpu.builds)) >= (
+            found[0].version,
+            max(found[1].builds),
+        ):
+            found = (build, cpu)
+    if found is None:
+        return None
+    build, cpu = found
+    python = target.python or max(cpu.python)
+    name = conda_env_name(build.version)
+    specs = (f"python={python}", f"tensorflow={build.version}=cpu_*")
+    create, activate = conda_create(name, specs, shell_for(target.os))
+    return CondaCpuOffer(
+        build.version,
+        python,
+        _span(cpu.python),
+        ", ".join(map(str, cpu.builds)),
+        cpu.macos,
+        cpu.provenance.sources[0],
+        create,
+        activate,
+    )
 
 
 def conda_variant(kb: KnowledgeBase, version: Version, target: Target) -> Optional[CondaTfVariant]:

@@ -41,7 +41,7 @@ class CpuRoute(Route):
             None,
             packages,
             reasons=() if found is None else (found[1],),
-            warnings=_unused_gpu(where),
+            warnings=_unused_gpu(where) + _conda_forge_newer(where, opt),
             package=package,
         )
 
@@ -125,3 +125,33 @@ def _unused_gpu(where: Where) -> tuple[Sentence, ...]:
     if is_jetson(where.kb, t.gpu_name, t.cc):
         out += [coded("jetson", w) for w in where.kb.jetson.ways_out(t.cc, t.driver, t.gpu_name)]
     return tuple(out)
+
+
+def _conda_forge_newer(where: Where, opt: TfOption) -> tuple[Sentence, ...]:
+    """Where the wheels stop before conda-forge's CPU builds do (osx-64 after 2.16.2)."""
+    from tfenv.routes.conda import conda_forge_cpu
+
+    offer = conda_forge_cpu(where.kb, where.target, newer_than=opt.version)
+    if offer is None:
+        return ()
+    floor = (
+        _("macOS {macos} or later, ").format(macos=offer.macos) if offer.macos is not None else ""
+    )
+    return (
+        said(
+            "conda-forge-newer",
+            _(
+                "Newer than this plan: conda-forge has CPU-only builds of TensorFlow {tensorflow} "
+                "for {subdir} (Python {pythons}, {floor}builds {builds}; a release state of its "
+                "recipe, the upload not verified here; {source}): {command}, then {activate}."
+            ),
+            tensorflow=offer.version,
+            subdir=where.target.platform.conda_subdir,
+            pythons=offer.pythons,
+            floor=floor,
+            builds=offer.builds,
+            source=offer.source,
+            command=offer.command,
+            activate=offer.activate,
+        ),
+    )

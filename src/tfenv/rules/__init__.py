@@ -21,6 +21,7 @@ from tfenv.models import choices, messages
 from tfenv.models.conflict import Conflict
 from tfenv.rules.base import Context, Rule
 from tfenv.rules.cuda_build import CUDA, CUDNN, GPU_PLATFORM
+from tfenv.rules.cudnn_arch import CUDNN_ARCH
 from tfenv.rules.driver import DRIVER
 from tfenv.rules.gpu_code import GPU_CODE, JIT_DRIVER
 from tfenv.rules.image_driver import IMAGE_DRIVER
@@ -58,6 +59,7 @@ RULES: tuple[Rule, ...] = (
     GPU_CODE,
     CUDA_GPU_RANGE,
     CUDNN_GPU,
+    CUDNN_ARCH,
     GPU_PLATFORM,
     NO_WHEEL,
     STUB,

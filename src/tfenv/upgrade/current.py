@@ -24,7 +24,15 @@ from tfenv.i18n import _
 from tfenv.kb.index import TF_DISTRIBUTIONS
 from tfenv.specs import to_version
 
-__all__ = ["TF_PACKAGES", "CurrentSource", "CurrentState", "from_env", "from_files", "from_spec"]
+__all__ = [
+    "TF_PACKAGES",
+    "CurrentSource",
+    "CurrentState",
+    "from_env",
+    "from_files",
+    "from_spec",
+    "from_targets",
+]
 
 #: distributions that carry TensorFlow itself, most telling first (tensorflow-base: conda's)
 TF_PACKAGES = (*TF_DISTRIBUTIONS, "tensorflow-base")
@@ -48,6 +56,8 @@ class CurrentSource:
 
     states: tuple[tuple[Optional[Path], CurrentState], ...]
     locked: tuple[Locked, ...] = field(default=())
+    #: a target's own current state (a configured target's own ``tensorflow``), by name
+    by_target: Mapping[str, CurrentState] = field(default_factory=dict)
 
     @property
     def describe(self) -> str:
@@ -56,12 +66,22 @@ class CurrentSource:
     def for_target(self, name: Optional[str], subdir: str) -> CurrentState:
         if self.locked:
             return _state_of(_pick(self.locked, name), subdir)
+        if name is not None and name in self.by_target:
+            return self.by_target[name]
         return self.states[0][1]
 
 
 def from_spec(text: str, origin: str, python: Optional[str] = None) -> CurrentSource:
     state = CurrentState(origin=origin, spec=text, python=_python_xy(python, origin))
     return CurrentSource(((None, state),))
+
+
+def from_targets(shared: Optional[CurrentState], own: Mapping[str, CurrentState]) -> CurrentSource:
+    """A team whose targets run versions of their own: each target's state by name, the
+    others (if any) on ``shared``."""
+    states = tuple((None, s) for s in ((shared,) if shared is not None else ()))
+    states += tuple((None, s) for s in own.values())
+    return CurrentSource(states, by_target=dict(own))
 
 
 def from_files(paths: Sequence[Path]) -> CurrentSource:

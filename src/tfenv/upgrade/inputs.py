@@ -17,7 +17,14 @@ from tfenv.i18n import _
 from tfenv.models.target import MachineArgs
 from tfenv.upgrade.assess import Move, TargetInput
 from tfenv.upgrade.changes import stable_releases
-from tfenv.upgrade.current import CurrentSource, from_env, from_files, from_spec
+from tfenv.upgrade.current import (
+    CurrentSource,
+    CurrentState,
+    from_env,
+    from_files,
+    from_spec,
+    from_targets,
+)
 
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
@@ -173,13 +180,35 @@ def current_source(
         locks = sorted({p for pat in _AUTO_LOCKS for p in folder.glob(pat)})
         if locks:
             return from_files(locks)
+        own = _own_states(kb, config)
+        shared: Optional[CurrentState] = None
         if config.tensorflow != "latest":
             origin = f"tensorflow = {config.tensorflow!r} in {config.path}"
             parse_version_arg(
                 kb, f"The configuration's tensorflow ({config.path})", config.tensorflow
             )
-            return from_spec(config.tensorflow, origin, config.python)
+            if not own:
+                return from_spec(config.tensorflow, origin, config.python)
+            shared = from_spec(config.tensorflow, origin, config.python).states[0][1]
+        if own:
+            if shared is None and len(own) < len(config.targets):
+                shared = from_env(None).states[0][1]  # the others: what is installed here
+            return from_targets(shared, own)
     return from_env(None)
+
+
+def _own_states(kb: KnowledgeBase, config: ProjectConfig) -> dict[str, CurrentState]:
+    """The current state of each configured target that pins a TensorFlow of its own
+    (``tensorflow`` in its table): its upgrade is judged from that version."""
+    out: dict[str, CurrentState] = {}
+    for spec in config.targets:
+        if spec.tensorflow is None or spec.tensorflow == "latest":
+            continue
+        where = f"tensorflow = {spec.tensorflow!r} of target {spec.name} in {config.path}"
+        parse_version_arg(kb, f"Target {spec.name}'s tensorflow ({config.path})", spec.tensorflow)
+        python = spec.machine.python or config.python
+        out[spec.name] = from_spec(spec.tensorflow, where, python).states[0][1]
+    return out
 
 
 def targets(
