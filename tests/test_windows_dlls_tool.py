@@ -172,6 +172,24 @@ def test_cudart_takes_its_own_define_where_there_is_one(tmp_path: Path) -> None:
     assert w.cupti == "cupti64_112.dll"
 
 
+def test_before_per_library_defines_the_libraries_take_the_lib_version(tmp_path: Path) -> None:
+    config = (
+        '#define TF_CUDA_VERSION "64_100"\n#define TF_CUDA_LIB_VERSION "64_100"\n'
+        '#define TF_CUDNN_VERSION "64_7"\n'
+    )
+    info = BUILD_INFO.replace("cudart64_101", "cudart64_100")
+    w = wd.scan_wheel(wheel(tmp_path, config=config, build_info=info), "0" * 64)
+    assert w.cuda == [
+        "cudart64_100.dll",
+        "cublas64_100.dll",
+        "cufft64_100.dll",
+        "curand64_100.dll",
+        "cusolver64_100.dll",
+        "cusparse64_100.dll",
+    ]
+    assert w.cupti == "cupti64_100.dll"
+
+
 def test_a_name_the_binary_does_not_hold_is_not_loaded(tmp_path: Path) -> None:
     body = LOADER_BODY.replace(b"\x48\xb8cusparse", b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
     w = wd.scan_wheel(wheel(tmp_path, body=body), "0" * 64)

@@ -17,7 +17,7 @@ Per wheel it reads three things, all from the wheel's own files:
   TensorFlow's DSO loader (tensorflow/stream_executor/platform/default/dso_loader.cc) opens
   ``<name><version>.dll`` with cudart's ``TF_CUDART_VERSION`` (``TF_CUDA_VERSION`` before that
   define existed), cublasLt's ``TF_CUBLAS_VERSION``, cupti's ``TF_CUDA_VERSION``, each other
-  library's own define;
+  library's own define (``TF_CUDA_LIB_VERSION`` for all of them up to 2.2: see ``LOADER``);
 - which of those loader names the main extension module holds as C strings (``"cudart"``,
   ``"cublasLt"``, ...): a library whose name is not in the binary is not loaded by name;
 - ``build_info.py``: ``cudart_dll_name``, ``cudnn_dll_name`` and ``msvcp_dll_names`` (what
@@ -164,15 +164,20 @@ def pe_imports(data: bytes) -> tuple[list[str], list[str]]:
 # --- what the wheel says -------------------------------------------------------------------------
 
 # The loader's names, and the cuda_config.h define each one's version comes from (the first
-# defined one; dso_loader.cc). nvcuda (the driver) is opened without a version.
+# defined one). tensorflow/stream_executor/platform/default/dso_loader.cc: up to TF 2.2 the
+# libraries took TF_CUDA_LIB_VERSION and cudart TF_CUDA_VERSION (read at uve/tensorflow
+# e08079463bf43e5963acc41da1f57e95603f8080); later each library has its own define, cudart
+# TF_CUDART_VERSION and cublasLt cuBLAS's (tensorflow/tensorflow
+# 026389f7f824d140f243c608984ce163eb6f5374). cupti takes TF_CUDA_VERSION in both. nvcuda (the
+# driver) is opened without a version.
 LOADER = {
     "cudart": ("TF_CUDART_VERSION", "TF_CUDA_VERSION"),
-    "cublas": ("TF_CUBLAS_VERSION",),
+    "cublas": ("TF_CUBLAS_VERSION", "TF_CUDA_LIB_VERSION"),
     "cublasLt": ("TF_CUBLAS_VERSION",),
-    "cufft": ("TF_CUFFT_VERSION",),
-    "curand": ("TF_CURAND_VERSION",),
-    "cusolver": ("TF_CUSOLVER_VERSION",),
-    "cusparse": ("TF_CUSPARSE_VERSION",),
+    "cufft": ("TF_CUFFT_VERSION", "TF_CUDA_LIB_VERSION"),
+    "curand": ("TF_CURAND_VERSION", "TF_CUDA_LIB_VERSION"),
+    "cusolver": ("TF_CUSOLVER_VERSION", "TF_CUDA_LIB_VERSION"),
+    "cusparse": ("TF_CUSPARSE_VERSION", "TF_CUDA_LIB_VERSION"),
     "cudnn": ("TF_CUDNN_VERSION",),
     "cupti": ("TF_CUDA_VERSION",),
 }
