@@ -200,6 +200,27 @@ def test_a_name_the_binary_does_not_hold_is_not_loaded(tmp_path: Path) -> None:
     assert "cusparse64_10.dll" not in w.cuda
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # 2.4 and later
+        "import collections\n\nbuild_info = collections.OrderedDict([('cuda_version', '64_101'), "
+        "('cudart_dll_name', 'cudart64_101.dll'), ('cudnn_dll_name', 'cudnn64_7.dll'), "
+        "('msvcp_dll_names', 'msvcp140.dll,msvcp140_1.dll')])\n",
+        # 2.0: module-level names, one msvcp DLL
+        "cuda_version_number = '10.1'\ncudart_dll_name = 'cudart64_101.dll'\n"
+        "cudnn_dll_name = 'cudnn64_7.dll'\nmsvcp_dll_name = 'msvcp140.dll,msvcp140_1.dll'\n",
+    ],
+)
+def test_build_info_in_each_form_is_read(tmp_path: Path, text: str) -> None:
+    w = wd.scan_wheel(wheel(tmp_path, build_info=text), "0" * 64)
+    assert w.build_info["cudart_dll_name"] == "cudart64_101.dll"
+    assert w.msvcp_checked == ["msvcp140.dll", "msvcp140_1.dll"]
+    assert w.problems == []
+    bad = text.replace("cudnn64_7", "cudnn64_8")
+    assert wd.scan_wheel(wheel(tmp_path, build_info=bad), "0" * 64).problems
+
+
 def test_build_info_disagreeing_is_an_error(tmp_path: Path) -> None:
     info = BUILD_INFO.replace("cudnn64_7", "cudnn64_8")
     path = wheel(tmp_path, build_info=info)

@@ -234,7 +234,8 @@ class WheelDlls:
 
     @property
     def msvcp_checked(self) -> list[str]:
-        raw = self.build_info.get("msvcp_dll_names")
+        """What self_check.py checks: ``msvcp_dll_names`` (2.1+), ``msvcp_dll_name`` (2.0)."""
+        raw = self.build_info.get("msvcp_dll_names", self.build_info.get("msvcp_dll_name"))
         return [s.strip() for s in raw.split(",") if s.strip()] if isinstance(raw, str) else []
 
     @property
@@ -266,22 +267,33 @@ def _loader_names(data: bytes) -> list[str]:
     return [n for n in LOADER if held(n.encode())]
 
 
+def _literal(node: ast.expr) -> Any:
+    """A literal, or ``collections.OrderedDict([...])`` of one (build_info.py from 2.4)."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name == "OrderedDict":
+            return dict(ast.literal_eval(node.args[0]))
+    return ast.literal_eval(node)
+
+
 def _build_info(text: str) -> dict[str, Any]:
-    """build_info.py's values: a ``build_info = {...}`` dict (2.1+) or module-level names."""
+    """build_info.py's values: a ``build_info`` dict (2.1+) or module-level names (2.0)."""
     out: dict[str, Any] = {}
     for node in ast.parse(text).body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if not isinstance(target, ast.Name):
-                continue
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-            if target.id == "build_info" and isinstance(value, dict):
-                out.update(value)
-            else:
-                out[target.id] = value
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        try:
+            value = _literal(node.value)
+        except (ValueError, TypeError):
+            continue
+        if target.id == "build_info" and isinstance(value, dict):
+            out.update(value)
+        else:
+            out[target.id] = value
     return out
 
 
