@@ -148,6 +148,12 @@ class WindowsManual:
     def needs_redist(self, tf: Version) -> bool:
         return Version(tf.base_version) >= self.redist_from
 
+    def runtime_dlls(self, tf: Version) -> tuple[str, ...]:
+        """The Visual C++ runtime DLLs ``tf`` needs: its DLL record's (read from the wheel),
+        else what the redistributable provides."""
+        found = self.dlls_for(tf)
+        return found.msvcp if found is not None and found.msvcp else self.redist_provides
+
     def needs_zlib(self, cudnn: Optional[Version]) -> bool:
         return cudnn is not None and self.zlib_cudnn.contains(cudnn, prereleases=True)
 

@@ -83,13 +83,14 @@ def windows_steps(
     if manual.needs_redist(tf):
         steps.append(
             _(
-                "Install the {redist} from {url}: TensorFlow >= {since} needs {dlls} on PATH "
-                "(its import fails with 'Could not find the DLL(s)' otherwise)."
+                "Install the {redist} from {url}: TensorFlow {tf} needs {dlls} on PATH "
+                "(its import fails with 'Could not find the DLL(s)' or 'DLL load failed' "
+                "otherwise)."
             ).format(
                 redist=manual.redist_name,
                 url=manual.redist_url,
-                since=manual.redist_from,
-                dlls=_(" and ").join(manual.redist_provides),
+                tf=tf,
+                dlls=", ".join(manual.runtime_dlls(tf)),
             )
         )
     if manual.needs_zlib(cudnn):
