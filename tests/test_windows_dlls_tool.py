@@ -170,6 +170,24 @@ def test_cudart_takes_its_own_define_where_there_is_one(tmp_path: Path) -> None:
     assert w.dll("cudart") == "cudart64_110.dll"
     assert w.dll("cublasLt") == "cublasLt64_10.dll"
     assert w.cupti == "cupti64_112.dll"
+    assert w.problems == []
+    # 2.5-2.10's build_info.py names cudart by TF_CUDA_VERSION: a note, not an error
+    info = BUILD_INFO.replace("cudart64_101", "cudart64_112")
+    w = wd.scan_wheel(wheel(tmp_path, config=config, build_info=info, body=body), "0" * 64)
+    assert w.problems == []
+    assert w.notes == [
+        "build_info.py's cudart_dll_name cudart64_112.dll is made from TF_CUDA_VERSION; the "
+        "loader opens cudart64_110.dll (TF_CUDART_VERSION)"
+    ]
+    out = io.StringIO()
+    path = tmp_path / "tensorflow-2.3.4-cp38-cp38-win_amd64.whl"
+    assert wd.run(wd.parse_args([str(path), "--json"]), out) == 0
+    records = tmp_path / "records.json"
+    records.write_text(out.getvalue(), encoding="utf-8")
+    again = io.StringIO()
+    assert wd.run(wd.parse_args(["--from-json", str(records)]), again) == 0
+    assert "made from TF_CUDA_VERSION" in again.getvalue()
+    assert yaml.safe_load(again.getvalue())["dlls"][0]["cuda"][0] == "cudart64_110.dll"
 
 
 def test_before_per_library_defines_the_libraries_take_the_lib_version(tmp_path: Path) -> None:

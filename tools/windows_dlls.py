@@ -197,6 +197,7 @@ class WheelDlls:
     imports: dict[str, list[str]]  # member -> imported DLLs (ordinary and delay-load)
     build_info: dict[str, Any]
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def dll(self, name: str) -> Optional[str]:
         """``cudart64_101.dll`` for ``cudart``; None when the loader does not name it."""
@@ -341,12 +342,27 @@ def scan_wheel(path: Path, digest: str) -> WheelDlls:
 
 
 def cross_check(w: WheelDlls) -> list[str]:
-    """Where build_info.py names a DLL differently from the derived names."""
+    """Where build_info.py names a DLL differently from the derived names (an error), except
+    the one known difference, which goes to ``w.notes``: from 2.5, build_info.py's
+    cudart_dll_name is made from TF_CUDA_VERSION (cudart64_112.dll) while the loader opens
+    TF_CUDART_VERSION's name (cudart64_110.dll; CUDA 11.x ships only that one)."""
     out = []
     for key, derived in (("cudart_dll_name", w.dll("cudart")), ("cudnn_dll_name", w.dll("cudnn"))):
         stated = w.build_info.get(key)
-        if isinstance(stated, str) and stated.lower() != (derived or "").lower():
-            out.append(f"build_info {key} is {stated!r}, the loader's name is {derived!r}")
+        if not isinstance(stated, str) or stated.lower() == (derived or "").lower():
+            continue
+        from_cuda_version = f"cudart{w.config.get('TF_CUDA_VERSION')}.dll"
+        if (
+            key == "cudart_dll_name"
+            and "TF_CUDART_VERSION" in w.config
+            and stated.lower() == from_cuda_version.lower()
+        ):
+            w.notes.append(
+                f"build_info.py's cudart_dll_name {stated} is made from TF_CUDA_VERSION; the "
+                f"loader opens {derived} (TF_CUDART_VERSION)"
+            )
+            continue
+        out.append(f"build_info {key} is {stated!r}, the loader's name is {derived!r}")
     return out
 
 
@@ -484,6 +500,7 @@ def render_yaml(reads: Sequence[Read], retrieved: str) -> str:
                     f"tools/windows_dlls.py on {r.source} (sha256 {r.dlls.sha256}): "
                     f"cuda_config.h {_config_text(r.dlls.config)}; loader names in "
                     f"{r.dlls.main_module}; MSVC DLLs from the PE import tables"
+                    + "".join(f"; {n}" for n in r.dlls.notes)
                 )
             )
         lines.append(f"    retrieved: {_quote(retrieved)}")
@@ -521,9 +538,32 @@ def as_json(r: Read) -> dict[str, Any]:
         "msvcp_checked_by_self_check": d.msvcp_checked,
         "cuda_imported_directly": d.cuda_imported,
         "main_module_imports": d.imports[d.main_module],
+        "imports": d.imports,
         "build_info": {k: v for k, v in d.build_info.items() if "dll" in k or "version" in k},
         "problems": d.problems,
+        "notes": d.notes,
     }
+
+
+def from_json(record: dict[str, Any]) -> Read:
+    """A record printed by --json, read back (--from-json: render or write again without
+    downloading). Records without "imports" (written before it was added) keep the main
+    module's imports and the union of the runtime and CUDA DLLs the modules import."""
+    imports = record.get("imports") or {
+        record["main_module"]: record["main_module_imports"],
+        "(other modules)": record["msvc_imported"] + record["cuda_imported_directly"],
+    }
+    w = WheelDlls(
+        wheel=record["wheel"],
+        sha256=record["sha256"],
+        main_module=record["main_module"],
+        config=dict(record["cuda_config"]),
+        loader_names=list(record["loader_names"]),
+        imports={k: list(v) for k, v in imports.items()},
+        build_info=dict(record["build_info"]),
+    )
+    w.problems.extend(cross_check(w))
+    return Read(_version_of(w.wheel), record["source"], w)
 
 
 # --- command line --------------------------------------------------------------------------------
@@ -537,18 +577,29 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     )
     p.add_argument("wheels", nargs="*", type=Path, help="win_amd64 wheels already downloaded")
     p.add_argument("--download", nargs="*", default=[], metavar="PROJECT==VERSION")
+    p.add_argument(
+        "--from-json",
+        type=Path,
+        help="records printed by an earlier --json run, read back instead of wheels",
+    )
     p.add_argument("--python", help="the wheel's Python tag for --download (e.g. cp37)")
     p.add_argument("--workdir", type=Path, help="where --download puts a wheel while it is read")
     p.add_argument("--json", action="store_true", help="print one JSON record per wheel")
     p.add_argument("--write", type=Path, help="replace the dlls: block of this YAML file")
     p.add_argument("--retrieved", default=datetime.date.today().isoformat())
     args = p.parse_args(argv)
-    if not args.wheels and not args.download:
-        p.error("give wheels or --download")
+    if not args.wheels and not args.download and args.from_json is None:
+        p.error("give wheels, --download or --from-json")
     return args
 
 
 def _read_all(args: argparse.Namespace, workdir: Path) -> Iterator[Read]:
+    if args.from_json is not None:
+        try:
+            records = json.loads(args.from_json.read_text(encoding="utf-8"))
+            yield from (from_json(r) for r in records)
+        except (ValueError, KeyError, TypeError) as e:
+            raise ScanError(f"{args.from_json}: not records printed by --json ({e!r})") from None
     for path in args.wheels:
         if not path.is_file():
             raise ScanError(f"{path}: no such file")
