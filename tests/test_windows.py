@@ -553,8 +553,8 @@ def test_linux_and_wsl2_system_steps(kb: KnowledgeBase) -> None:
             "x86_64",
             glibc=Version("2.35"),
             python=Version("3.8"),
-            cc=Version("8.6"),
-            gpu_name="NVIDIA GeForce RTX 3060",
+            cc=Version("7.5"),  # Turing: the newest GPU cuDNN 7.6 (TF 2.3's) has code for
+            gpu_name="NVIDIA GeForce RTX 2070",
             driver=DriverVersion("535.104.05"),
         )
         res = resolve(kb, target, Request(tf=SpecifierSet("==2.3.*"), tf_text="2.3", manager="pip"))
