@@ -254,3 +254,23 @@ def test_read_stamp_never_opens_a_fifo(tmp_path: Path) -> None:
     bad = tmp_path / "requirements.gpu.txt"
     bad.write_bytes(b"# tfenv-inputs: sha256:" + b"0" * 64 + b"\n\xff\n")
     assert read_stamp(bad) is None  # not UTF-8
+
+
+def test_explain_catalogue_edits_leave_lockfiles_current(tmp_path: Path) -> None:
+    """The data digest in a lockfile's inputs covers what a plan or lockfile may depend on
+    (a runtime bound does), not explain's catalogue of error messages: editing it (a new
+    explain entry in a tfenv upgrade) must not make every team's lockfiles stale."""
+    import shutil
+
+    import tfenv.data
+    from tfenv.lock.header import kb_data_version
+
+    root = tmp_path / "data"
+    shutil.copytree(Path(tfenv.data.__file__).parent, root)
+    before = kb_data_version(KnowledgeBase(root))
+    with (root / "errors.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("\n# an edit to explain's catalogue\n")
+    assert kb_data_version(KnowledgeBase(root)) == before
+    with (root / "tensorflow" / "runtime.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("\n# an edit to the runtime bounds\n")
+    assert kb_data_version(KnowledgeBase(root)) != before

@@ -61,10 +61,14 @@ _CONTENT_RE = re.compile(r"^#\s*tfenv-content: sha256:([0-9a-f]{64})\s*$")
 _SHORT = 12  # hex digits of each input's digest: enough to tell that one changed
 _WIDTH = 100
 _DATA_SUFFIXES = (".yaml", ".yml", ".json")
+# data files no plan or lockfile reads: explain's catalogue of error messages. Editing it
+# must not make every team's lockfiles stale (lock --check in CI after a tfenv upgrade)
+_NOT_LOCK_INPUTS = frozenset({"errors.yaml"})
 
 
 def kb_data_version(kb: KnowledgeBase) -> str:
-    """sha256 of every knowledge-base data file (relative name and bytes), memoised."""
+    """sha256 of every knowledge-base data file a plan or lockfile may depend on (relative
+    name and bytes; not explain's catalogue), memoised."""
     return kb.memo(("lock.kb_data_version", str(kb.root)), lambda: _hash_tree(_data_root(kb)))
 
 
@@ -336,6 +340,8 @@ def _hash_tree(root: Path) -> str:
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in _DATA_SUFFIXES)
     for p in files:
         rel = p.relative_to(root).as_posix()
+        if rel in _NOT_LOCK_INPUTS:
+            continue
         h.update(rel.encode("utf-8") + b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")
