@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # English, whatever the locale of the machine running the tests (tests/test_i18n.py
     # chooses Chinese where it means to)
     os.environ["TFENV_LANG"] = "en"
+    # a suite started in the background of a non-interactive shell (`cmd &`, nohup) inherits
+    # SIGINT ignored, and so would every tfenv it starts: the tests that send SIGINT would
+    # see it ignored. A handler here (not SIG_IGN) is reset to the default in children.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
