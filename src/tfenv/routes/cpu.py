@@ -134,21 +134,27 @@ def _conda_forge_newer(where: Where, opt: TfOption) -> tuple[Sentence, ...]:
     offer = conda_forge_cpu(where.kb, where.target, newer_than=opt.version)
     if offer is None:
         return ()
-    floor = (
-        _("macOS {macos} or later, ").format(macos=offer.macos) if offer.macos is not None else ""
-    )
+    if offer.macos is not None:
+        template = _(
+            "Newer than this plan: conda-forge has CPU-only builds of TensorFlow {tensorflow} "
+            "for {subdir} (Python {pythons}, macOS {macos} or later, builds {builds}; a release "
+            "state of its recipe, the upload not verified here; {source}): {command}, then "
+            "{activate}."
+        )
+    else:
+        template = _(
+            "Newer than this plan: conda-forge has CPU-only builds of TensorFlow {tensorflow} "
+            "for {subdir} (Python {pythons}, builds {builds}; a release state of its recipe, "
+            "the upload not verified here; {source}): {command}, then {activate}."
+        )
     return (
         said(
             "conda-forge-newer",
-            _(
-                "Newer than this plan: conda-forge has CPU-only builds of TensorFlow {tensorflow} "
-                "for {subdir} (Python {pythons}, {floor}builds {builds}; a release state of its "
-                "recipe, the upload not verified here; {source}): {command}, then {activate}."
-            ),
+            template,
             tensorflow=offer.version,
             subdir=where.target.platform.conda_subdir,
             pythons=offer.pythons,
-            floor=floor,
+            macos=offer.macos,
             builds=offer.builds,
             source=offer.source,
             command=offer.command,
