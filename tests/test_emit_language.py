@@ -24,10 +24,10 @@ from typing import Optional
 import pytest
 
 from tests.test_emit import ROUTES
-from tests.test_zh_explain_all import english_sentences
-from tests.test_zh_explain_all import sources as kb_sources  # noqa: F401 (the fixture 'sources')
+from tests.test_zh_explain_all import SNAPSHOT, _provenances, english_sentences
 from tfenv.cli import main
 from tfenv.emit.requirements_txt import CODING
+from tfenv.kb import KnowledgeBase
 
 #: name -> resolve's flags: every route of tests/test_emit.py, and the guides' machines
 MACHINES: dict[str, tuple[str, ...]] = {
@@ -89,6 +89,13 @@ def prose(name: str, text: str) -> list[str]:
         for line in text.splitlines()
         if line.strip().startswith("#") and line + "\n" != CODING
     ]
+
+
+@pytest.fixture(scope="module")
+def sources() -> list[str]:
+    """Every source citation the knowledge base holds, longest first (as explain's test)."""
+    found = {s for p in _provenances(KnowledgeBase(SNAPSHOT)) for s in p.sources}
+    return sorted(found, key=len, reverse=True)
 
 
 @pytest.fixture(scope="module")
