@@ -12,6 +12,7 @@ does not end the shell (trial finding R9).
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import os
 import re
@@ -23,6 +24,9 @@ from typing import Optional
 
 import pytest
 
+from tests.golden_emit import CASES as GOLDEN_CASES
+from tests.golden_emit import OUT as GOLDEN
+from tests.golden_emit import render as render_golden
 from tests.test_emit import ROUTES
 from tests.test_zh_explain_all import SNAPSHOT, _provenances, english_sentences
 from tfenv.cli import main
@@ -279,3 +283,18 @@ def test_activation_still_finds_the_wheels(
         lib, xla = done.stdout.splitlines()
         assert lib == str(site / "nvidia" / "cudnn" / "lib")
         assert xla == f"--xla_gpu_cuda_data_dir={site}/nvidia/cuda_nvcc"
+
+
+# --- golden files --------------------------------------------------------------------------
+
+
+def test_golden_emitted_files_in_both_languages() -> None:
+    """The English files are what they were (R9's changes aside: the GPU's name in the
+    regenerate command, the script that survives ``set -e``); the Chinese ones reviewed."""
+    want = GOLDEN.read_text("utf-8")
+    got = render_golden()
+    assert want.count("\n=== ") >= 2 * len(GOLDEN_CASES) - 1, "the golden file lost its cases"
+    diff = "".join(
+        difflib.unified_diff(want.splitlines(True), got.splitlines(True), "golden", "now", n=1)
+    )
+    assert got == want, f"tests/golden/emit.txt differs (python -m tests.golden_emit):\n{diff}"
