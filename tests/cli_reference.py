@@ -27,9 +27,22 @@ all mean Simplified Chinese for now; `C`, `POSIX`, `en_*` and every other langua
 English), else English. A `--lang` or `TFENV_LANG` naming another language is refused (exit
 2). A terminal whose encoding cannot show Chinese (`PYTHONIOENCODING=ascii`, a non-Chinese
 Windows code page) gets English and a one-line note. `--json` output (English sentences, each
-beside a language-neutral code: [json.md](json.md)), lockfiles and requirements files are the
-same bytes in every language; see [zh/index.md](zh/index.md). Help text is wrapped by display
-width (a Chinese character takes two columns).
+beside a language-neutral code: [json.md](json.md)) and lockfiles (`tfenv lock`'s
+`requirements.*.txt`, `pylock.*.toml`, `conda-lock.*.yml`, `environment.*.yml`) are the same
+bytes in every language: a team's lockfiles and their digests must not depend on who locked.
+The files `resolve --emit` and `tfenv install` write are for a person and follow the language:
+their comments (the header, each pin's reason, the Dockerfile's and scripts' notes) and
+`INSTALL.md`; the same inputs in the same language write the same bytes, and the header's
+regenerate command carries `--lang zh` when the language is not English (and the GPU by its
+name, quoted for the target's shell). Two exceptions stay ASCII English in every language:
+the Windows scripts `activate-tfenv.bat` and `.ps1` (cmd.exe reads a batch file in the
+console's code page and Windows PowerShell 5.1 a script without a BOM in the ANSI code page:
+[windows.md](windows.md)), and the `added by tfenv install` line in a venv's own activation
+scripts (a marker tfenv looks for). A requirements file that is not ASCII starts with
+`# -*- coding: utf-8 -*-`, which pip before 24.2 needs to read it in a GBK or C locale
+(pypa/pip#12771). `--json` runs in English, so `--json --emit` writes English files. See
+[zh/index.md](zh/index.md). Help text is wrapped by display width (a Chinese character takes
+two columns).
 """
 
 

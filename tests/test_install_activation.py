@@ -14,6 +14,7 @@ import pytest
 
 from tests.install_index import PY
 from tfenv import api
+from tfenv.i18n import using
 from tfenv.install.activation import hook_scripts, write_hooks
 from tfenv.install.create import Layout, find_uv
 from tfenv.install.verify import activated_environ
@@ -38,14 +39,16 @@ def _venv(path: Path) -> None:
     subprocess.run([uv, "venv", "--python", PY, str(path)], check=True, capture_output=True)
 
 
-def test_venv_activate_sets_the_wheel_paths(tmp_path: Path, kb: KnowledgeBase) -> None:
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_venv_activate_sets_the_wheel_paths(tmp_path: Path, kb: KnowledgeBase, lang: str) -> None:
     res = _plan(kb, os="linux", gpu="RTX 3060", driver="535.104.05", python=PY, tf="2.16.1")
     assert res.plan is not None
     assert res.plan.route == "pip"
     prefix = tmp_path / "env"
     _venv(prefix)
     layout = Layout(prefix, "linux")
-    written = write_hooks(layout, res)
+    with using(lang):  # the scripts' comments in that language, the values the same
+        written = write_hooks(layout, res)
     assert prefix / "bin" / "activate-tfenv.sh" in written
     assert prefix / "bin" / "activate" in written
     site = next(prefix.glob("lib/python*/site-packages"))
@@ -82,14 +85,18 @@ def _sourced(shell: str, script: Path, environ: Mapping[str, str]) -> dict[str, 
     return dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
 
 
-def test_venv_activate_fish_sets_what_bash_sets(tmp_path: Path, kb: KnowledgeBase) -> None:
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_venv_activate_fish_sets_what_bash_sets(
+    tmp_path: Path, kb: KnowledgeBase, lang: str
+) -> None:
     """The venv's own activate.fish, sourced by a real fish, ends with the variables bash's
     activate sets (the wheels' libraries, ptxas, XLA's dir), in a folder with a quote."""
     res = _plan(kb, os="linux", gpu="RTX 3060", driver="535.104.05", python=PY, tf="2.16.1")
     prefix = tmp_path / "it's env"  # a quote and a space: quoted for fish
     _venv(prefix)
     layout = Layout(prefix, "linux")
-    written = write_hooks(layout, res)
+    with using(lang):  # the scripts' comments in that language, the values the same
+        written = write_hooks(layout, res)
     assert prefix / "bin" / "activate.fish" in written
     # csh cannot take a quote inside the command substitution it needs: no csh script
     assert prefix / "bin" / "activate-tfenv.csh" not in written
@@ -109,12 +116,16 @@ def test_venv_activate_fish_sets_what_bash_sets(tmp_path: Path, kb: KnowledgeBas
         assert env[name] == bash[name], name
 
 
-def test_venv_activate_csh_sets_what_bash_sets(tmp_path: Path, kb: KnowledgeBase) -> None:
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_venv_activate_csh_sets_what_bash_sets(
+    tmp_path: Path, kb: KnowledgeBase, lang: str
+) -> None:
     res = _plan(kb, os="linux", gpu="RTX 3060", driver="535.104.05", python=PY, tf="2.16.1")
     prefix = tmp_path / "an env"
     _venv(prefix)
     layout = Layout(prefix, "linux")
-    assert prefix / "bin" / "activate-tfenv.csh" in write_hooks(layout, res)
+    with using(lang):
+        assert prefix / "bin" / "activate-tfenv.csh" in write_hooks(layout, res)
     site = next(prefix.glob("lib/python*/site-packages"))
     (site / "nvidia" / "cublas" / "lib").mkdir(parents=True)
     ptxas = site / "nvidia" / "cuda_nvcc" / "bin" / "ptxas"

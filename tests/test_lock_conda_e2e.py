@@ -105,3 +105,22 @@ def test_failed_conda_solve_keeps_existing_files(tmp_path: Path, channel: str) -
         lock_project(kb, load_config(tmp_path), opts)
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "tfenv.toml"}
     assert after == {k: v for k, v in before.items() if k != "tfenv.toml"}
+
+
+def test_conda_lockfiles_are_byte_identical_in_every_language(tmp_path: Path, channel: str) -> None:
+    """conda-lock.*.yml and environment.*.yml are lockfiles: English whatever the language
+    (docs/cli.md), so a team's files and their digests do not depend on who locked."""
+    from tfenv.i18n import using
+
+    kb = frozen_kb()
+    opts = LockOptions(environ=os.environ)
+    files = {}
+    for lang in ("en", "zh"):
+        folder = tmp_path / lang
+        folder.mkdir()
+        with using(lang):
+            written = lock_project(kb, load_config(project(folder, channel)), opts).written
+        files[lang] = {p.name: p.read_bytes() for p in written}
+    assert sorted(files["en"]) == ["conda-lock.gpu.yml", "environment.gpu.yml"]
+    assert files["zh"] == files["en"]
+    assert all(data.isascii() for data in files["zh"].values())

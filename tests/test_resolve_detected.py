@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,22 @@ def test_no_nvidia_driver_plans_for_the_cpu(tmp_path: Path) -> None:
     assert data["target"]["compute_capability"] is None
     assert data["plan"]["gpu"] is False
     assert any("No NVIDIA driver" in n for n in data["target"]["notes"])
+
+
+def test_emitted_regenerate_command_names_the_detected_gpu(tmp_path: Path) -> None:
+    """The header's command keeps the GPU detection found by its name (trial finding R9:
+    not --cc alone), and run on another machine it writes the same pins."""
+    bin_dir = fake_smi(tmp_path / "bin", "smi-418.39-titan-x-pascal.txt")
+    done = resolve("--python", "3.7", "--emit", str(tmp_path / "out"), path=bin_dir)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "out" / "requirements.txt").read_text("utf-8")
+    line = next(x for x in text.splitlines() if "regenerate with: " in x)
+    command = line.split("regenerate with: ", 1)[1]
+    assert "--gpu 'TITAN X (Pascal)' --cc 6.1 --driver 418.39 " in command, command
+    words = shlex.split(command.removesuffix(" --emit DIR"))
+    again = resolve(*words[2:], "--emit", str(tmp_path / "again"), path=tmp_path / "no-smi")
+    assert again.returncode == 0, again.stderr
+    # the same pins, each with the same reason; the header's Target line names the GPU as
+    # tfenv's GPU list does (NVIDIA TITAN X (Pascal)), where detection kept nvidia-smi's name
+    body = (tmp_path / "again" / "requirements.txt").read_text("utf-8").split("\ntensorflow", 1)
+    assert body[1] == text.split("\ntensorflow", 1)[1]

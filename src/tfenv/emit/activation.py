@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
+from tfenv.i18n import _
+from tfenv.i18n.width import wrap
 from tfenv.textsafe import comment_block, shell_export
 
 if TYPE_CHECKING:
@@ -12,19 +14,25 @@ if TYPE_CHECKING:
 
 __all__ = ["render_activation", "render_wheel_activation"]
 
+# The wheels' folders, found through the environment's Python. A shell without ``python``
+# on PATH (or one whose ``python`` fails) sets nothing and goes on: sourced under ``set -e``
+# the script must not end the shell (``|| _tfenv_site=`` keeps a failing python from it).
 _PIP_WHEELS = """\
-# Puts the CUDA libraries of the nvidia-* wheels on the loader path and points XLA at
-# their ptxas and libdevice (TensorFlow 2.16.1 did not find them on its own).
-_tfenv_site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-for _tfenv_lib in "$_tfenv_site"/nvidia/*/lib; do
-    [ -d "$_tfenv_lib" ] && LD_LIBRARY_PATH="$_tfenv_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-done
-export LD_LIBRARY_PATH
-if [ -x "$_tfenv_site/nvidia/cuda_nvcc/bin/ptxas" ]; then
-    export PATH="$_tfenv_site/nvidia/cuda_nvcc/bin:$PATH"
-    export XLA_FLAGS="--xla_gpu_cuda_data_dir=$_tfenv_site/nvidia/cuda_nvcc"
+_tfenv_py='import sysconfig; print(sysconfig.get_paths()["purelib"])'
+_tfenv_site=$(python -c "$_tfenv_py" 2>/dev/null) || _tfenv_site=
+if [ -n "$_tfenv_site" ]; then
+    for _tfenv_lib in "$_tfenv_site"/nvidia/*/lib; do
+        if [ -d "$_tfenv_lib" ]; then
+            LD_LIBRARY_PATH="$_tfenv_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        fi
+    done
+    export LD_LIBRARY_PATH
+    if [ -x "$_tfenv_site/nvidia/cuda_nvcc/bin/ptxas" ]; then
+        export PATH="$_tfenv_site/nvidia/cuda_nvcc/bin:$PATH"
+        export XLA_FLAGS="--xla_gpu_cuda_data_dir=$_tfenv_site/nvidia/cuda_nvcc"
+    fi
 fi
-unset _tfenv_site _tfenv_lib
+unset _tfenv_py _tfenv_site _tfenv_lib
 """
 
 
@@ -38,7 +46,13 @@ def render_activation(res: Resolution) -> Optional[str]:
 
 def render_wheel_activation(res: Resolution) -> Optional[str]:
     """A script that points the loader and XLA at the nvidia-* wheels' libraries and tools."""
-    return _head(res) + _PIP_WHEELS if _applies(res) else None
+    if not _applies(res):
+        return None
+    what = _(
+        "Puts the CUDA libraries of the nvidia-* wheels on the loader path and points XLA at "
+        "their ptxas and libdevice (TensorFlow 2.16.1 did not find them on its own)."
+    )
+    return _head(res) + comment_block(wrap(what, 86)) + _PIP_WHEELS
 
 
 def _applies(res: Resolution) -> bool:
@@ -50,6 +64,8 @@ def _head(res: Resolution) -> str:
     return comment_block(
         [
             *header_lines(res),
-            "Source this file after activating the environment: . ./activate-tfenv.sh",
+            _("Source this file after activating the environment: {command}").format(
+                command=". ./activate-tfenv.sh"
+            ),
         ]
     )

@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.emit._header import header_lines
+from tfenv.i18n import _
+from tfenv.i18n.width import wrap
 from tfenv.routes.container import SMOKE_TEST
 from tfenv.shells import command
 from tfenv.textsafe import comment, docker_json_array
@@ -33,9 +35,13 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
     assert plan is not None
     assert plan.image is not None
     lines = [comment(line) for line in header_lines(res)]
-    lines += [comment(f"Host: {need}") for need in plan.host]
+    lines += [comment(_("Host: {need}").format(need=need)) for need in plan.host]
     lines += [
-        "# Build and check: docker build -t tfenv-app . && docker run --gpus all --rm tfenv-app",
+        comment(
+            _("Build and check: {command}").format(
+                command="docker build -t tfenv-app . && docker run --gpus all --rm tfenv-app"
+            )
+        ),
         "",
         f"FROM {plan.image}",
     ]
@@ -43,7 +49,7 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
         lines += _python(plan)
     lines += [
         "",
-        "# a non-root user to run as (the image itself runs as root)",
+        comment(_("a non-root user to run as (the image itself runs as root)")),
         f"RUN useradd --create-home --shell /bin/bash {USER}",
         "WORKDIR /workspace",
     ]
@@ -51,7 +57,7 @@ def render_dockerfile(res: Resolution, lock: Optional[str] = None) -> str:
     lines += [
         "",
         f"USER {USER}",
-        "# healthy only while TensorFlow sees a GPU (run with --gpus all)",
+        comment(_("healthy only while TensorFlow sees a GPU (run with --gpus all)")),
         "HEALTHCHECK --interval=5m --timeout=2m --start-period=1m --retries=1 "
         f"CMD {docker_json_array(['python', '-c', SMOKE_TEST])}",
         f"CMD {docker_json_array(['python', '-c', SMOKE_TEST])}",
@@ -64,8 +70,7 @@ def _python(plan: Plan) -> list[str]:
     py = f"python{plan.python}"
     return [
         "",
-        f"# Python {plan.python} from the deadsnakes PPA (as tensorflow/build's Dockerfiles",
-        "# install Python), in a virtual environment that comes first on PATH",
+        *(comment(line) for line in wrap(_python_why(plan), 75)),
         "ENV DEBIAN_FRONTEND=noninteractive",
         "RUN apt-get update \\",
         " && apt-get install -y --no-install-recommends software-properties-common \\",
@@ -78,12 +83,32 @@ def _python(plan: Plan) -> list[str]:
     ]
 
 
+def _python_why(plan: Plan) -> str:
+    return _(
+        "Python {version} from the deadsnakes PPA (as tensorflow/build's Dockerfiles install "
+        "Python), in a virtual environment that comes first on PATH"
+    ).format(version=plan.python)
+
+
+def _not_hashed() -> str:
+    return _(
+        "TensorFlow and its CUDA wheels, NOT hash-checked: lock them for a container target "
+        "('tfenv lock') and pass the lock with --requirements for a --require-hashes install"
+    )
+
+
 def _install(plan: Plan, lock: Optional[str]) -> list[str]:
     if lock is not None:
-        what = "TensorFlow and its CUDA wheels included, " if plan.pip else ""
+        if plan.pip:
+            what = _(
+                "the project's lock (TensorFlow and its CUDA wheels included, {lock}), "
+                "installed with hash checking"
+            )
+        else:
+            what = _("the project's lock ({lock}), installed with hash checking")
         return [
             "",
-            comment(f"the project's lock ({what}{lock}), installed with hash checking"),
+            comment(what.format(lock=lock)),
             f"COPY {docker_json_array([lock, LOCK_IN_IMAGE])}",
             "RUN python -m pip install --no-cache-dir --require-hashes --no-deps "
             f"-r {LOCK_IN_IMAGE} && rm {LOCK_IN_IMAGE}",
@@ -92,8 +117,7 @@ def _install(plan: Plan, lock: Optional[str]) -> list[str]:
         return []
     return [
         "",
-        "# TensorFlow and its CUDA wheels, NOT hash-checked: lock them for a container target",
-        "# ('tfenv lock') and pass the lock with --requirements for a --require-hashes install",
+        *(comment(line) for line in wrap(_not_hashed(), 86)),
         # the image's shell is POSIX: each spec written by the one command renderer
         "RUN " + command(["python", "-m", "pip", "install", "--no-cache-dir", *plan.pip], "posix"),
     ]

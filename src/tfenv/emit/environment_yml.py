@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from tfenv.emit._header import header_lines
 from tfenv.formats.environment_yml import render_environment as write_environment
+from tfenv.i18n import _
 from tfenv.routes.conda import conda_env_name
 
 if TYPE_CHECKING:
@@ -26,7 +27,9 @@ def render_environment(res: Resolution, name: str = "") -> str:
         pip_specs=plan.pip,
         header=(
             *header_lines(res),
-            "Create the environment: conda env create -f environment.yml; "
-            f"update it: conda env update -n {name} -f environment.yml --prune",
+            _("Create the environment: {create}; update it: {update}").format(
+                create="conda env create -f environment.yml",
+                update=f"conda env update -n {name} -f environment.yml --prune",
+            ),
         ),
     )

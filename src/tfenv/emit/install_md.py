@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from tfenv.emit._header import translated_header_lines
+from tfenv.emit._header import header_lines
 from tfenv.i18n import _
 from tfenv.shells import scripts_for, set_variable
 from tfenv.textsafe import visible
@@ -24,7 +24,7 @@ def render_install_md(res: Resolution) -> Optional[str]:
     plan = res.plan
     if plan is None or not plan.steps:
         return None
-    head = translated_header_lines(res)
+    head = header_lines(res)
     out = ["# " + _("Install {stack}").format(stack=visible(plan.summary())), ""]
     out += [f"> {visible(line)}  " for line in head]
     out += ["", "## " + _("Steps"), ""]

@@ -82,7 +82,7 @@ def write_hooks(layout: Layout, res: Resolution) -> list[Path]:
 def _scripts(layout: Layout, res: Resolution) -> dict[str, str]:
     """The plan's scripts, and where there is a POSIX one the fish and csh ones that
     run it (with their helper, under the key ``_BRIDGE``)."""
-    from tfenv.emit.activation_shells import BRIDGE, exported_names, render_csh, render_fish
+    from tfenv.emit.activation_shells import bridge_script, exported_names, render_csh, render_fish
 
     scripts = hook_scripts(res)
     posix = scripts.get(".sh")
@@ -94,7 +94,7 @@ def _scripts(layout: Layout, res: Resolution) -> dict[str, str]:
     csh = render_csh(res, sh, bridge, names)
     if csh is not None:
         scripts[".csh"] = csh
-    scripts[_BRIDGE] = BRIDGE
+    scripts[_BRIDGE] = bridge_script()
     return scripts
 
 
