@@ -131,7 +131,7 @@ def activated_environ(layout: Layout, environ: Mapping[str, str]) -> dict[str, s
 
     base = dict(environ)
     base.pop("VIRTUAL_ENV", None)
-    if layout.os_name == "windows":
+    if layout.windows:
         return _windows_activated(layout, base)
     if layout.conda:
         base["CONDA_PREFIX"] = str(layout.prefix)
