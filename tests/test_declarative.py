@@ -4,6 +4,7 @@ closed lists a lower layer validates input with are the ones the registries make
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -75,6 +76,56 @@ def test_the_guards_can_fail() -> None:
     assert _OS_NAME.search('if "windows" == os:')
     assert not _OS_NAME.search("return per_driver_os(os, self.linux, self.windows)")
     assert not _OS_NAME.search("if system(os_kind).runs_linux:")
+
+
+_SYSTEM_LITERALS = frozenset(s.name for s in SYSTEMS)
+
+
+def _names_a_system(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value in _SYSTEM_LITERALS
+
+
+def _system_comparisons(source: str) -> list[int]:
+    """Lines comparing a value with a system's name, however the value is written
+    (`facts.get("os") == "macos"`, `parse_os(m.os) != "linux"`, `x in ("linux", "wsl2")`):
+    the regular expression above sees only named variables. A substring test (`"linux" in
+    tag`) and the shell kind (`shell == "windows"`, shells.Shell) are not systems."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                hit = isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(
+                    _names_a_system(e) for e in right.elts
+                )
+            else:
+                shell = any(isinstance(x, ast.Name) and x.id == "shell" for x in (left, right))
+                hit = not shell and (_names_a_system(left) or _names_a_system(right))
+            if hit:
+                out.append(node.lineno)
+            left = right
+    return out
+
+
+def test_no_system_name_compared_outside_models_whatever_the_expression() -> None:
+    hits = [
+        f"{path.relative_to(SRC)}:{line}"
+        for path in _sources("models")
+        for line in _system_comparisons(path.read_text(encoding="utf-8"))
+    ]
+    assert hits == []
+
+
+def test_the_expression_guard_can_fail() -> None:
+    assert _system_comparisons('if facts.get("os") == "macos": pass')
+    assert _system_comparisons('ok = specs.parse_os(m.os) != "linux"')
+    assert _system_comparisons('ok = kind(x) in ("linux", "wsl2")')
+    assert _system_comparisons('ok = "windows" == name')
+    assert not _system_comparisons('ok = "linux" in tag')
+    assert not _system_comparisons('ok = shell == "windows"')
+    assert not _system_comparisons("ok = target.system.is_linux")
 
 
 def test_the_system_guard_covers_kb_install_and_host() -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "System",
     "UnsupportedPlatform",
     "is_linux_driver",
+    "known_system",
     "machine",
     "normalize_arch",
     "per_driver_os",
@@ -268,6 +269,11 @@ def system(name: str) -> System:
                 name=name, known=", ".join(s.name for s in SYSTEMS)
             )
         ) from None
+
+
+def known_system(name: object) -> Optional[System]:
+    """The system ``name`` names, or None where it names none (absent, or not a name)."""
+    return _SYSTEMS.get(name) if isinstance(name, str) else None
 
 
 def normalize_arch(system_name: str, arch: str) -> str:
