@@ -505,6 +505,8 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
                 _("{name}: TensorFlow {series}'s kernels cannot load on it"),
                 name=name,
                 series=build.series,
+                gpu=gpu.name,
+                cc=cc,
             ),
             said(
                 "compute-cannot-load-detail",
@@ -526,6 +528,8 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
                 _("{name} runs TensorFlow {series}'s kernels {value}"),
                 name=name,
                 series=build.series,
+                gpu=gpu.name,
+                cc=cc,
                 value=code.text(),
             ),
             said(
@@ -552,7 +556,15 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
     return Finding(
         fid,
         "ok",
-        said(said_code, summary, name=name, series=build.series, value=code.text()),
+        said(
+            said_code,
+            summary,
+            name=name,
+            series=build.series,
+            value=code.text(),
+            gpu=gpu.name,
+            cc=cc,
+        ),
         said("compute-built", "{built}", built=built),
     )
 
