@@ -4,6 +4,7 @@ closed lists a lower layer validates input with are the ones the registries make
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -26,12 +27,16 @@ _ROUTE_NAME = re.compile(
     rf"""|["']({_NAMES})["']\s*(==|!=)\s*\S*(route|manager)"""
 )
 _SYSTEM_NAMES = "|".join(s.name for s in SYSTEMS)
-# a target's or a platform's system compared as a string (`target.os == "wsl2"`), or a
-# WSL2/macOS literal compared anywhere (the driver-table keys "linux"/"windows" of kb/
-# are data keys, not systems)
+# a system compared as a string anywhere: a target's or a platform's (`target.os ==
+# "wsl2"`), a variable holding one (`os_kind == "windows"`, `layout.os_name != "windows"`,
+# `for os in ("linux", "windows")`), a driver or build system (`driver_os != "linux"`;
+# models.platform.per_driver_os picks Linux's or Windows' of a pair), or a system's name
+# on the left of a comparison
+_OS_VAR = r"(os|os_name|os_kind|system_name|driver_os|build_os)"
 _OS_NAME = re.compile(
     r"""\.os\s*(==|!=|in|not in)\s*[("']"""
-    r"""|\bos\s*(==|!=)\s*["'](wsl2|macos)["']"""
+    rf"""|\b{_OS_VAR}\s*(==|!=|in|not in)\s*[("']"""
+    r"""|["'](linux|windows|wsl2|macos)["']\s*(==|!=)"""
 )
 
 
@@ -62,6 +67,83 @@ def test_the_guards_can_fail() -> None:
     assert _OS_NAME.search('if target.os == "wsl2":')
     assert _OS_NAME.search('if m.os in ("wsl2", "windows"):')
     assert not _OS_NAME.search("if target.system.is_wsl2:")
+    # the driver and build systems of kb/, install's layouts, host detection
+    assert _OS_NAME.search('return self.linux if os == "linux" else self.windows')
+    assert _OS_NAME.search('if self.os_name != "windows":')
+    assert _OS_NAME.search('elif os_kind in ("linux", "wsl2"):')
+    assert _OS_NAME.search('if target.driver_os != "linux":')
+    assert _OS_NAME.search('for os in ("linux", "windows")]')
+    assert _OS_NAME.search('if "windows" == os:')
+    assert not _OS_NAME.search("return per_driver_os(os, self.linux, self.windows)")
+    assert not _OS_NAME.search("if system(os_kind).runs_linux:")
+
+
+_SYSTEM_LITERALS = frozenset(s.name for s in SYSTEMS)
+
+
+def _names_a_system(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value in _SYSTEM_LITERALS
+
+
+def _system_comparisons(source: str) -> list[int]:
+    """Lines comparing a value with a system's name, however the value is written
+    (`facts.get("os") == "macos"`, `parse_os(m.os) != "linux"`, `x in ("linux", "wsl2")`):
+    the regular expression above sees only named variables. A substring test (`"linux" in
+    tag`) and the shell kind (`shell == "windows"`, shells.Shell) are not systems."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                hit = isinstance(right, (ast.Tuple, ast.List, ast.Set)) and any(
+                    _names_a_system(e) for e in right.elts
+                )
+            else:
+                shell = any(isinstance(x, ast.Name) and x.id == "shell" for x in (left, right))
+                hit = not shell and (_names_a_system(left) or _names_a_system(right))
+            if hit:
+                out.append(node.lineno)
+            left = right
+    return out
+
+
+def test_no_system_name_compared_outside_models_whatever_the_expression() -> None:
+    hits = [
+        f"{path.relative_to(SRC)}:{line}"
+        for path in _sources("models")
+        for line in _system_comparisons(path.read_text(encoding="utf-8"))
+    ]
+    assert hits == []
+
+
+def test_the_expression_guard_can_fail() -> None:
+    assert _system_comparisons('if facts.get("os") == "macos": pass')
+    assert _system_comparisons('ok = specs.parse_os(m.os) != "linux"')
+    assert _system_comparisons('ok = kind(x) in ("linux", "wsl2")')
+    assert _system_comparisons('ok = "windows" == name')
+    assert not _system_comparisons('ok = "linux" in tag')
+    assert not _system_comparisons('ok = shell == "windows"')
+    assert not _system_comparisons("ok = target.system.is_linux")
+
+
+def test_the_system_guard_covers_kb_install_and_host() -> None:
+    # the modules that compared system names before the models' predicates: each is scanned
+    scanned = {p.relative_to(SRC).as_posix() for p in _sources("models")}
+    for module in (
+        "kb/tensorflow.py",
+        "kb/cuda.py",
+        "install/create.py",
+        "install/steps.py",
+        "install/interpreters.py",
+        "install/verify.py",
+        "host/gpu.py",
+        "host/cuda.py",
+        "explain/driver.py",
+        "matrix.py",
+    ):
+        assert module in scanned
 
 
 def test_managers_are_the_routes() -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from tfenv import specs
 from tfenv.errors import UsageError
 from tfenv.i18n import _
-from tfenv.models.platform import UnsupportedPlatform
+from tfenv.models.platform import UnsupportedPlatform, known_system, system
 from tfenv.models.target import MachineArgs, Request, Target
 
 if TYPE_CHECKING:
@@ -170,7 +170,8 @@ def _host_notes(profile: HostProfile, given: set[str]) -> tuple[str, ...]:
 def _no_gpu_given(m: MachineArgs, facts: dict[str, Any]) -> Optional[str]:
     """Say so when a machine described by flags or a host file has no GPU: the plan is a
     CPU plan because nothing named a GPU, not because the machine has none."""
-    if facts.get("cc") is not None or m.no_gpu or facts.get("os") == "macos":
+    named = known_system(facts.get("os"))
+    if facts.get("cc") is not None or m.no_gpu or (named is not None and named.is_macos):
         return None
     if m.host_file is not None:
         return _(
@@ -261,7 +262,7 @@ def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -
     given = []
     if m.arch is not None and specs.parse_arch(m.arch) not in (model.arch, "arm64"):
         given.append(f"--arch {m.arch}")
-    if m.os is not None and specs.parse_os(m.os) != "linux":
+    if m.os is not None and not system(specs.parse_os(m.os)).is_linux:
         given.append(f"--os {m.os}")
     if given:
         raise UsageError(
@@ -276,7 +277,8 @@ def _implied_machine(kb: KnowledgeBase, m: MachineArgs, facts: dict[str, Any]) -
     out: dict[str, Any] = {}
     if facts.get("arch") != model.arch:
         out["arch"] = model.arch
-    if facts.get("os") != "linux":
+    named = known_system(facts.get("os"))
+    if named is None or not named.is_linux:
         out["os"] = "linux"
     if out:
         out["note"] = _("Linux {arch} assumed: {name} is {what} (give --arch to say so).").format(

@@ -9,6 +9,7 @@ from packaging.version import Version
 
 from tfenv.i18n import N_, _
 from tfenv.kb.releases import build_of
+from tfenv.models.platform import DRIVER_OSES
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -144,7 +145,7 @@ def _row(kb: KnowledgeBase, build: TfBuild) -> Row:
             pythons.update(Version(p) for p in ws.pythons if p.replace(".", "").isdigit())
     linux = build.linux
     cuda = linux.cuda if linux else None
-    drivers = [kb.cuda.driver_floor(cuda, os)[0] if cuda else None for os in ("linux", "windows")]
+    drivers = [kb.cuda.driver_floor(cuda, os)[0] if cuda else None for os in DRIVER_OSES]
     caps = build.compute
     gen = caps.generated if caps else None
     notes: list[str] = (

@@ -348,7 +348,7 @@ def _activate_line(out: Outcome) -> str:
             [out.tool if out.tool != "conda" else "conda", "activate", str(layout.prefix)],
             layout.os_name,
         )
-    if layout.os_name == "windows":
+    if layout.windows:
         return str(layout.scripts / "activate.bat")
     return command([".", str(layout.scripts / "activate")], layout.os_name)
 

@@ -20,6 +20,7 @@ from tfenv.i18n import _, ngettext
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import platform_of, system
+from tfenv.models.sentence import said
 from tfenv.rules.gpu_code import describe_caps, gpu_code
 from tfenv.shells import command
 
@@ -117,9 +118,16 @@ def diagnose(inp: Inputs) -> list[Finding]:
             Finding(
                 "tensorflow",
                 "problem",
-                _("TensorFlow is not installed in this environment"),
-                _("No tensorflow distribution in {env}.").format(env=_where(inp.env)),
-                _("pip install tensorflow (run `tfenv resolve` first to pick a version)"),
+                said("tensorflow-missing", _("TensorFlow is not installed in this environment")),
+                said(
+                    "tensorflow-missing-where",
+                    _("No tensorflow distribution in {env}."),
+                    env=_where(inp.env),
+                ),
+                said(
+                    "fix-install-tensorflow",
+                    _("pip install tensorflow (run `tfenv resolve` first to pick a version)"),
+                ),
             )
         )
         return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ)]
@@ -146,18 +154,29 @@ def _machine_finding(host: HostProfile) -> Finding:
         for g in host.gpus
     )
     if host.driver:
-        title = _("Checked for the machine given: {os} {arch}, {value}, driver {driver}")
+        code, title = (
+            "machine-given-driver",
+            _("Checked for the machine given: {os} {arch}, {value}, driver {driver}"),
+        )
     else:
-        title = _("Checked for the machine given: {os} {arch}, {value}")
+        code, title = "machine-given", _("Checked for the machine given: {os} {arch}, {value}")
     return Finding(
         "machine",
         "ok",
-        title.format(
-            os=host.os, arch=host.arch, value=gpus or _("no NVIDIA GPU"), driver=host.driver
+        said(
+            code,
+            title,
+            os=host.os,
+            arch=host.arch,
+            value=gpus or _("no NVIDIA GPU"),
+            driver=host.driver,
         ),
-        _(
-            "The pin, library, driver and GPU checks are for that machine; the libraries "
-            "are found (and loaded) here."
+        said(
+            "machine-given-scope",
+            _(
+                "The pin, library, driver and GPU checks are for that machine; the libraries "
+                "are found (and loaded) here."
+            ),
         ),
     )
 
@@ -170,14 +189,18 @@ def _python_finding(inp: Inputs) -> Finding:
     where = inp.env.interpreter or str(inp.env.prefix)
     if inp.env.is_conda:
         if inp.env.python:
-            title = _("Python {python} conda environment").format(python=inp.env.python)
+            title = said(
+                "environment-conda", _("Python {python} conda environment"), python=inp.env.python
+            )
         else:
-            title = _("Python (version unknown) conda environment")
+            title = said(
+                "environment-conda-unknown", _("Python (version unknown) conda environment")
+            )
     elif inp.env.python:
-        title = _("Python {python} environment").format(python=inp.env.python)
+        title = said("environment", _("Python {python} environment"), python=inp.env.python)
     else:
-        title = _("Python (version unknown) environment")
-    return Finding("environment", "ok", title, where)
+        title = said("environment-unknown", _("Python (version unknown) environment"))
+    return Finding("environment", "ok", title, said("environment-where", "{path}", path=where))
 
 
 def _tf_finding(
@@ -192,38 +215,68 @@ def _tf_finding(
         return Finding(
             "tensorflow",
             "warning",
-            _("{label}: a series tfenv has no build facts for").format(label=label),
+            said(
+                "tensorflow-unknown-series",
+                _("{label}: a series tfenv has no build facts for"),
+                label=label,
+            ),
         )
     cb = build.for_machine(host.os)
     if gpu_build and cb is not None:
         return Finding(
             "tensorflow",
             "ok",
-            _("{label}: a CUDA build on {platform}").format(label=label, platform=platform),
-            _("built with CUDA {cuda}, cuDNN {cudnn}").format(cuda=cb.cuda, cudnn=cb.cudnn),
+            said(
+                "tensorflow-cuda-build",
+                _("{label}: a CUDA build on {platform}"),
+                label=label,
+                platform=platform,
+            ),
+            said(
+                "tensorflow-built-with",
+                _("built with CUDA {cuda}, cuDNN {cudnn}"),
+                cuda=cb.cuda,
+                cudnn=cb.cudnn,
+            ),
         )
     if not host.has_gpu:
-        return Finding("tensorflow", "ok", _("{label}: runs on the CPU here").format(label=label))
+        return Finding(
+            "tensorflow",
+            "ok",
+            said("tensorflow-cpu", _("{label}: runs on the CPU here"), label=label),
+        )
     where = platform or _("{os}/{arch}, a machine TensorFlow publishes no wheels for").format(
         os=host.os, arch=host.arch
     )
     if system(host.os).is_windows:
-        fix = _("use WSL2 and {command}").format(
-            command=command(["pip", "install", "tensorflow[and-cuda]"], "posix")
+        fix = said(
+            "fix-use-wsl2",
+            _("use WSL2 and {command}"),
+            command=command(["pip", "install", "tensorflow[and-cuda]"], "posix"),
         )
     else:
-        fix = _(
-            "uninstall {package}, then install the CUDA build that `tfenv resolve` plans for "
-            "this machine (its Install lines)"
-        ).format(package=tf.package)
+        fix = said(
+            "fix-cuda-build",
+            _(
+                "uninstall {package}, then install the CUDA build that `tfenv resolve` plans for "
+                "this machine (its Install lines)"
+            ),
+            package=tf.package,
+        )
     return Finding(
         "tensorflow",
         "warning",
-        _("{label} is not a CUDA build on {where}; the GPU will not be used").format(
-            label=label, where=where
+        said(
+            "tensorflow-not-cuda",
+            _("{label} is not a CUDA build on {where}; the GPU will not be used"),
+            label=label,
+            where=where,
         ),
-        _("CUDA builds of {series}: {value}").format(
-            series=build.series, value=", ".join(sorted(build.gpu_platforms)) or _("none")
+        said(
+            "tensorflow-cuda-platforms",
+            _("CUDA builds of {series}: {value}"),
+            series=build.series,
+            value=", ".join(sorted(build.gpu_platforms)) or _("none"),
         ),
         fix,
     )
@@ -234,11 +287,17 @@ def _gpu_summary(host: HostProfile) -> Finding:
         return Finding(
             "gpu",
             "ok",
-            _("No NVIDIA GPU found: TensorFlow will run on the CPU; GPU checks skipped"),
-            _(
-                "To check this environment for a GPU machine (one built on a CI runner or in a "
-                "Docker build), give --host FILE (from `tfenv detect --json` there) or --gpu "
-                "NAME --driver VERSION."
+            said(
+                "gpu-none",
+                _("No NVIDIA GPU found: TensorFlow will run on the CPU; GPU checks skipped"),
+            ),
+            said(
+                "gpu-none-how",
+                _(
+                    "To check this environment for a GPU machine (one built on a CI runner or in a "
+                    "Docker build), give --host FILE (from `tfenv detect --json` there) or --gpu "
+                    "NAME --driver VERSION."
+                ),
             ),
         )
     names = _("; ").join(
@@ -248,10 +307,18 @@ def _gpu_summary(host: HostProfile) -> Finding:
     return Finding(
         "gpu",
         "ok",
-        ngettext("{count} NVIDIA GPU", "{count} NVIDIA GPUs", len(host.gpus)).format(
-            count=len(host.gpus)
+        said(
+            "gpus",
+            ngettext("{count} NVIDIA GPU", "{count} NVIDIA GPUs", len(host.gpus)),
+            count=len(host.gpus),
         ),
-        _("{names}; driver {value}").format(names=names, value=host.driver or _("unknown")),
+        said(
+            "gpus-detail",
+            _("{names}; driver {value}"),
+            names=names,
+            value=host.driver or _("unknown"),
+            driver=host.driver,
+        ),
     )
 
 
@@ -351,16 +418,21 @@ def _driver_finding(inp: Inputs, cuda: Version, build_os: DriverOs) -> Finding:
         return Finding(
             "driver",
             "problem",
-            _("No NVIDIA driver version found"),
-            _("CUDA {cuda} needs one. {why}.").format(cuda=cuda, why=why),
-            _("install the NVIDIA driver; `nvidia-smi` must work"),
+            said("driver-missing", _("No NVIDIA driver version found")),
+            said("driver-missing-why", _("CUDA {cuda} needs one. {why}."), cuda=cuda, why=why),
+            said("fix-install-driver", _("install the NVIDIA driver; `nvidia-smi` must work")),
         )
     if floor is None:
         return Finding(
             "driver",
             "warning",
-            _("Driver {have}: the floor for CUDA {cuda} is not known").format(have=have, cuda=cuda),
-            why,
+            said(
+                "driver-floor-unknown",
+                _("Driver {have}: the floor for CUDA {cuda} is not known"),
+                have=have,
+                cuda=cuda,
+            ),
+            said("driver-why", "{why}", why=why),
         )
     if have < floor:
         from tfenv.rules.driver import branch_limit
@@ -371,27 +443,40 @@ def _driver_finding(inp: Inputs, cuda: Version, build_os: DriverOs) -> Finding:
             if g.compute_capability is not None
         ]
         limit = next((x for x in limits if x), None)
-        fix = _("update the NVIDIA driver to {floor} or newer").format(floor=floor)
+        fix = said(
+            "fix-update-driver", _("update the NVIDIA driver to {floor} or newer"), floor=floor
+        )
         if limit:  # advice that cannot be followed is not given
-            fix = _(
-                "{limit}: install a TensorFlow release whose CUDA runs on driver {have}"
-            ).format(limit=limit, have=have)
+            fix = said(
+                "fix-driver-branch-limit",
+                _("{limit}: install a TensorFlow release whose CUDA runs on driver {have}"),
+                limit=limit,
+                have=have,
+            )
         return Finding(
             "driver",
             "problem",
-            _("Driver {have} is older than {floor}, which CUDA {cuda} needs").format(
-                have=have, floor=floor, cuda=cuda
+            said(
+                "driver-too-old",
+                _("Driver {have} is older than {floor}, which CUDA {cuda} needs"),
+                have=have,
+                floor=floor,
+                cuda=cuda,
             ),
-            why,
+            said("driver-why", "{why}", why=why),
             fix,
         )
     return Finding(
         "driver",
         "ok",
-        _("Driver {have} runs CUDA {cuda} (needs {floor})").format(
-            have=have, cuda=cuda, floor=floor
+        said(
+            "driver-ok",
+            _("Driver {have} runs CUDA {cuda} (needs {floor})"),
+            have=have,
+            cuda=cuda,
+            floor=floor,
         ),
-        why,
+        said("driver-why", "{why}", why=why),
     )
 
 
@@ -402,7 +487,11 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
         return Finding(
             fid,
             "warning",
-            _("{name}: compute capability or build archs unknown").format(name=gpu.name),
+            said(
+                "compute-unknown",
+                _("{name}: compute capability or build archs unknown"),
+                name=gpu.name,
+            ),
         )
     code = gpu_code(cc, build.compute)
     built = describe_caps(build.compute)
@@ -411,31 +500,72 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
         return Finding(
             fid,
             "problem",
-            _("{name}: TensorFlow {series}'s kernels cannot load on it").format(
-                name=name, series=build.series
+            said(
+                "compute-cannot-load",
+                _("{name}: TensorFlow {series}'s kernels cannot load on it"),
+                name=name,
+                series=build.series,
+                gpu=gpu.name,
+                cc=cc,
             ),
-            _("It runs them {value}. Built: {built}").format(value=code.text(), built=built),
-            _("use a release whose wheels load on this GPU (`tfenv resolve`)"),
+            said(
+                "compute-cannot-load-detail",
+                _("It runs them {value}. Built: {built}"),
+                value=code.text(),
+                built=built,
+            ),
+            said(
+                "fix-release-loads",
+                _("use a release whose wheels load on this GPU (`tfenv resolve`)"),
+            ),
         )
     if code.verdict == "jit":
         return Finding(
             fid,
             "warning",
-            _("{name} runs TensorFlow {series}'s kernels {value}").format(
-                name=name, series=build.series, value=code.text()
+            said(
+                "compute-jit",
+                _("{name} runs TensorFlow {series}'s kernels {value}"),
+                name=name,
+                series=build.series,
+                gpu=gpu.name,
+                cc=cc,
+                value=code.text(),
             ),
-            _(
-                "{built}; no native code for this GPU: the first run of each kernel is slow "
-                "(compiled once, then cached in {cache})"
-            ).format(built=built, cache=cache),
-            _("use a release with native code for this GPU (`tfenv resolve`)"),
+            said(
+                "compute-jit-detail",
+                _(
+                    "{built}; no native code for this GPU: the first run of each kernel is slow "
+                    "(compiled once, then cached in {cache})"
+                ),
+                built=built,
+                cache=cache,
+            ),
+            said(
+                "fix-release-native",
+                _("use a release with native code for this GPU (`tfenv resolve`)"),
+            ),
         )
     if code.verdict == "partly-jit":  # the value names each kind of kernel itself
-        summary = _("{name} runs TensorFlow {series}: {value}")
+        said_code, summary = "compute-partly-jit", _("{name} runs TensorFlow {series}: {value}")
     else:
-        summary = _("{name} runs TensorFlow {series}'s kernels {value}")
+        said_code, summary = (
+            "compute-native",
+            _("{name} runs TensorFlow {series}'s kernels {value}"),
+        )
     return Finding(
-        fid, "ok", summary.format(name=name, series=build.series, value=code.text()), built
+        fid,
+        "ok",
+        said(
+            said_code,
+            summary,
+            name=name,
+            series=build.series,
+            value=code.text(),
+            gpu=gpu.name,
+            cc=cc,
+        ),
+        said("compute-built", "{built}", built=built),
     )
 
 
@@ -447,14 +577,19 @@ def _env_findings(environ: Mapping[str, str]) -> list[Finding]:
             Finding(
                 "env-cuda-visible-devices",
                 "warning",
-                _("CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU").format(cvd=cvd),
-                fix=_("unset CUDA_VISIBLE_DEVICES"),
+                said("env-cvd-hides", _("CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU"), cvd=cvd),
+                fix=said("fix-unset-cvd", _("unset CUDA_VISIBLE_DEVICES")),
             )
         )
     shown = [f"{k}={environ[k]}" for k in _ENV_VARS if k in environ]
     out.append(
         Finding(
-            "env", "ok", _("Environment variables that matter"), "; ".join(shown) or _("none set")
+            "env",
+            "ok",
+            said("env", _("Environment variables that matter")),
+            said("env-vars", "{vars}", vars="; ".join(shown))
+            if shown
+            else said("env-vars-none", _("none set")),
         )
     )
     return out

@@ -15,6 +15,7 @@ from tfenv.doctor import libs
 from tfenv.doctor.env import Distribution, TargetEnv
 from tfenv.doctor.findings import ACTIVATE_FIX, Finding
 from tfenv.i18n import _
+from tfenv.models.sentence import Sentence, said
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
@@ -69,8 +70,10 @@ def check_pins(
             Finding(
                 "cuda-wheels",
                 "warning",
-                _("tensorflow[and-cuda] cannot install here: {problem}").format(
-                    problem=build.problem
+                said(
+                    "cuda-wheels-impossible",
+                    _("tensorflow[and-cuda] cannot install here: {problem}"),
+                    problem=build.problem,
                 ),
             )
         ]
@@ -80,12 +83,21 @@ def check_pins(
             Finding(
                 "cuda-wheels",
                 "warning",
-                _("No nvidia-* CUDA wheels installed"),
-                _(
-                    "{tf_label} lists {len_pins} CUDA wheels in its and-cuda extra; without them "
-                    "the CUDA libraries must come from a system CUDA/cuDNN install."
-                ).format(tf_label=tf_label, len_pins=len(build.pins)),
-                _("pip install '{value}'").format(value=tf_label.replace(" ", "[and-cuda]==")),
+                said("cuda-wheels-none", _("No nvidia-* CUDA wheels installed")),
+                said(
+                    "cuda-wheels-none-detail",
+                    _(
+                        "{tf_label} lists {len_pins} CUDA wheels in its and-cuda extra; without "
+                        "them the CUDA libraries must come from a system CUDA/cuDNN install."
+                    ),
+                    tf_label=tf_label,
+                    len_pins=len(build.pins),
+                ),
+                said(
+                    "fix-pip-install-extra",
+                    _("pip install '{value}'"),
+                    value=tf_label.replace(" ", "[and-cuda]=="),
+                ),
             )
         ]
     cc = min((g.compute_capability for g in host.gpus if g.compute_capability), default=None)
@@ -101,8 +113,10 @@ def check_pins(
             Finding(
                 "cuda-wheels-optional",
                 "ok",
-                _("Optional and-cuda packages with no wheel here, left out: {names}").format(
-                    names=", ".join(build.dropped)
+                said(
+                    "cuda-wheels-optional",
+                    _("Optional and-cuda packages with no wheel here, left out: {names}"),
+                    names=", ".join(build.dropped),
                 ),
             )
         )
@@ -123,17 +137,21 @@ def _pin_finding(
         spec = Requirement(pin.requirement).specifier
     except InvalidRequirement:
         spec = SpecifierSet()
-    built = _(
-        "wanted: {want}, what {tf_label} was built with (its and-cuda extra: {requirement})"
-    ).format(want=want, tf_label=tf_label, requirement=pin.requirement)
+    built = said(
+        "pin-wanted",
+        _("wanted: {want}, what {tf_label} was built with (its and-cuda extra: {requirement})"),
+        want=want,
+        tf_label=tf_label,
+        requirement=pin.requirement,
+    )
     dist = env.dist(pin.name)
     if dist is None:
         return Finding(
             fid,
             "problem",
-            _("{name} is missing").format(name=pin.name),
+            said("pin-missing", _("{name} is missing"), name=pin.name),
             built,
-            _("pip install '{want}'").format(want=want),
+            said("fix-pip-install-pin", _("pip install '{want}'"), want=want),
         )
     try:
         have = Version(dist.version)
@@ -141,43 +159,65 @@ def _pin_finding(
         return Finding(
             fid,
             "problem",
-            _("{name} {version} is not a version").format(name=pin.name, version=dist.version),
+            said(
+                "pin-not-a-version",
+                _("{name} {version} is not a version"),
+                name=pin.name,
+                version=dist.version,
+            ),
             built,
         )
     if have == pin.version:
         return Finding(
             fid,
             "ok",
-            f"{pin.name} {have}",
-            _("the version {tf_label} was built with").format(tf_label=tf_label),
+            said("pin-installed", "{name} {version}", name=pin.name, version=have),
+            said("pin-exact", _("the version {tf_label} was built with"), tf_label=tf_label),
         )
     if not spec.contains(have, prereleases=True):
         return Finding(
             fid,
             "problem",
-            _("{name} {have} does not match {spec}").format(name=pin.name, have=have, spec=spec),
+            said(
+                "pin-mismatch",
+                _("{name} {have} does not match {spec}"),
+                name=pin.name,
+                have=have,
+                spec=spec,
+            ),
             built,
-            _("pip install '{want}'").format(want=want),
+            said("fix-pip-install-pin", _("pip install '{want}'"), want=want),
         )
     if cap is not None and have > cap:
         bad = component == "cudnn"  # no cuDNN for the GPU: nothing runs
         return Finding(
             fid,
             "problem" if bad else "warning",
-            _("{name} {have} is newer than this machine's GPU and driver run").format(
-                name=pin.name, have=have
+            said(
+                "pin-too-new",
+                _("{name} {have} is newer than this machine's GPU and driver run"),
+                name=pin.name,
+                have=have,
             ),
-            _("{why}: {name} up to {cap}").format(why=why, name=pin.name, cap=cap),
-            _("pip install '{name}=={cap}'").format(name=pin.name, cap=cap),
+            said(
+                "pin-too-new-why", _("{why}: {name} up to {cap}"), why=why, name=pin.name, cap=cap
+            ),
+            said("fix-pip-install-cap", _("pip install '{name}=={cap}'"), name=pin.name, cap=cap),
         )
     return Finding(
         fid,
         "ok",
-        f"{pin.name} {have}",
-        _(
-            "within the and-cuda extra's range {spec}; tfenv pins {want}, the version "
-            "{tf_label} was built with"
-        ).format(spec=spec, want=want, tf_label=tf_label),
+        said("pin-installed", "{name} {version}", name=pin.name, version=have),
+        said(
+            "pin-in-range",
+            _(
+                "within the and-cuda extra's range {spec}; tfenv pins {want}, the version "
+                "{tf_label} was built with"
+            ),
+            spec=spec,
+            want=want,
+            tf_label=tf_label,
+        ),
     )
 
 
@@ -220,86 +260,125 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
     if r.path is None:
         seen = ", ".join(str(p) for p in r.others[:3])
         if seen:
-            detail = _("other versions seen: {seen}").format(seen=seen)
+            detail = said("lib-others-seen", _("other versions seen: {seen}"), seen=seen)
         else:
-            detail = _("not found in any searched folder")
+            detail = said("lib-not-found-anywhere", _("not found in any searched folder"))
         return Finding(
             fid,
             "problem",
-            _("{name} not found").format(name=name),
+            said("lib-not-found", _("{name} not found"), name=name),
             detail,
             _install_fix(r, tf_label),
         )
     if r.version:
-        where = _("{path} ({origin}), version {version}").format(
-            path=r.path, origin=r.origin, version=r.version
+        where = said(
+            "lib-where-version",
+            _("{path} ({origin}), version {version}"),
+            path=r.path,
+            origin=r.origin,
+            version=r.version,
         )
     else:
-        where = f"{r.path} ({r.origin})"
+        where = said("lib-where", "{path} ({origin})", path=r.path, origin=r.origin)
     if r.loaded is False:
         return Finding(
             fid,
             "problem",
-            _("{name} cannot be loaded").format(name=name),
-            f"{where}: {r.error}",
+            said("lib-cannot-load", _("{name} cannot be loaded"), name=name),
+            said("lib-load-error", "{where}: {error}", where=where, error=r.error),
             _broken_fix(r, env),
         )
     if not r.on_path:
         return Finding(
             fid,
             "problem",
-            _("{name} is installed but not where TensorFlow looks").format(name=name),
+            said(
+                "lib-not-on-path",
+                _("{name} is installed but not where TensorFlow looks"),
+                name=name,
+            ),
             where,
-            _(ACTIVATE_FIX).format(dir=r.path.parent),
+            said("fix-activate", _(ACTIVATE_FIX), dir=r.path.parent),
         )
-    title = _("{name} found and loads") if r.loaded else _("{name} found")
-    return Finding(fid, "ok", title.format(name=name), where)
+    if r.loaded:
+        title = said("lib-loads", _("{name} found and loads"), name=name)
+    else:
+        title = said("lib-found", _("{name} found"), name=name)
+    return Finding(fid, "ok", title, where)
 
 
-def _install_fix(r: libs.LibraryReport, tf_label: str) -> str:
+def _install_fix(r: libs.LibraryReport, tf_label: str) -> Sentence:
     name, _sep, version = tf_label.partition("==")
     extra = f"{name}[and-cuda]=={version}" if version else f"{name}[and-cuda]"
-    return _(
-        "install the library this TensorFlow pins (pip install '{extra}' brings {library}) and "
-        "source activate-tfenv.sh from `tfenv resolve --emit`"
-    ).format(extra=extra, library=r.wanted or r.key)
+    return said(
+        "fix-install-library",
+        _(
+            "install the library this TensorFlow pins (pip install '{extra}' brings {library}) and "
+            "source activate-tfenv.sh from `tfenv resolve --emit`"
+        ),
+        extra=extra,
+        library=r.wanted or r.key,
+    )
 
 
-def _broken_fix(r: libs.LibraryReport, env: TargetEnv) -> str:
+def _broken_fix(r: libs.LibraryReport, env: TargetEnv) -> Sentence:
     """The copy that does not load is the cause: say where it comes from and how it goes."""
     assert r.path is not None
     folder, file = r.path.parent, r.path.name
     good = [p for p in r.others if p.name == file]
     if r.origin in ("LD_LIBRARY_PATH", "PATH"):
         if good:
-            template = _(
-                "remove {folder} from {origin}: its {file} does not load, and the loader takes "
-                "it before any other copy; TensorFlow then loads {good} (reinstalling a package "
-                "does not help)"
+            code, template = (
+                "fix-remove-from-path-other",
+                _(
+                    "remove {folder} from {origin}: its {file} does not load, and the loader takes "
+                    "it before any other copy; TensorFlow then loads {good} (reinstalling a "
+                    "package does not help)"
+                ),
             )
         else:
-            template = _(
-                "remove {folder} from {origin}: its {file} does not load, and the loader takes "
-                "it before any other copy (reinstalling a package does not help)"
+            code, template = (
+                "fix-remove-from-path",
+                _(
+                    "remove {folder} from {origin}: its {file} does not load, and the loader takes "
+                    "it before any other copy (reinstalling a package does not help)"
+                ),
             )
-        return template.format(
-            folder=folder, origin=r.origin, file=file, good=good[0] if good else ""
+        return said(
+            code,
+            template,
+            folder=folder,
+            origin=r.origin,
+            file=file,
+            good=good[0] if good else None,
         )
     if r.origin == "pip":
         dist = _owner(env, folder)
         if dist is not None:
-            return _(
-                "reinstall the wheel that holds it: pip install --force-reinstall --no-deps "
-                "'{name}=={version}'"
-            ).format(name=dist.name, version=dist.version)
+            return said(
+                "fix-reinstall-wheel",
+                _(
+                    "reinstall the wheel that holds it: pip install --force-reinstall --no-deps "
+                    "'{name}=={version}'"
+                ),
+                name=dist.name,
+                version=dist.version,
+            )
     if r.origin == "conda":
-        return _(
-            "reinstall the conda package that holds {file} (conda install --force-reinstall)"
-        ).format(file=file)
-    return _(
-        "{path} ({origin}) is a copy that does not load: reinstall the package that owns "
-        "it (dpkg -S or rpm -qf names it) or remove it"
-    ).format(path=r.path, origin=r.origin)
+        return said(
+            "fix-reinstall-conda",
+            _("reinstall the conda package that holds {file} (conda install --force-reinstall)"),
+            file=file,
+        )
+    return said(
+        "fix-reinstall-owner",
+        _(
+            "{path} ({origin}) is a copy that does not load: reinstall the package that owns "
+            "it (dpkg -S or rpm -qf names it) or remove it"
+        ),
+        path=r.path,
+        origin=r.origin,
+    )
 
 
 def _owner(env: TargetEnv, folder: Path) -> Optional[Distribution]:

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from tfenv.doctor.findings import Finding, Status
 from tfenv.i18n import _
+from tfenv.models.sentence import said
 
 __all__ = ["ImportResult", "run_import_check"]
 
@@ -74,14 +75,29 @@ def run_import_check(
         f = Finding(
             "import",
             "problem",
-            _("Importing TensorFlow took longer than {timeout:g} s").format(timeout=timeout),
-            _("A first start on a GPU without native kernels JIT-compiles PTX and can take long."),
-            _("rerun with a larger --timeout; see the compute-capability finding"),
+            said(
+                "import-timeout",
+                _("Importing TensorFlow took longer than {timeout:g} s"),
+                timeout=timeout,
+            ),
+            said(
+                "import-timeout-detail",
+                _(
+                    "A first start on a GPU without native kernels JIT-compiles PTX and can take "
+                    "long."
+                ),
+            ),
+            said(
+                "fix-larger-timeout",
+                _("rerun with a larger --timeout; see the compute-capability finding"),
+            ),
         )
         return ImportResult((f,), None, "")
     except OSError as exc:
         f = Finding(
-            "import", "problem", _("Cannot run {python}: {exc}").format(python=python, exc=exc)
+            "import",
+            "problem",
+            said("import-cannot-run", _("Cannot run {python}: {exc}"), python=python, exc=exc),
         )
         return ImportResult((f,), None, "")
     data = _result(proc.stdout)
@@ -90,9 +106,15 @@ def run_import_check(
         f = Finding(
             "import",
             "problem",
-            _("Importing TensorFlow failed (exit {returncode})").format(returncode=proc.returncode),
-            last,
-            _("the import's log is printed below: `tfenv explain` reads it"),
+            said(
+                "import-failed",
+                _("Importing TensorFlow failed (exit {returncode})"),
+                returncode=proc.returncode,
+            ),
+            said("import-last-line", "{line}", line=last),
+            said(
+                "fix-explain-log", _("the import's log is printed below: `tfenv explain` reads it")
+            ),
         )
         return ImportResult((f,), None, proc.stderr)
     return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)
@@ -117,33 +139,52 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
             Finding(
                 "import",
                 "problem",
-                _("TensorFlow is not installed for this interpreter (import tensorflow fails)"),
-                fix=_("pip install tensorflow"),
+                said(
+                    "import-missing",
+                    _("TensorFlow is not installed for this interpreter (import tensorflow fails)"),
+                ),
+                fix=said("fix-pip-install-tensorflow", _("pip install tensorflow")),
             )
         ]
     version = data.get("version")
-    out = [Finding("import", "ok", _("import tensorflow works: {version}").format(version=version))]
+    out = [
+        Finding(
+            "import",
+            "ok",
+            said("import-ok", _("import tensorflow works: {version}"), version=version),
+        )
+    ]
     if data.get("compute_error"):
         out.append(
             Finding(
                 "import-compute",
                 "problem",
-                _("A computation on the CPU failed (the Verify check of a CPU plan)"),
-                str(data["compute_error"]),
-                _("run `tfenv explain` on the message"),
+                said(
+                    "import-compute-failed",
+                    _("A computation on the CPU failed (the Verify check of a CPU plan)"),
+                ),
+                said("import-compute-error", "{error}", error=data["compute_error"]),
+                said("fix-explain-message", _("run `tfenv explain` on the message")),
             )
         )
     info = data.get("build_info")
     info = info if isinstance(info, dict) else {}
-    detail = ", ".join(f"{k}={info[k]}" for k in ("cuda_version", "cudnn_version") if k in info)
+    detail = said(
+        "import-build-info",
+        "{info}",
+        info=", ".join(f"{k}={info[k]}" for k in ("cuda_version", "cudnn_version") if k in info),
+    )
     if not data.get("built_with_cuda"):
         status: Status = "warning" if has_gpu else "ok"
         if has_gpu:
-            title = _("This TensorFlow is not built with CUDA")
+            title = said("import-not-cuda", _("This TensorFlow is not built with CUDA"))
         else:
-            title = _(
-                "This TensorFlow is not built with CUDA: TensorFlow runs on the CPU, as it must "
-                "here (no NVIDIA GPU)"
+            title = said(
+                "import-not-cuda-cpu",
+                _(
+                    "This TensorFlow is not built with CUDA: TensorFlow runs on the CPU, as it "
+                    "must here (no NVIDIA GPU)"
+                ),
             )
         out.append(Finding("import-cuda", status, title, detail))
         return out
@@ -154,9 +195,12 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
             Finding(
                 "import-gpu",
                 "ok",
-                _(
-                    "A CUDA build that sees no GPU, as expected on a machine without an NVIDIA GPU "
-                    "(a CPU CI runner): TensorFlow runs on the CPU"
+                said(
+                    "import-gpu-none-expected",
+                    _(
+                        "A CUDA build that sees no GPU, as expected on a machine without an NVIDIA "
+                        "GPU (a CPU CI runner): TensorFlow runs on the CPU"
+                    ),
                 ),
                 detail,
             )
@@ -167,14 +211,24 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
             Finding(
                 "import-gpu",
                 "problem",
-                _("A CUDA build, but list_physical_devices('GPU') is empty"),
+                said(
+                    "import-gpu-none", _("A CUDA build, but list_physical_devices('GPU') is empty")
+                ),
                 detail,
-                _("see the library findings above, or run `tfenv explain` on the log"),
+                said(
+                    "fix-see-libraries",
+                    _("see the library findings above, or run `tfenv explain` on the log"),
+                ),
             )
         )
         return out
     out.append(
-        Finding("import-gpu", "ok", _("GPUs visible: {gpus}").format(gpus=", ".join(gpus)), detail)
+        Finding(
+            "import-gpu",
+            "ok",
+            said("import-gpus", _("GPUs visible: {gpus}"), gpus=", ".join(gpus)),
+            detail,
+        )
     )
     device = str(data.get("matmul_device", ""))
     ran: Status = "ok" if "GPU" in device else "problem"
@@ -182,7 +236,7 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
         Finding(
             "import-matmul",
             ran,
-            _("A matmul placed on /GPU:0 ran on {device}").format(device=device),
+            said("import-matmul", _("A matmul placed on /GPU:0 ran on {device}"), device=device),
         )
     )
     return out

@@ -11,6 +11,7 @@ from packaging.version import InvalidVersion, Version
 from tfenv.doctor.findings import Finding
 from tfenv.i18n import _
 from tfenv.models.plan import excluded
+from tfenv.models.sentence import Sentence, said
 
 if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
@@ -39,8 +40,14 @@ def check_runtime(
                 Finding(
                     ident,
                     "ok",
-                    _("{package} {version} satisfies {line} (TensorFlow {tf})").format(
-                        package=c.package, version=version, line=c.line, tf=tf
+                    said(
+                        "runtime-ok",
+                        _("{package} {version} satisfies {line} (TensorFlow {tf})"),
+                        package=c.package,
+                        version=version,
+                        line=c.line,
+                        tf=tf,
+                        id=c.id,
                     ),
                 )
             )
@@ -49,19 +56,24 @@ def check_runtime(
             Finding(
                 ident,
                 "problem",
-                _(
-                    "{package} {version} is installed, but TensorFlow {tf} cannot import or run "
-                    "with {package2}"
-                ).format(
+                said(
+                    "runtime-violated",
+                    _(
+                        "{package} {version} is installed, but TensorFlow {tf} cannot import or "
+                        "run with {package2}"
+                    ),
                     package=c.package,
                     version=version,
                     tf=tf,
                     package2=excluded(c.package, c.requirement),
+                    id=c.id,
                 ),
-                _(
-                    "TensorFlow {tf} declares {value}; without {line} it fails with: {error} "
-                    "(measured: {evidence}; {sources})"
-                ).format(
+                said(
+                    "runtime-violated-detail",
+                    _(
+                        "TensorFlow {tf} declares {value}; without {line} it fails with: {error} "
+                        "(measured: {evidence}; {sources})"
+                    ),
                     tf=tf,
                     value=c.declared or _("no bound on {package}").format(package=c.package),
                     line=c.line,
@@ -75,7 +87,7 @@ def check_runtime(
     return out
 
 
-def fix_command(env: TargetEnv, line: str, os: str = "linux") -> str:
+def fix_command(env: TargetEnv, line: str, os: str = "linux") -> Sentence:
     """``/path/to/python -m pip install 'numpy<2'`` for this environment, in ``os``'s shell.
     On native Windows (one form for cmd.exe and PowerShell) the interpreter is named only
     where it can start a command bare (``C:\\envs\\tf\\Scripts\\python.exe``; a quoted
@@ -86,13 +98,19 @@ def fix_command(env: TargetEnv, line: str, os: str = "linux") -> str:
     pip = ["-m", "pip", "install", line]
     if env.interpreter:
         try:
-            return command([env.interpreter, *pip], shell)
+            ran = command([env.interpreter, *pip], shell)
+            return said("fix-pip-command", "{command}", command=ran, line=line)
         except UnsafeWord:
             pass
     found = command(["python", *pip], shell)
     if shell == "posix":
-        return found
-    return _("{command} (in the activated environment)").format(command=found)
+        return said("fix-pip-command", "{command}", command=found, line=line)
+    return said(
+        "fix-pip-command-activated",
+        _("{command} (in the activated environment)"),
+        command=found,
+        line=line,
+    )
 
 
 def _version(text: str) -> Optional[Version]:

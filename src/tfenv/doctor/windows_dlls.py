@@ -24,6 +24,7 @@ from packaging.version import Version
 from tfenv.doctor.findings import Finding
 from tfenv.i18n import _
 from tfenv.kb.prose import prose, status_text
+from tfenv.models.sentence import Sentence, coded, said
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -139,17 +140,26 @@ def _missing(
         return Finding(
             "windows-dlls",
             "ok",
-            _("The {len_found} DLLs TensorFlow {tf} loads are on PATH").format(
-                len_found=len(found), tf=tf
+            said(
+                "windows-dlls-ok",
+                _("The {len_found} DLLs TensorFlow {tf} loads are on PATH"),
+                len_found=len(found),
+                tf=tf,
             ),
-            _("from {where} {basis}").format(where=", ".join(where), basis=basis),
+            said(
+                "windows-dlls-where", _("from {where} {basis}"), where=", ".join(where), basis=basis
+            ),
         )
-    fixes = []
+    fixes: list[Sentence] = []
     if gone and all(n.lower() in in_conda for n in gone):
         fixes.append(
-            _(
-                "activate the conda environment (conda activate, or the Anaconda Prompt): it puts "
-                "%CONDA_PREFIX%\\Library\\bin, where its cudatoolkit and cuDNN DLLs are, on PATH"
+            said(
+                "fix-activate-conda",
+                _(
+                    "activate the conda environment (conda activate, or the Anaconda Prompt): it "
+                    "puts %CONDA_PREFIX%\\Library\\bin, where its cudatoolkit and cuDNN DLLs are, "
+                    "on PATH"
+                ),
             )
         )
         gone_outside = []
@@ -159,32 +169,54 @@ def _missing(
     folder = installer.folder if installer else _("the CUDA Toolkit's folder")
     if any(n in dlls.cuda for n in gone_outside):
         fixes.append(
-            _(
-                "add {folder}\\bin to PATH (install CUDA Toolkit {version} if it is not there)"
-            ).format(folder=folder, version=installer.version if installer else cuda)
+            said(
+                "fix-cuda-bin-path",
+                _("add {folder}\\bin to PATH (install CUDA Toolkit {version} if it is not there)"),
+                folder=folder,
+                version=installer.version if installer else cuda,
+            )
         )
     if any(n in dlls.cudnn for n in gone_outside):
         fixes.append(
-            _(
-                "copy cuDNN's cuda\\bin\\*.dll into {folder}\\bin, or add cuDNN's bin folder "
-                "to PATH"
-            ).format(folder=folder)
+            said(
+                "fix-cudnn-copy",
+                _(
+                    "copy cuDNN's cuda\\bin\\*.dll into {folder}\\bin, or add cuDNN's bin folder "
+                    "to PATH"
+                ),
+                folder=folder,
+            )
         )
     if any(n in dlls.msvcp for n in gone_outside):
         fixes.append(
-            _("install the {name} ({url})").format(name=manual.redist_name, url=manual.redist_url)
+            said(
+                "fix-install-redist",
+                _("install the {name} ({url})"),
+                name=manual.redist_name,
+                url=manual.redist_url,
+            )
         )
     if gone_outside:
-        fixes.append(_("then open a new terminal (or run activate-tfenv.bat / activate-tfenv.ps1)"))
+        fixes.append(
+            said(
+                "fix-new-terminal",
+                _("then open a new terminal (or run activate-tfenv.bat / activate-tfenv.ps1)"),
+            )
+        )
     return Finding(
         "windows-dlls",
         "problem",
-        _("Not on PATH: {gone}").format(gone=", ".join(gone)),
-        _(
-            "TensorFlow {tf} loads these by name along PATH {basis}; the GPU stays unused "
-            "(or the import fails, for the msvcp DLLs) without them."
-        ).format(tf=tf, basis=basis),
-        _("; ").join(fixes),
+        said("windows-dlls-missing", _("Not on PATH: {gone}"), gone=", ".join(gone)),
+        said(
+            "windows-dlls-missing-detail",
+            _(
+                "TensorFlow {tf} loads these by name along PATH {basis}; the GPU stays unused "
+                "(or the import fails, for the msvcp DLLs) without them."
+            ),
+            tf=tf,
+            basis=basis,
+        ),
+        coded("fix-steps", _("; ").join(fixes), steps=" ".join(f.code for f in fixes)),
     )
 
 
@@ -221,17 +253,32 @@ def _other_versions(
             Finding(
                 f"windows-dll-version-{lib}",
                 "problem",
-                _("{name} ({version}) is not on PATH; another version of it is").format(
-                    name=name, version=version
+                said(
+                    "windows-dll-other-version",
+                    _("{name} ({version}) is not on PATH; another version of it is"),
+                    name=name,
+                    version=version,
                 ),
-                _(
-                    "Found instead: {seen}. A CUDA or cuDNN DLL carries its version in its name, "
-                    "and TensorFlow {tf} loads only {name}."
-                ).format(seen=seen, tf=tf, name=name),
-                _(
-                    "install the {version} that provides {wanted} and put its folder on PATH "
-                    "(tfenv resolve --os windows --tf {series} lists the steps)"
-                ).format(version=version, wanted=name, series=f"{tf.major}.{tf.minor}"),
+                said(
+                    "windows-dll-other-version-detail",
+                    _(
+                        "Found instead: {seen}. A CUDA or cuDNN DLL carries its version in its "
+                        "name, and TensorFlow {tf} loads only {name}."
+                    ),
+                    seen=seen,
+                    tf=tf,
+                    name=name,
+                ),
+                said(
+                    "fix-install-dll-version",
+                    _(
+                        "install the {version} that provides {wanted} and put its folder on PATH "
+                        "(tfenv resolve --os windows --tf {series} lists the steps)"
+                    ),
+                    version=version,
+                    wanted=name,
+                    series=f"{tf.major}.{tf.minor}",
+                ),
             )
         )
     return out
@@ -267,14 +314,27 @@ def _dll_hell(
             Finding(
                 "windows-dll-order",
                 "warning",
-                _("CUDA {other}'s bin folder comes before CUDA {cuda}'s on PATH").format(
-                    other=f"{series[0]}.{series[1]}", cuda=cuda
+                said(
+                    "windows-dll-order",
+                    _("CUDA {other}'s bin folder comes before CUDA {cuda}'s on PATH"),
+                    other=f"{series[0]}.{series[1]}",
+                    cuda=cuda,
                 ),
-                _("{d} is searched first: {shadow}").format(d=d, shadow=shadow),
-                _(
-                    "move {folder} after the CUDA {series} folders on PATH, or remove it (System "
-                    "Properties > Environment Variables)"
-                ).format(folder=d, series=f"{cuda.major}.{cuda.minor}"),
+                said(
+                    "windows-dll-order-detail",
+                    _("{d} is searched first: {shadow}"),
+                    d=d,
+                    shadow=shadow,
+                ),
+                said(
+                    "fix-path-order",
+                    _(
+                        "move {folder} after the CUDA {series} folders on PATH, or remove it "
+                        "(System Properties > Environment Variables)"
+                    ),
+                    folder=d,
+                    series=f"{cuda.major}.{cuda.minor}",
+                ),
             )
         )
     return out
@@ -301,13 +361,22 @@ def _cudnn_checks(
             Finding(
                 "windows-cudnn-version",
                 "ok",
-                _(
-                    "cuDNN's version is not known: no cudnn_version.h or cudnn.h beside {folder}"
-                ).format(folder=folder),
-                _(
-                    "The version is read from cuDNN's include folder next to its bin folder. "
-                    "{zlib_note}"
-                ).format(zlib_note=prose(manual, "zlib_note")),
+                said(
+                    "windows-cudnn-unknown",
+                    _(
+                        "cuDNN's version is not known: no cudnn_version.h or cudnn.h beside "
+                        "{folder}"
+                    ),
+                    folder=folder,
+                ),
+                said(
+                    "windows-cudnn-unknown-detail",
+                    _(
+                        "The version is read from cuDNN's include folder next to its bin folder. "
+                        "{zlib_note}"
+                    ),
+                    zlib_note=prose(manual, "zlib_note"),
+                ),
             )
         ]
     version, header = read
@@ -319,14 +388,29 @@ def _cudnn_checks(
             Finding(
                 "windows-cudnn-version",
                 "problem",
-                _(
-                    "cuDNN {version} is older than the cuDNN {built} TensorFlow {tf} was built with"
-                ).format(version=version, built=built, tf=tf),
-                _("{header} says {version}. {rule} ({cite})").format(
-                    header=header, version=version, rule=rule, cite=cite
+                said(
+                    "windows-cudnn-old",
+                    _(
+                        "cuDNN {version} is older than the cuDNN {built} TensorFlow {tf} was built "
+                        "with"
+                    ),
+                    version=version,
+                    built=built,
+                    tf=tf,
                 ),
-                _("install cuDNN {built} (or a later {major}.x) for this CUDA").format(
-                    built=built, major=built.major
+                said(
+                    "windows-cudnn-old-detail",
+                    _("{header} says {version}. {rule} ({cite})"),
+                    header=header,
+                    version=version,
+                    rule=rule,
+                    cite=cite,
+                ),
+                said(
+                    "fix-install-cudnn",
+                    _("install cuDNN {built} (or a later {major}.x) for this CUDA"),
+                    built=built,
+                    major=built.major,
                 ),
             )
         )
@@ -335,7 +419,12 @@ def _cudnn_checks(
             Finding(
                 "windows-cudnn-version",
                 "ok",
-                _("cuDNN {version} (from {header})").format(version=version, header=header),
+                said(
+                    "windows-cudnn-ok",
+                    _("cuDNN {version} (from {header})"),
+                    version=version,
+                    header=header,
+                ),
             )
         )
     if manual.needs_zlib(version):
@@ -349,17 +438,31 @@ def _cudnn_checks(
                 Finding(
                     "windows-zlib",
                     "problem",
-                    _("{dll} is not on PATH, and cuDNN {version} needs it").format(
-                        dll=dll, version=version
+                    said(
+                        "windows-zlib-missing",
+                        _("{dll} is not on PATH, and cuDNN {version} needs it"),
+                        dll=dll,
+                        version=version,
                     ),
-                    _(
-                        "{note} Without it the first convolution stops the program with 'Could not "
-                        "locate {dll}' (source: {source})."
-                    ).format(note=note, dll=dll, source=source),
-                    _(
-                        "put the 64-bit {dll} (NVIDIA's cuDNN installation guide, 'Installing "
-                        "Zlib' for Windows) into {folder}, which is on PATH already"
-                    ).format(dll=dll, folder=folder),
+                    said(
+                        "windows-zlib-missing-detail",
+                        _(
+                            "{note} Without it the first convolution stops the program with 'Could "
+                            "not locate {dll}' (source: {source})."
+                        ),
+                        note=note,
+                        dll=dll,
+                        source=source,
+                    ),
+                    said(
+                        "fix-zlib",
+                        _(
+                            "put the 64-bit {dll} (NVIDIA's cuDNN installation guide, 'Installing "
+                            "Zlib' for Windows) into {folder}, which is on PATH already"
+                        ),
+                        dll=dll,
+                        folder=folder,
+                    ),
                 )
             )
         else:
@@ -367,10 +470,13 @@ def _cudnn_checks(
                 Finding(
                     "windows-zlib",
                     "ok",
-                    _("{dll} is on PATH (cuDNN {version} needs it)").format(
-                        dll=dll, version=version
+                    said(
+                        "windows-zlib-ok",
+                        _("{dll} is on PATH (cuDNN {version} needs it)"),
+                        dll=dll,
+                        version=version,
                     ),
-                    zlib,
+                    said("windows-zlib-where", "{folder}", folder=zlib),
                 )
             )
     return out

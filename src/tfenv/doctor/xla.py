@@ -22,6 +22,7 @@ from packaging.version import Version
 
 from tfenv.doctor.findings import Finding
 from tfenv.i18n import N_, _
+from tfenv.models.sentence import Sentence, said
 
 if TYPE_CHECKING:
     from tfenv.kb.cuda_wheels import XlaSearch
@@ -115,28 +116,45 @@ def check_ptxas(
     if found is None:
         return _no_ptxas(search, wheel)
     if version:
-        detail = _("{path} ({place}), CUDA {version}").format(
-            path=found, place=_place(place), version=version
+        detail = said(
+            "ptxas-where-version",
+            _("{path} ({place}), CUDA {version}"),
+            path=found,
+            place=_place(place),
+            version=version,
         )
     else:
-        detail = _("{path} ({place})").format(path=found, place=_place(place))
+        detail = said("ptxas-where", _("{path} ({place})"), path=found, place=_place(place))
     if need is not None and version is not None and version < need[1]:
         return Finding(
             "xla-ptxas",
             "problem",
-            _(
-                "The ptxas XLA finds first is from CUDA {version}: too old for compute "
-                "capability {need} (CUDA {need2} or newer)"
-            ).format(version=version, need=need[0], need2=need[1]),
-            _("{detail}. XLA looks in: {search}; the first found wins.").format(
-                detail=detail, search=_order(search)
+            said(
+                "ptxas-too-old",
+                _(
+                    "The ptxas XLA finds first is from CUDA {version}: too old for compute "
+                    "capability {need} (CUDA {need2} or newer)"
+                ),
+                version=version,
+                need=need[0],
+                need2=need[1],
+            ),
+            said(
+                "ptxas-search",
+                _("{detail}. XLA looks in: {search}; the first found wins."),
+                detail=detail,
+                search=_order(search),
             ),
             _first_fix(found, place, wheel)
             if wheel is not None
-            else _(
-                "put a ptxas of CUDA {need} or newer first (the nvidia-cuda-nvcc wheel your "
-                "TensorFlow pins), or remove this one from PATH"
-            ).format(need=need[1]),
+            else said(
+                "fix-ptxas-newer",
+                _(
+                    "put a ptxas of CUDA {need} or newer first (the nvidia-cuda-nvcc wheel your "
+                    "TensorFlow pins), or remove this one from PATH"
+                ),
+                need=need[1],
+            ),
         )
     if wheel is not None and found != wheel:
         mine = ptxas_version(wheel)
@@ -144,12 +162,21 @@ def check_ptxas(
             return Finding(
                 "xla-ptxas",
                 "warning",
-                _(
-                    "XLA runs the ptxas {place_names} finds first ({version}), not the "
-                    "nvidia-cuda-nvcc wheel's ({mine})"
-                ).format(place_names=_place(place), version=_cuda(version), mine=_cuda(mine)),
-                _("{detail}. XLA looks in: {search}; the first found wins.").format(
-                    detail=detail, search=_order(search)
+                said(
+                    "ptxas-not-wheel",
+                    _(
+                        "XLA runs the ptxas {place_names} finds first ({version}), not the "
+                        "nvidia-cuda-nvcc wheel's ({mine})"
+                    ),
+                    place_names=_place(place),
+                    version=_cuda(version),
+                    mine=_cuda(mine),
+                ),
+                said(
+                    "ptxas-search",
+                    _("{detail}. XLA looks in: {search}; the first found wins."),
+                    detail=detail,
+                    search=_order(search),
                 ),
                 _first_fix(found, place, wheel),
             )
@@ -157,19 +184,31 @@ def check_ptxas(
         return Finding(
             "xla-ptxas",
             "warning",
-            _("ptxas is from CUDA {version}, newer than the driver's CUDA {driver_cuda}").format(
-                version=version, driver_cuda=driver_cuda
+            said(
+                "ptxas-newer-than-driver",
+                _("ptxas is from CUDA {version}, newer than the driver's CUDA {driver_cuda}"),
+                version=version,
+                driver_cuda=driver_cuda,
             ),
-            _(
-                "{detail}. XLA then links its kernels without the driver, one at a time: "
-                "compilation is slower; the kernels run normally."
-            ).format(detail=detail),
-            _(
-                "update the NVIDIA driver to one supporting CUDA {version}, or use an "
-                "nvidia-cuda-nvcc no newer than {driver_cuda}"
-            ).format(version=version, driver_cuda=driver_cuda),
+            said(
+                "ptxas-newer-than-driver-detail",
+                _(
+                    "{detail}. XLA then links its kernels without the driver, one at a time: "
+                    "compilation is slower; the kernels run normally."
+                ),
+                detail=detail,
+            ),
+            said(
+                "fix-driver-or-nvcc",
+                _(
+                    "update the NVIDIA driver to one supporting CUDA {version}, or use an "
+                    "nvidia-cuda-nvcc no newer than {driver_cuda}"
+                ),
+                version=version,
+                driver_cuda=driver_cuda,
+            ),
         )
-    return Finding("xla-ptxas", "ok", _("ptxas found where XLA looks"), detail)
+    return Finding("xla-ptxas", "ok", said("ptxas-ok", _("ptxas found where XLA looks")), detail)
 
 
 def _cuda(version: Optional[Version]) -> str:
@@ -180,19 +219,28 @@ def _order(search: Search) -> str:
     return _(", ").join(_place(p) for p in search.places)
 
 
-def _first_fix(found: Path, place: str, wheel: Path) -> str:
+def _first_fix(found: Path, place: str, wheel: Path) -> Sentence:
     if place == "path":
-        return _(
-            "remove {found} from PATH, or put {wheel} first on PATH (activate-tfenv.sh from "
-            "`tfenv resolve --emit` does)"
-        ).format(found=found.parent, wheel=wheel.parent)
-    if place == "xla_flags":
-        return _("point XLA_FLAGS=--xla_gpu_cuda_data_dir at {folder}").format(
-            folder=wheel.parent.parent
+        return said(
+            "fix-ptxas-path",
+            _(
+                "remove {found} from PATH, or put {wheel} first on PATH (activate-tfenv.sh from "
+                "`tfenv resolve --emit` does)"
+            ),
+            found=found.parent,
+            wheel=wheel.parent,
         )
-    return _(
-        "put {wheel} first on PATH (activate-tfenv.sh from `tfenv resolve --emit` does)"
-    ).format(wheel=wheel.parent)
+    if place == "xla_flags":
+        return said(
+            "fix-xla-flags",
+            _("point XLA_FLAGS=--xla_gpu_cuda_data_dir at {folder}"),
+            folder=wheel.parent.parent,
+        )
+    return said(
+        "fix-wheel-first",
+        _("put {wheel} first on PATH (activate-tfenv.sh from `tfenv resolve --emit` does)"),
+        wheel=wheel.parent,
+    )
 
 
 def _first_ptxas(
@@ -214,24 +262,40 @@ def _no_ptxas(search: Search, wheel: Optional[Path]) -> Finding:
         return Finding(
             "xla-ptxas",
             "problem",
-            _("ptxas is installed (nvidia-cuda-nvcc) but XLA will not find it"),
-            _(
-                "{wheel} is not on PATH and XLA_FLAGS does not name its folder; this TensorFlow"
-                " looks only in: {search}."
-            ).format(wheel=wheel, search=_order(search)),
-            _(
-                "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
-                "PATH={parent}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
-            ).format(parent=wheel.parent, nvcc=nvcc),
+            said(
+                "ptxas-unreachable",
+                _("ptxas is installed (nvidia-cuda-nvcc) but XLA will not find it"),
+            ),
+            said(
+                "ptxas-unreachable-detail",
+                _(
+                    "{wheel} is not on PATH and XLA_FLAGS does not name its folder; this TensorFlow"
+                    " looks only in: {search}."
+                ),
+                wheel=wheel,
+                search=_order(search),
+            ),
+            said(
+                "fix-ptxas-export",
+                _(
+                    "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
+                    "PATH={parent}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
+                ),
+                parent=wheel.parent,
+                nvcc=nvcc,
+            ),
         )
     return Finding(
         "xla-ptxas",
         "warning",
-        _("ptxas not found: XLA-compiled models (jit_compile) will fail"),
-        _("Looked in: {search}.").format(search=_order(search)),
-        _(
-            "pip install the nvidia-cuda-nvcc wheel your TensorFlow pins "
-            "(tensorflow[and-cuda]) and source activate-tfenv.sh"
+        said("ptxas-missing", _("ptxas not found: XLA-compiled models (jit_compile) will fail")),
+        said("ptxas-missing-detail", _("Looked in: {search}."), search=_order(search)),
+        said(
+            "fix-install-nvcc",
+            _(
+                "pip install the nvidia-cuda-nvcc wheel your TensorFlow pins "
+                "(tensorflow[and-cuda]) and source activate-tfenv.sh"
+            ),
         ),
     )
 
@@ -243,19 +307,29 @@ def check_libdevice(search: Search) -> Finding:
                 return Finding(
                     "xla-libdevice",
                     "ok",
-                    _("libdevice found where XLA looks"),
-                    _("{path} ({place})").format(path=root / _LIBDEVICE, place=_place(place)),
+                    said("libdevice-ok", _("libdevice found where XLA looks")),
+                    said(
+                        "libdevice-where",
+                        _("{path} ({place})"),
+                        path=root / _LIBDEVICE,
+                        place=_place(place),
+                    ),
                 )
     dd = data_dir(search.environ)
     if dd is not None:
         return Finding(
             "xla-libdevice",
             "problem",
-            _("XLA_FLAGS names a CUDA folder without libdevice"),
-            _("{value} does not exist.").format(value=dd / _LIBDEVICE),
-            _(
-                "point --xla_gpu_cuda_data_dir at a folder containing nvvm/libdevice "
-                "(site-packages/nvidia/cuda_nvcc for pip installs)"
+            said("libdevice-flags-wrong", _("XLA_FLAGS names a CUDA folder without libdevice")),
+            said(
+                "libdevice-flags-wrong-detail", _("{value} does not exist."), value=dd / _LIBDEVICE
+            ),
+            said(
+                "fix-libdevice-flags",
+                _(
+                    "point --xla_gpu_cuda_data_dir at a folder containing nvvm/libdevice "
+                    "(site-packages/nvidia/cuda_nvcc for pip installs)"
+                ),
             ),
         )
     nvcc = next((p for p in pip_nvcc(search.site) if (p / _LIBDEVICE).is_file()), None)
@@ -263,22 +337,41 @@ def check_libdevice(search: Search) -> Finding:
         return Finding(
             "xla-libdevice",
             "problem",
-            _("libdevice is installed (nvidia-cuda-nvcc) but XLA will not find it"),
-            _(
-                "{value} exists, but XLA_FLAGS is not set and this TensorFlow looks only in: "
-                "{search}."
-            ).format(value=nvcc / _LIBDEVICE, search=_order(search)),
-            _(
-                "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
-                "XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
-            ).format(nvcc=nvcc),
+            said(
+                "libdevice-unreachable",
+                _("libdevice is installed (nvidia-cuda-nvcc) but XLA will not find it"),
+            ),
+            said(
+                "libdevice-unreachable-detail",
+                _(
+                    "{value} exists, but XLA_FLAGS is not set and this TensorFlow looks only in: "
+                    "{search}."
+                ),
+                value=nvcc / _LIBDEVICE,
+                search=_order(search),
+            ),
+            said(
+                "fix-libdevice-export",
+                _(
+                    "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
+                    "XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
+                ),
+                nvcc=nvcc,
+            ),
         )
     return Finding(
         "xla-libdevice",
         "warning",
-        _("libdevice not found: XLA-compiled models will fail"),
-        _("No nvvm/libdevice/libdevice.10.bc in: {search}.").format(search=_order(search)),
-        _("install nvidia-cuda-nvcc (tensorflow[and-cuda]) and source activate-tfenv.sh"),
+        said("libdevice-missing", _("libdevice not found: XLA-compiled models will fail")),
+        said(
+            "libdevice-missing-detail",
+            _("No nvvm/libdevice/libdevice.10.bc in: {search}."),
+            search=_order(search),
+        ),
+        said(
+            "fix-install-nvcc-libdevice",
+            _("install nvidia-cuda-nvcc (tensorflow[and-cuda]) and source activate-tfenv.sh"),
+        ),
     )
 
 

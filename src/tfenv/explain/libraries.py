@@ -21,6 +21,7 @@ from tfenv.explain.common import (
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
 from tfenv.kb.prose import prose
+from tfenv.models.platform import DriverOs, per_driver_os
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -48,10 +49,10 @@ def windows_gpu_end(kb: KnowledgeBase) -> Optional[TfBuild]:
     return max(gpu, key=lambda b: b.series) if gpu else None
 
 
-def _cuda_facts(ctx: Context, file: str, cuda: Version, os: str) -> list[str]:
+def _cuda_facts(ctx: Context, file: str, cuda: Version, os: DriverOs) -> list[str]:
     major_only = len(cuda.release) == 1
     family = f"{cuda.major}.x" if cuda.major >= 11 or major_only else str(cuda)
-    label = "Windows" if os == "windows" else "Linux"
+    label = per_driver_os(os, "Linux", "Windows")
     builds = builds_with_cuda(ctx.kb, cuda, os)
     if major_only:
         what = _("{file} is a CUDA {family} library (CUDA {family} names it so).")
@@ -63,7 +64,7 @@ def _cuda_facts(ctx: Context, file: str, cuda: Version, os: str) -> list[str]:
             family=family, system=label, series=series_list(builds)
         ),
     ]
-    dos = "windows" if os == "windows" else (driver_os(ctx) or "linux")
+    dos: DriverOs = per_driver_os(os, driver_os(ctx) or "linux", "windows")
     if not major_only or cuda.major >= 11:
         facts += driver_facts(ctx, cuda, dos)
     return facts

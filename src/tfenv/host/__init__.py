@@ -34,6 +34,7 @@ from tfenv.host.profile import (
     replaced_facts,
 )
 from tfenv.i18n import _
+from tfenv.models.platform import system
 from tfenv.textsafe import visible
 
 __all__ = [
@@ -235,7 +236,7 @@ def _arch(machine: str, os_kind: str) -> str:
     if m in ("x86_64", "amd64", "x64"):
         return "x86_64"
     if m in ("aarch64", "arm64", "armv8l"):
-        return "aarch64" if os_kind in ("linux", "wsl2") else "arm64"
+        return "aarch64" if system(os_kind).runs_linux else "arm64"
     raise DetectionError(
         _("tfenv knows x86_64 and ARM64 machines; this one is {machine!r}.").format(
             machine=machine
@@ -245,7 +246,7 @@ def _arch(machine: str, os_kind: str) -> str:
 
 
 def _glibc(probes: Probes, os_kind: str) -> Optional[Version]:
-    if os_kind not in ("linux", "wsl2"):
+    if not system(os_kind).runs_linux:
         return None
     text = probes.libc()
     return parse.parse_glibc(text) if text else None

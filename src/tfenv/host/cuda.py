@@ -15,6 +15,7 @@ from typing import Optional
 from tfenv.host import parse
 from tfenv.host.probes import Probes
 from tfenv.host.profile import CudnnInstall, HostNote, InstalledToolkit
+from tfenv.models.platform import system
 
 __all__ = ["detect_cudnn", "detect_toolkits", "toolkit_folders"]
 
@@ -31,11 +32,11 @@ _CUDNN_HEADERS = ("cudnn_version.h", "cudnn_version_v9.h", "cudnn_version_v8.h",
 
 
 def _join(os_kind: str, *parts: str) -> str:
-    return ntpath.join(*parts) if os_kind == "windows" else posixpath.join(*parts)
+    return ntpath.join(*parts) if system(os_kind).is_windows else posixpath.join(*parts)
 
 
 def _dirname(os_kind: str, path: str) -> str:
-    return ntpath.dirname(path) if os_kind == "windows" else posixpath.dirname(path)
+    return ntpath.dirname(path) if system(os_kind).is_windows else posixpath.dirname(path)
 
 
 def toolkit_folders(probes: Probes, os_kind: str) -> list[str]:
@@ -49,9 +50,9 @@ def toolkit_folders(probes: Probes, os_kind: str) -> list[str]:
     if nvcc:
         nvcc = probes.realpath(nvcc)
         candidates.append(_dirname(os_kind, _dirname(os_kind, nvcc)))
-    if os_kind == "windows":
+    if system(os_kind).is_windows:
         candidates += probes.glob(_WINDOWS_GLOB)
-    elif os_kind in ("linux", "wsl2"):
+    elif system(os_kind).runs_linux:
         for pattern in _LINUX_GLOBS:
             candidates += probes.glob(pattern)
     seen: set[str] = set()
@@ -67,7 +68,7 @@ def toolkit_folders(probes: Probes, os_kind: str) -> list[str]:
 def detect_toolkits(probes: Probes, os_kind: str) -> tuple[list[InstalledToolkit], list[HostNote]]:
     """Toolkits found, and notes about folders that looked like one but were not readable
     (about ``cuda_toolkits``: a toolkit added to the list by hand makes them stale)."""
-    nvcc_name = "nvcc.exe" if os_kind == "windows" else "nvcc"
+    nvcc_name = "nvcc.exe" if system(os_kind).is_windows else "nvcc"
     found: list[InstalledToolkit] = []
     notes: list[HostNote] = []
     for folder in toolkit_folders(probes, os_kind):
@@ -103,9 +104,9 @@ def _from_files(probes: Probes, folder: str, os_kind: str) -> Optional[Installed
 
 def detect_cudnn(probes: Probes, os_kind: str, toolkit_paths: list[str]) -> list[CudnnInstall]:
     folders = [_join(os_kind, t, "include") for t in toolkit_paths]
-    if os_kind == "windows":
+    if system(os_kind).is_windows:
         folders += probes.glob(_CUDNN_WINDOWS_GLOB)
-    elif os_kind in ("linux", "wsl2"):
+    elif system(os_kind).runs_linux:
         folders += list(_CUDNN_LINUX)
     found: dict[str, CudnnInstall] = {}
     for folder in folders:

@@ -17,6 +17,7 @@ from tfenv.host import parse
 from tfenv.host.probes import NvmlReading, Probes
 from tfenv.host.profile import GpuInfo, HostNote
 from tfenv.i18n import _
+from tfenv.models.platform import system
 from tfenv.specs import cc_problem
 
 __all__ = ["QUERY_FIELDS", "CatalogLoader", "GpuFacts", "detect_gpus", "find_nvidia_smi"]
@@ -65,7 +66,7 @@ class GpuFacts:
 def detect_gpus(probes: Probes, os_kind: str, catalog: Optional[CatalogLoader] = None) -> GpuFacts:
     """Driver, highest CUDA the driver supports, and GPUs of this host."""
     facts = GpuFacts()
-    if os_kind == "macos":
+    if system(os_kind).is_macos:
         facts.notes.append(
             HostNote(_("macOS has no NVIDIA CUDA driver; TensorFlow runs on the CPU here."), "os")
         )
@@ -91,9 +92,9 @@ def find_nvidia_smi(probes: Probes, os_kind: str) -> Optional[str]:
     if found:
         return found
     candidates: tuple[str, ...] = ()
-    if os_kind == "wsl2":
+    if system(os_kind).is_wsl2:
         candidates = (f"{WSL_LIB}/nvidia-smi",)
-    elif os_kind == "windows":
+    elif system(os_kind).is_windows:
         candidates = _WINDOWS_SMI
     return next((c for c in candidates if probes.exists(c)), None)
 
@@ -129,7 +130,9 @@ def _without_smi(
     probes: Probes, os_kind: str, facts: GpuFacts, nvml_problem: Optional[str]
 ) -> None:
     tried = f" ({nvml_problem})" if nvml_problem else ""
-    version, source = (None, None) if os_kind != "linux" else _kernel_module_version(probes)
+    version, source = (
+        (None, None) if not system(os_kind).is_linux else _kernel_module_version(probes)
+    )
     if version and source:
         facts.driver = version
         facts.sources["driver"] = source
@@ -144,12 +147,12 @@ def _without_smi(
             )
         )
         return
-    if os_kind == "linux":
+    if system(os_kind).is_linux:
         text = _(
             "No NVIDIA driver found: nvidia-smi is not on PATH{tried} and no NVIDIA kernel "
             "module is loaded."
         )
-    elif os_kind == "wsl2":
+    elif system(os_kind).is_wsl2:
         text = _("No NVIDIA driver found: nvidia-smi is not on PATH or in {wsl_lib}{tried}.")
     else:
         text = _("No NVIDIA driver found: nvidia-smi is not on PATH{tried}.")
@@ -167,7 +170,7 @@ def _from_smi(probes: Probes, smi: str, os_kind: str, facts: GpuFacts, kb: _KbLo
                 "driver",
             )
         )
-        if os_kind == "linux":
+        if system(os_kind).is_linux:
             version, source = _kernel_module_version(probes)
             if version:
                 facts.notes.append(
@@ -201,7 +204,7 @@ def _from_smi(probes: Probes, smi: str, os_kind: str, facts: GpuFacts, kb: _KbLo
                 _("nvidia-smi does not show which CUDA version the driver supports."), "driver_cuda"
             )
         )
-    if os_kind == "wsl2":
+    if system(os_kind).is_wsl2:
         _wsl_notes(probes, header.driver, facts)
     rows = {r.index: r for r in parse.parse_smi_table(out.stdout)}
     queried = _query(probes, smi, facts)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from tfenv.models.platform import system
+
 __all__ = ["Layout", "child_env", "find_uv", "uv_venv_command", "venv_command"]
 
 # variables of the caller's environment that would point the children elsewhere
@@ -32,13 +34,18 @@ class Layout:
     def scripts(self) -> Path:
         """Where its programs are: ``bin`` (``Scripts`` in a Windows venv, the prefix
         itself for a Windows conda environment)."""
-        if self.os_name != "windows":
+        if not self.windows:
             return self.prefix / "bin"
         return self.prefix if self.conda else self.prefix / "Scripts"
 
     @property
     def python(self) -> Path:
-        return self.scripts / ("python.exe" if self.os_name == "windows" else "python")
+        return self.scripts / ("python.exe" if self.windows else "python")
+
+    @property
+    def windows(self) -> bool:
+        """Whether the environment is native Windows' (WSL2's is Linux's)."""
+        return system(self.os_name).is_windows
 
 
 def find_uv(environ: Mapping[str, str]) -> Optional[str]:

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Optional
 
+from tfenv.models.platform import system
+
 __all__ = ["find_python", "python_candidates"]
 
 _ASK = "import sys; print('%d.%d' % sys.version_info[:2])"
@@ -24,7 +26,7 @@ def python_candidates(
 ) -> Iterator[list[str]]:
     """The argv prefixes that may run Python ``version`` ("3.12"), most specific first."""
     path = environ.get("PATH", "")
-    if os_name == "windows":
+    if system(os_name).is_windows:
         launcher = shutil.which("py", path=path)
         if launcher:
             yield [launcher, f"-{version}"]

@@ -19,6 +19,7 @@ from tfenv.i18n import _, ngettext
 from tfenv.install import InstallError
 from tfenv.install.create import Layout
 from tfenv.install.shell import command
+from tfenv.models.platform import system
 
 if TYPE_CHECKING:
     from tfenv.install.source import Source
@@ -127,7 +128,7 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
     elif found is not None:
         tool, make = "venv", create.venv_command(found, layout.prefix)
     else:
-        if os_name == "windows":
+        if system(os_name).is_windows:
             message = _(
                 "No Python {python} found on this machine (PATH, pyenv, the py launcher), "
                 "and uv, which can find or fetch one, is not installed."
@@ -164,7 +165,7 @@ def _interpreter(python: str, os_name: str, environ: Mapping[str, str]) -> Optio
 
     from tfenv.install.interpreters import find_python
 
-    if not python or (os_name == "windows") != (sys.platform == "win32"):
+    if not python or system(os_name).is_windows != (sys.platform == "win32"):
         return None
     return find_python(python, os_name, environ)
 

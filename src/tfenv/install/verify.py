@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfenv.doctor.findings import Finding
 from tfenv.i18n import N_, _
+from tfenv.models.sentence import said
 
 if TYPE_CHECKING:
     from tfenv.host.profile import HostProfile
@@ -84,7 +85,9 @@ def verify(
         activated = activated_environ(layout, environ)
     except OSError as exc:
         f = Finding(
-            "activate", "problem", _("Activating the environment failed: {exc}").format(exc=exc)
+            "activate",
+            "problem",
+            said("activate-failed", _("Activating the environment failed: {exc}"), exc=exc),
         )
         return Verdict((f,))
     result = run_import_check(str(layout.python), timeout, here.has_gpu, env=activated)
@@ -131,7 +134,7 @@ def activated_environ(layout: Layout, environ: Mapping[str, str]) -> dict[str, s
 
     base = dict(environ)
     base.pop("VIRTUAL_ENV", None)
-    if layout.os_name == "windows":
+    if layout.windows:
         return _windows_activated(layout, base)
     if layout.conda:
         base["CONDA_PREFIX"] = str(layout.prefix)

@@ -17,6 +17,7 @@ from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record, sourced
 from tfenv.models.driver import DriverVersion
+from tfenv.models.platform import per_driver_os
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -60,7 +61,7 @@ class CudaToolkit:
     note: Optional[str] = fact(Node.opt_text, default=None)
 
     def min_driver(self, os: OsName) -> Optional[DriverVersion]:
-        return self.min_driver_linux if os == "linux" else self.min_driver_windows
+        return per_driver_os(os, self.min_driver_linux, self.min_driver_windows)
 
     def can_target(self, cc: Version) -> Optional[bool]:
         """Whether ``cc`` lies in the toolkit's SASS range (None when the range is unknown)."""
@@ -80,7 +81,7 @@ class CudaFamily:
     provenance: Provenance = sourced()
 
     def min_driver(self, os: OsName) -> Optional[DriverVersion]:
-        return self.min_driver_linux if os == "linux" else self.min_driver_windows
+        return per_driver_os(os, self.min_driver_linux, self.min_driver_windows)
 
 
 @dataclass(frozen=True)

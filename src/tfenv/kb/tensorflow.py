@@ -23,7 +23,7 @@ from tfenv.i18n import _
 from tfenv.kb._fields import Node, Provenance
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, opt_record, read_record, sourced, text_list
-from tfenv.models.platform import PLATFORM_KEYS, system
+from tfenv.models.platform import PLATFORM_KEYS, per_driver_os, system
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -170,11 +170,7 @@ class TfBuild:
 
     def cuda_build(self, os: OsName) -> Optional[CudaBuild]:
         """The CUDA build for ``os`` ("linux" or "windows"), or None where there is none."""
-        if os == "linux":
-            return self.linux
-        if os == "windows":
-            return self.windows
-        raise ValueError(f"unknown OS {os!r}; expected 'linux' or 'windows'")
+        return per_driver_os(os, self.linux, self.windows)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal, Optional
+from typing import TYPE_CHECKING, Literal, Optional, TypeVar
 
 from tfenv.i18n import N_, _
 
@@ -24,6 +24,7 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
 
 
 __all__ = [
+    "DRIVER_OSES",
     "LINUX_AARCH64",
     "LINUX_X86_64",
     "MACOS_ARM64",
@@ -37,14 +38,35 @@ __all__ = [
     "Platform",
     "System",
     "UnsupportedPlatform",
+    "is_linux_driver",
+    "known_system",
     "machine",
     "normalize_arch",
+    "per_driver_os",
     "platform",
     "platform_of",
     "system",
 ]
 
 DriverOs = Literal["linux", "windows"]
+#: the two systems NVIDIA's driver tables and TensorFlow's CUDA builds are kept for
+DRIVER_OSES: tuple[DriverOs, ...] = ("linux", "windows")
+_T = TypeVar("_T")
+
+
+def per_driver_os(os: DriverOs, linux: _T, windows: _T) -> _T:
+    """The one of a pair kept per driver/build system (``linux``'s or ``windows``'s), so
+    that no code outside models compares a system's name."""
+    if os == "linux":
+        return linux
+    if os == "windows":
+        return windows
+    raise ValueError(f"unknown OS {os!r}; expected 'linux' or 'windows'")
+
+
+def is_linux_driver(os: Optional[DriverOs]) -> bool:
+    """Whether ``os`` (a driver/build system, or None) is Linux's."""
+    return os == "linux"
 
 
 class UnsupportedPlatform(ValueError):
@@ -198,6 +220,11 @@ class System:
     def is_macos(self) -> bool:
         return self.name == "macos"
 
+    @property
+    def runs_linux(self) -> bool:
+        """Linux or WSL2: Linux's files, programs, glibc and wheels."""
+        return self.name in ("linux", "wsl2")
+
 
 SYSTEMS: tuple[System, ...] = (
     System(
@@ -242,6 +269,11 @@ def system(name: str) -> System:
                 name=name, known=", ".join(s.name for s in SYSTEMS)
             )
         ) from None
+
+
+def known_system(name: object) -> Optional[System]:
+    """The system ``name`` names, or None where it names none (absent, or not a name)."""
+    return _SYSTEMS.get(name) if isinstance(name, str) else None
 
 
 def normalize_arch(system_name: str, arch: str) -> str:

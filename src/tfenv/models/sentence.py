@@ -11,6 +11,10 @@ warning coded.
 Build one with :func:`said`::
 
     said("route", _("Route {route}: {why}."), route=route.name, why=_(route.why))
+
+``tfenv doctor``'s findings are worded the same way, with the codes of
+:data:`tfenv.models.doctor_codes.DOCTOR_CODES` (a second closed list, loaded only when a
+doctor sentence is made).
 """
 
 from __future__ import annotations
@@ -92,10 +96,18 @@ class Sentence(str):
         return {"code": self.code, "params": dict(self.params)}
 
 
+def _check(code: str) -> None:
+    if code in CODES:
+        return
+    from tfenv.models.doctor_codes import DOCTOR_CODES
+
+    if code not in DOCTOR_CODES:
+        raise ValueError(f"not a sentence code: {code!r}")
+
+
 def said(code: str, template: str, /, **params: object) -> Sentence:
     """``template`` (already in the current language) filled with ``params``, coded."""
-    if code not in CODES:
-        raise ValueError(f"not a sentence code: {code!r}")
+    _check(code)
     return Sentence(
         template.format(**params),
         code,
@@ -106,6 +118,5 @@ def said(code: str, template: str, /, **params: object) -> Sentence:
 def coded(code: str, text: str, /, **params: object) -> Sentence:
     """A sentence worded elsewhere (the knowledge base's prose), coded: ``params`` name
     what a script may need (an id)."""
-    if code not in CODES:
-        raise ValueError(f"not a sentence code: {code!r}")
+    _check(code)
     return Sentence(text, code, {k: str(v) for k, v in params.items() if v is not None})

@@ -25,6 +25,7 @@ from packaging.version import Version
 from tfenv import rules
 from tfenv.i18n import _, language
 from tfenv.kb.prose import opt_prose, status_text
+from tfenv.models.platform import is_linux_driver
 from tfenv.models.require_cuda import HostFacts, RequireCuda, Verdict, evaluate
 from tfenv.rules.model import TfCandidate
 
@@ -350,7 +351,11 @@ def ngc_image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[Cont
 def _forward_compat(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
     """Only when the official image does not run on the host's driver: forward
     compatibility is a way out, never a preference."""
-    if target.driver is None or target.driver_os != "linux" or not is_datacenter(kb, target):
+    if (
+        target.driver is None
+        or not is_linux_driver(target.driver_os)
+        or not is_datacenter(kb, target)
+    ):
         return None
     cuda = opt.build.linux.cuda if opt.build and opt.build.linux else None
     floor = kb.cuda.driver_floor(cuda, "linux")[0] if cuda else None
