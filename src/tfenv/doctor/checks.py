@@ -495,7 +495,7 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
         )
     code = gpu_code(cc, build.compute)
     built = describe_caps(build.compute)
-    name = f"{gpu.name} (compute capability {cc})"
+    name = _("{name} (compute capability {cc})").format(name=gpu.name, cc=cc)
     if code.verdict == "cannot-load":
         return Finding(
             fid,
