@@ -110,3 +110,22 @@ def test_commands_in_the_machines_shell() -> None:
     assert command(["C:\\Program Files\\py.exe", "-3.10"], "windows") == (
         '"C:\\Program Files\\py.exe" -3.10'
     )
+
+
+def test_pip_through_the_tool_by_name() -> None:
+    argv = conda.pip_command("conda", "tf-2.10.1", ("tensorflow==2.10.1", "numpy<2"), "U")
+    assert argv == [
+        "conda",
+        "run",
+        "-n",
+        "tf-2.10.1",
+        "python",
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--index-url",
+        "U",
+        "tensorflow==2.10.1",
+        "numpy<2",
+    ]

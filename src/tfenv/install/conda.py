@@ -19,6 +19,7 @@ __all__ = [
     "find_tool",
     "is_name",
     "lock_create_command",
+    "pip_command",
     "prefix_command",
 ]
 
@@ -78,3 +79,14 @@ def lock_create_command(tool: str, env: str, lockfile: Path, offline: bool = Fal
 def prefix_command(tool: str, env: str) -> list[str]:
     """Asks the new environment's Python where the environment is."""
     return [tool, "run", *_where(env), "python", "-c", "import sys; print(sys.prefix)"]
+
+
+def pip_command(
+    tool: str, env: str, specs: Sequence[str], index_url: Optional[str] = None
+) -> list[str]:
+    """pip in environment ``env`` through ``TOOL run``: for the commands shown when no
+    conda-family tool is here, whose environments folder (and so the new Python's path) is
+    not known."""
+    index = ["--index-url", index_url] if index_url else []
+    pip = ["python", "-m", "pip", "install", "--disable-pip-version-check"]
+    return [tool, "run", *_where(env), *pip, *index, *specs]
