@@ -127,7 +127,8 @@ def test_conda_lock_dry_run_names_the_lockfile(
         assert create.startswith(f"conda-lock install --conda {Path(TOOL or 'conda').name} -p ")
     else:
         assert " create -y -p " in create
-    assert str(lock) in create and str(env) in create
+    assert str(lock) in create
+    assert str(env) in create
     assert doc["source"] == {"lock": str(lock), "target": "gpu"}
     assert not env.exists()
 
@@ -154,5 +155,6 @@ def test_conda_install_from_the_local_channel(
     assert json.loads((env / MARKER).read_text())["tensorflow"] == "2.15.0"
     # the built packages carry no Python: the Verify step says so, and nothing is undone
     assert steps["verify"] == "problem", err
-    assert doc["status"] == "problem" and code == 1
+    assert doc["status"] == "problem"
+    assert code == 1
     assert not doc["rolled_back"]
