@@ -67,12 +67,12 @@ def create_command(
     return argv + list(specs)
 
 
-def lock_create_command(tool: str, env: str, lockfile: Path, offline: bool = False) -> list[str]:
-    """Create the environment from a conda-lock file: micromamba reads it itself
-    (``create -f``); conda and mamba need conda-lock (``conda-lock install``)."""
-    if Path(tool).name.startswith("micromamba"):
-        argv = [tool, "create", "-y", *_where(env), "-f", str(lockfile)]
-        return argv + (["--offline"] if offline else [])
+def lock_create_command(tool: str, env: str, lockfile: Path) -> list[str]:
+    """Create the environment from a conda-lock file with ``conda-lock install``, for
+    micromamba too: ``micromamba create -f FILE`` reads a lockfile only when its name ends
+    in ``-lock.yml`` or ``-lock.yaml`` (libmamba's ``is_env_lockfile_name``), and tfenv's are
+    ``conda-lock.TARGET.yml``, which it would read as an environment.yml. conda-lock has no
+    offline switch (``--offline`` is left to the tool's own setting, CONDA_OFFLINE)."""
     return ["conda-lock", "install", "--conda", tool, *_where(env), str(lockfile)]
 
 

@@ -179,7 +179,7 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
     prefix = _conda_prefix(tool, env) if tool is not None else Path(env).absolute()
     where = str(prefix) if tool is not None or not conda.is_name(env) else env
     if source.lock is not None:
-        make = conda.lock_create_command(shown, where, source.lock, options.offline)
+        make = conda.lock_create_command(shown, where, source.lock)
         pip_specs: tuple[str, ...] = ()
     else:
         make = conda.create_command(shown, where, plan.conda, plan.channels, options.offline)
