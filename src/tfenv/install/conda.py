@@ -1,7 +1,8 @@
 """conda routes: which of micromamba, mamba and conda is here, and the commands to run.
 
-Only the construction of commands is tested here (no conda-family executable is
-installable on the test machine from PyPI or Debian); a machine without any of them gets
+On the test machine no conda-family executable is installable (from PyPI or Debian), so
+the commands are tested as commands, and tests/test_install_conda.py runs a real tool
+against a local channel only where one is installed; a machine without any of them gets
 the exact commands to run instead.
 """
 
@@ -20,7 +21,6 @@ __all__ = [
     "is_name",
     "lock_create_command",
     "pip_command",
-    "prefix_command",
 ]
 
 TOOLS = ("micromamba", "mamba", "conda")
@@ -74,11 +74,6 @@ def lock_create_command(tool: str, env: str, lockfile: Path) -> list[str]:
     ``conda-lock.TARGET.yml``, which it would read as an environment.yml. conda-lock has no
     offline switch (``--offline`` is left to the tool's own setting, CONDA_OFFLINE)."""
     return ["conda-lock", "install", "--conda", tool, *_where(env), str(lockfile)]
-
-
-def prefix_command(tool: str, env: str) -> list[str]:
-    """Asks the new environment's Python where the environment is."""
-    return [tool, "run", *_where(env), "python", "-c", "import sys; print(sys.prefix)"]
 
 
 def pip_command(
