@@ -333,6 +333,12 @@ def test_conda_route_without_conda(
         "'cudatoolkit=11.2.2' 'cudnn=8.1.0.77'"
     )
     assert want in out
+    # the environments folder of a conda not installed yet is unknown: pip and doctor go
+    # through the environment's name, not a folder guessed under the current one
+    pip = "conda run -n tf-2.10.1 python -m pip install --disable-pip-version-check"
+    assert f"{pip} 'tensorflow==2.10.1' 'numpy<2'" in out
+    assert "'tfenv doctor --interpreter python --import' after activating" in out
+    assert str(Path.cwd() / "tf-2.10.1") not in out
     code, _, err = _install(capsys, *flags, "--manager", "conda")
     assert code == 1
     assert "No conda, mamba or micromamba" in err

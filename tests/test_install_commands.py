@@ -41,21 +41,25 @@ def test_name_or_folder(text: str, name: bool) -> None:
 
 
 def test_conda_lock_files() -> None:
+    """conda-lock installs them for every tool: micromamba's ``create -f`` takes a file as a
+    lockfile only when its name ends in -lock.yml, and tfenv's are conda-lock.TARGET.yml."""
     lock = Path("conda-lock.gpu.yml")
     assert conda.lock_create_command("/opt/bin/micromamba", "/e", lock) == [
+        "conda-lock",
+        "install",
+        "--conda",
         "/opt/bin/micromamba",
-        "create",
-        "-y",
         "-p",
-        "/e",
-        "-f",
+        str(Path("/e")),
         "conda-lock.gpu.yml",
     ]
-    assert conda.lock_create_command("mamba", "/e", lock)[:4] == [
+    assert conda.lock_create_command("mamba", "tf", lock)[:6] == [
         "conda-lock",
         "install",
         "--conda",
         "mamba",
+        "-n",
+        "tf",
     ]
 
 
@@ -110,3 +114,22 @@ def test_commands_in_the_machines_shell() -> None:
     assert command(["C:\\Program Files\\py.exe", "-3.10"], "windows") == (
         '"C:\\Program Files\\py.exe" -3.10'
     )
+
+
+def test_pip_through_the_tool_by_name() -> None:
+    argv = conda.pip_command("conda", "tf-2.10.1", ("tensorflow==2.10.1", "numpy<2"), "U")
+    assert argv == [
+        "conda",
+        "run",
+        "-n",
+        "tf-2.10.1",
+        "python",
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--index-url",
+        "U",
+        "tensorflow==2.10.1",
+        "numpy<2",
+    ]

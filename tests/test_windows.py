@@ -316,6 +316,9 @@ def test_doctor_finds_a_missing_cudnn64_8(tmp_path: Path, kb: KnowledgeBase) -> 
     assert dlls.title == "Not on PATH: cudnn64_8.dll"
     assert dlls.fix is not None
     assert "CUDA\\v11.2\\bin" in dlls.fix
+    # the basis cites the installed release's own wheel, not the 11 wheels the set covers
+    assert "/tensorflow-2.10.1-cp39-" in dlls.detail
+    assert "/tensorflow-2.9.3-" not in dlls.detail
 
 
 def test_doctor_warns_about_an_early_cuda_11_0_bin(tmp_path: Path, kb: KnowledgeBase) -> None:

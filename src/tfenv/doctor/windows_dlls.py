@@ -124,6 +124,16 @@ def check_windows_dlls(
     return [f for f in out if f is not None]
 
 
+def _cite_release(dlls: DllSet, tf: Version) -> str:
+    """The DLL set's sources: only those read from release ``tf``'s own wheels where the
+    set names them (one set covers many releases, each read from its wheels)."""
+    from tfenv.kb._fields import Provenance
+
+    prov = dlls.provenance
+    own = tuple(s for s in prov.sources if f"/tensorflow-{tf}-" in s)
+    return Provenance(own, prov.retrieved).cite() if own else prov.cite()
+
+
 def _missing(
     dlls: DllSet,
     found: Mapping[str, Optional[str]],
@@ -134,7 +144,7 @@ def _missing(
 ) -> Finding:
     manual = kb.windows_manual
     gone = [n for n, where in found.items() if where is None]
-    basis = f"({status_text(dlls.status)}: {dlls.provenance.cite()})"
+    basis = f"({status_text(dlls.status)}: {_cite_release(dlls, tf)})"
     if not gone:
         where = sorted({w for w in found.values() if w is not None})
         return Finding(

@@ -1,7 +1,8 @@
 """conda routes: which of micromamba, mamba and conda is here, and the commands to run.
 
-Only the construction of commands is tested here (no conda-family executable is
-installable on the test machine from PyPI or Debian); a machine without any of them gets
+On the test machine no conda-family executable is installable (from PyPI or Debian), so
+the commands are tested as commands, and tests/test_install_conda.py runs a real tool
+against a local channel only where one is installed; a machine without any of them gets
 the exact commands to run instead.
 """
 
@@ -19,7 +20,7 @@ __all__ = [
     "find_tool",
     "is_name",
     "lock_create_command",
-    "prefix_command",
+    "pip_command",
 ]
 
 TOOLS = ("micromamba", "mamba", "conda")
@@ -66,15 +67,21 @@ def create_command(
     return argv + list(specs)
 
 
-def lock_create_command(tool: str, env: str, lockfile: Path, offline: bool = False) -> list[str]:
-    """Create the environment from a conda-lock file: micromamba reads it itself
-    (``create -f``); conda and mamba need conda-lock (``conda-lock install``)."""
-    if Path(tool).name.startswith("micromamba"):
-        argv = [tool, "create", "-y", *_where(env), "-f", str(lockfile)]
-        return argv + (["--offline"] if offline else [])
+def lock_create_command(tool: str, env: str, lockfile: Path) -> list[str]:
+    """Create the environment from a conda-lock file with ``conda-lock install``, for
+    micromamba too: ``micromamba create -f FILE`` reads a lockfile only when its name ends
+    in ``-lock.yml`` or ``-lock.yaml`` (libmamba's ``is_env_lockfile_name``), and tfenv's are
+    ``conda-lock.TARGET.yml``, which it would read as an environment.yml. conda-lock has no
+    offline switch (``--offline`` is left to the tool's own setting, CONDA_OFFLINE)."""
     return ["conda-lock", "install", "--conda", tool, *_where(env), str(lockfile)]
 
 
-def prefix_command(tool: str, env: str) -> list[str]:
-    """Asks the new environment's Python where the environment is."""
-    return [tool, "run", *_where(env), "python", "-c", "import sys; print(sys.prefix)"]
+def pip_command(
+    tool: str, env: str, specs: Sequence[str], index_url: Optional[str] = None
+) -> list[str]:
+    """pip in environment ``env`` through ``TOOL run``: for the commands shown when no
+    conda-family tool is here, whose environments folder (and so the new Python's path) is
+    not known."""
+    index = ["--index-url", index_url] if index_url else []
+    pip = ["python", "-m", "pip", "install", "--disable-pip-version-check"]
+    return [tool, "run", *_where(env), *pip, *index, *specs]

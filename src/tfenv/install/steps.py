@@ -180,7 +180,7 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
     prefix = _conda_prefix(tool, env) if tool is not None else Path(env).absolute()
     where = str(prefix) if tool is not None or not conda.is_name(env) else env
     if source.lock is not None:
-        make = conda.lock_create_command(shown, where, source.lock, options.offline)
+        make = conda.lock_create_command(shown, where, source.lock)
         pip_specs: tuple[str, ...] = ()
     else:
         make = conda.create_command(shown, where, plan.conda, plan.channels, options.offline)
@@ -188,10 +188,15 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
     layout = Layout(prefix, os_name, conda=True)
     missing = "" if tool is not None else _("No conda, mamba or micromamba is installed here.")
     steps = [Step("create", _("Create the conda environment {where}").format(where=where), [make])]
-    if pip_specs:
+    if pip_specs and tool is None and conda.is_name(env):  # where the tool puts it is unknown
+        argv = conda.pip_command(shown, env, pip_specs, options.index_url)
+        steps.append(Step("packages", _("Install the pip packages"), [argv]))
+    elif pip_specs:
         argv = _install_argv(layout, pip_specs, None, uv, options)
         steps.append(Step("packages", _("Install the pip packages"), [argv]))
-    steps += _last_steps(source, layout)
+    unknown = tool is None and conda.is_name(env)  # then the doctor asks the active python
+    doctor = ["tfenv", "doctor", "--interpreter", "python", "--import"] if unknown else None
+    steps += _last_steps(source, layout, doctor)
     return Outcome(source, layout, steps, Path(shown).name, missing=missing)
 
 
@@ -253,8 +258,11 @@ def _install_argv(
     )
 
 
-def _last_steps(source: Source, layout: Layout) -> list[Step]:
-    """The activation scripts (what they set) and the Verify step (what it runs)."""
+def _last_steps(
+    source: Source, layout: Layout, doctor_argv: Optional[list[str]] = None
+) -> list[Step]:
+    """The activation scripts (what they set) and the Verify step (what it runs; doctor on
+    the environment's folder, or ``doctor_argv``)."""
     from tfenv.install.activation import hook_scripts
     from tfenv.install.verify import CHECK
 
@@ -272,9 +280,8 @@ def _last_steps(source: Source, layout: Layout) -> list[Step]:
             "Write the activation scripts ({scripts}: the CUDA wheels' library paths, XLA's "
             "CUDA data dir)"
         ).format(scripts=scripts)
-    doctor = command(
-        ["tfenv", "doctor", "--prefix", str(layout.prefix), "--import"], layout.os_name
-    )
+    doctor_argv = doctor_argv or ["tfenv", "doctor", "--prefix", str(layout.prefix), "--import"]
+    doctor = command(doctor_argv, layout.os_name)
     return [
         Step("activation", activation),
         Step(
