@@ -26,11 +26,11 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 if TYPE_CHECKING:
     import tempfile
+    from pathlib import Path
 
 __all__ = [
     "MAX_READ",
@@ -274,6 +274,8 @@ def replace_all(
 
 def _inside(folder: Path, name: str) -> Path:
     """``folder / name`` for a relative name that stays inside ``folder``."""
+    from pathlib import Path  # the readers (a warm resolve) need none of it
+
     parts = Path(name).parts
     if not parts or Path(name).is_absolute() or ".." in parts:
         raise UnsafeTargetError(f"{name!r} is not a file name inside {folder}")
@@ -389,6 +391,7 @@ def _restore(done: list[tuple[Path, Path | None]]) -> list[str]:
 
 def _stage(path: Path, data: bytes, mode: int) -> Path:
     import tempfile  # only writers pay for it (it pulls in shutil and the compressors)
+    from pathlib import Path
 
     fd, name = tempfile.mkstemp(
         prefix=f".{path.name}.{owner_tag()}-", suffix=".tmp", dir=path.parent
@@ -542,6 +545,7 @@ def temp_folder(prefix: str) -> tempfile.TemporaryDirectory[str]:
     ``TemporaryDirectory`` is cleaned up; first removes the folders of that prefix that
     runs killed before their clean-up (SIGKILL) left behind (:func:`remove_leftovers`)."""
     import tempfile
+    from pathlib import Path
 
     remove_leftovers(Path(tempfile.gettempdir()), prefix)
     return tempfile.TemporaryDirectory(prefix=f"{prefix}{owner_tag()}-")
