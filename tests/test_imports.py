@@ -92,6 +92,7 @@ HEAVY = (
     # argparse asks shutil for the terminal's width only when help is formatted
     "pathlib",
     "shutil",
+    "datetime",  # YAML's dates (the records hold their dates as text)
 )
 
 _HEAVY_CHECK = textwrap.dedent(
@@ -159,11 +160,44 @@ def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
         "tfenv.kb.gpu_families",
         "pathlib",  # the data read with importlib.resources, the pickles written
         "shutil",
+        "datetime",
     }
     assert set(cold["after_resolve"]) <= parsing, cold
     assert "yaml" in cold["after_resolve"], cold  # so the check does see what a run imports
     warm = _run_heavy_check(env)  # the knowledge base now comes from the cache
     assert warm["after_resolve"] == [], f"a warm tfenv resolve imports {warm['after_resolve']}"
+
+
+_TEXT_CHECK = textwrap.dedent(
+    """
+    import contextlib, io, sys
+    from tfenv.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(%(argv)r)
+    print(code, out.getvalue().startswith("Target: "), "json" in sys.modules)
+    """
+)
+
+
+def test_text_resolve_imports_no_json(tmp_path: Path) -> None:
+    """The README's line prints text: json is imported for --json only (the check itself
+    imports no json, unlike the one above)."""
+    env = {k: v for k, v in os.environ.items() if k != "TFENV_DATA_DIR"}
+    env["TFENV_CACHE_DIR"] = str(tmp_path)
+    code = _TEXT_CHECK % {"argv": _RUNS[-1]}
+    for _ in ("cold", "warm"):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+        )
+        assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True", "False"], done.stdout
+    json_run = code.replace("'3.11']", "'3.11', '--json']")
+    assert json_run != code
+    done = subprocess.run(
+        [sys.executable, "-c", json_run], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.stdout.split() == ["0", "False", "True"], done  # the check would see it
 
 
 @pytest.mark.parametrize("module", RESOLVE_PATH)

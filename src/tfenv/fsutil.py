@@ -471,7 +471,7 @@ def _is_devnull(st: os.stat_result) -> bool:
 
 # -- left-overs ---------------------------------------------------------------------
 
-_OWNER = re.compile(r"(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})-")
+_OWNER = r"(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})-"  # compiled by re when first used
 
 
 def owner_tag() -> str:
@@ -491,7 +491,7 @@ def _host_tag() -> str:
 def _owner_gone(rest: str) -> bool:
     """Whether ``rest`` (a name after its prefix) starts with the tag of a run on this host
     that has ended; False when it has no tag, is from another host, or may still run."""
-    found = _OWNER.match(rest)
+    found = re.match(_OWNER, rest)
     if found is None or found.group("host") != _host_tag() or sys.platform == "win32":
         return False  # (os.kill(pid, 0) would end the process on Windows)
     pid = int(found.group("pid"))
