@@ -32,6 +32,9 @@ COMMANDS: dict[str, list[str]] = {
     "tfenv check-upgrade --help": ["-m", "tfenv", "check-upgrade", "--help"],
     "tfenv resolve (RTX 3060)": ["-m", "tfenv", "resolve", *MACHINE],
     "tfenv resolve --json (RTX 3060)": ["-m", "tfenv", "resolve", *MACHINE, "--json"],
+    # the README's command as a user runs it: the console script (no runpy)
+    "tfenv resolve (RTX 3060, script)": ["SCRIPT", "resolve", *MACHINE],
+    "tfenv resolve --json (RTX 3060, script)": ["SCRIPT", "resolve", *MACHINE, "--json"],
 }
 
 

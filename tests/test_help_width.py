@@ -76,3 +76,26 @@ def test_argparse_alone_would_overflow() -> None:
     text = "pip 方案固定哪些 CUDA wheel：TensorFlow 构建时所用的版本（默认），或其最新版本。"
     lines = argparse.HelpFormatter("tfenv")._split_lines(text, 30)
     assert max(display_width(line) for line in lines) > 30
+
+
+@pytest.mark.parametrize("columns", ["20", "50", "80", "132", "300"])
+def test_help_layout_is_argparse_own(columns: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The formatter reads the terminal's width when help is first formatted (not when
+    argparse makes one per flag): the width and help column are argparse's own."""
+    import argparse
+
+    from tfenv.cli import _HelpFormatter
+
+    monkeypatch.setenv("COLUMNS", columns)
+    for position in (24, 10, 60):
+        ours = _HelpFormatter("tfenv", max_help_position=position)
+        theirs = argparse.HelpFormatter("tfenv", max_help_position=position)
+        assert "_width" not in vars(ours)  # not measured yet
+        assert (ours._width, ours._max_help_position) == (
+            theirs._width,
+            theirs._max_help_position,
+        )
+    given = _HelpFormatter("tfenv", width=40)
+    assert given._width == 40
+    with pytest.raises(AttributeError):
+        given._no_such_thing  # noqa: B018

@@ -87,6 +87,12 @@ HEAVY = (
     "tfenv.chart",  # the charts (--chart) and their XML writer
     "xml.etree.ElementTree",
     "tfenv.refresh",  # tfenv refresh and everything under it (index, README, wheel readers)
+    # a cache miss only: importlib.resources reading the shipped data, writing the pickle
+    # (pathlib with urllib.parse and ipaddress; tempfile with shutil and the compressors);
+    # argparse asks shutil for the terminal's width only when help is formatted
+    "pathlib",
+    "shutil",
+    "datetime",  # YAML's dates (the records hold their dates as text)
 )
 
 _HEAVY_CHECK = textwrap.dedent(
@@ -106,7 +112,8 @@ _HEAVY_CHECK = textwrap.dedent(
         with contextlib.redirect_stdout(out):
             code = main(argv)
         report.setdefault("exit_codes", []).append(code)
-        report.setdefault("statuses", []).append(json.loads(out.getvalue())["status"])
+        if "--json" in argv:
+            report.setdefault("statuses", []).append(json.loads(out.getvalue())["status"])
     report["after_resolve"] = loaded()
     print(json.dumps(report))
     """
@@ -117,7 +124,10 @@ _RUNS = [
     ["resolve", "--os", "linux", "--gpu", "RTX 3060", "--driver", "535.104.05", "--json"],
     ["resolve", "--os", "windows", "--cc", "8.6", "--driver", "552.22", "--json"],
     ["resolve", "--os", "macos", "--arch", "arm64", "--json"],
+    # the README's line, as text
+    ["resolve", "--os", "linux", "--gpu", "RTX 3060", "--driver", "535.104.05", "--python", "3.11"],
 ]
+_JSON_RUNS = sum("--json" in argv for argv in _RUNS)
 
 
 def _run_heavy_check(env: dict[str, str]) -> dict[str, Any]:
@@ -131,9 +141,13 @@ def _run_heavy_check(env: dict[str, str]) -> dict[str, Any]:
 
 
 def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
-    env = {**os.environ, "TFENV_CACHE_DIR": str(tmp_path)}
+    # a user's run: the shipped data (a data folder given with TFENV_DATA_DIR, as the other
+    # tests give the frozen snapshot, is read with pathlib and keyed by its content)
+    env = {k: v for k, v in os.environ.items() if k != "TFENV_DATA_DIR"}
+    env["TFENV_CACHE_DIR"] = str(tmp_path)
     cold = _run_heavy_check(env)
-    assert cold["statuses"] == ["ok"] * len(_RUNS), cold
+    assert cold["statuses"] == ["ok"] * _JSON_RUNS, cold
+    assert cold["exit_codes"] == [0] * len(_RUNS), cold
     assert cold["after_import"] == [], "importing the resolve path imports " + str(cold)
     # loading the data: its parsers and the GPU table's rules
     parsing = {
@@ -144,11 +158,46 @@ def test_resolve_imports_nothing_heavy(tmp_path: Path) -> None:
         "dataclasses",  # packaging's requirement tokenizer imports it
         "inspect",
         "tfenv.kb.gpu_families",
+        "pathlib",  # the data read with importlib.resources, the pickles written
+        "shutil",
+        "datetime",
     }
     assert set(cold["after_resolve"]) <= parsing, cold
     assert "yaml" in cold["after_resolve"], cold  # so the check does see what a run imports
     warm = _run_heavy_check(env)  # the knowledge base now comes from the cache
     assert warm["after_resolve"] == [], f"a warm tfenv resolve imports {warm['after_resolve']}"
+
+
+_TEXT_CHECK = textwrap.dedent(
+    """
+    import contextlib, io, sys
+    from tfenv.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(%(argv)r)
+    print(code, out.getvalue().startswith("Target: "), "json" in sys.modules)
+    """
+)
+
+
+def test_text_resolve_imports_no_json(tmp_path: Path) -> None:
+    """The README's line prints text: json is imported for --json only (the check itself
+    imports no json, unlike the one above)."""
+    env = {k: v for k, v in os.environ.items() if k != "TFENV_DATA_DIR"}
+    env["TFENV_CACHE_DIR"] = str(tmp_path)
+    code = _TEXT_CHECK % {"argv": _RUNS[-1]}
+    for _ in ("cold", "warm"):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+        )
+        assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "True", "False"], done.stdout
+    json_run = code.replace("'3.11']", "'3.11', '--json']")
+    assert json_run != code
+    done = subprocess.run(
+        [sys.executable, "-c", json_run], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.stdout.split() == ["0", "False", "True"], done  # the check would see it
 
 
 @pytest.mark.parametrize("module", RESOLVE_PATH)

@@ -119,7 +119,39 @@ class _ArgvError(Exception):
 
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's help, its lines filled by display width: a Chinese character takes two
-    columns, and a Chinese sentence (no spaces) may break between two characters."""
+    columns, and a Chinese sentence (no spaces) may break between two characters.
+
+    The terminal's width is read when help is first formatted, not when the formatter is
+    made: argparse makes one for every flag added (to check its metavar), and asking
+    ``shutil`` each time put it (and its compression modules) on every run's path.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: Optional[int] = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width or 80, **kwargs)
+        if width is None:
+            self._unmeasured = (indent_increment, max_help_position)
+            del self._width, self._max_help_position  # __getattr__ measures on first use
+
+    def __getattr__(self, name: str) -> Any:
+        unmeasured = self.__dict__.get("_unmeasured")
+        if unmeasured is None or name not in ("_width", "_max_help_position"):
+            raise AttributeError(name)
+        import shutil
+
+        # what argparse.HelpFormatter.__init__ does with width=None
+        indent_increment, max_help_position = unmeasured
+        width = shutil.get_terminal_size().columns - 2
+        self._width = width
+        self._max_help_position = min(max_help_position, max(width - 20, indent_increment * 2))
+        del self._unmeasured
+        return self.__dict__[name]
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         from tfenv.i18n.width import wrap
@@ -147,7 +179,8 @@ def _build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         help=_("show program's version number and exit"),
     )
     _add_lang(parser, None)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # prog given: argparse would format a usage line (and so measure the terminal) for it
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog=parser.prog)
     wanted = _command_word(argv)
     for name, (module, help_text) in COMMANDS.items():
         if wanted in COMMANDS and name != wanted:

@@ -26,11 +26,11 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 if TYPE_CHECKING:
     import tempfile
+    from pathlib import Path
 
 __all__ = [
     "MAX_READ",
@@ -274,6 +274,8 @@ def replace_all(
 
 def _inside(folder: Path, name: str) -> Path:
     """``folder / name`` for a relative name that stays inside ``folder``."""
+    from pathlib import Path  # the readers (a warm resolve) need none of it
+
     parts = Path(name).parts
     if not parts or Path(name).is_absolute() or ".." in parts:
         raise UnsafeTargetError(f"{name!r} is not a file name inside {folder}")
@@ -389,6 +391,7 @@ def _restore(done: list[tuple[Path, Path | None]]) -> list[str]:
 
 def _stage(path: Path, data: bytes, mode: int) -> Path:
     import tempfile  # only writers pay for it (it pulls in shutil and the compressors)
+    from pathlib import Path
 
     fd, name = tempfile.mkstemp(
         prefix=f".{path.name}.{owner_tag()}-", suffix=".tmp", dir=path.parent
@@ -468,7 +471,7 @@ def _is_devnull(st: os.stat_result) -> bool:
 
 # -- left-overs ---------------------------------------------------------------------
 
-_OWNER = re.compile(r"(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})-")
+_OWNER = r"(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})-"  # compiled by re when first used
 
 
 def owner_tag() -> str:
@@ -488,7 +491,7 @@ def _host_tag() -> str:
 def _owner_gone(rest: str) -> bool:
     """Whether ``rest`` (a name after its prefix) starts with the tag of a run on this host
     that has ended; False when it has no tag, is from another host, or may still run."""
-    found = _OWNER.match(rest)
+    found = re.match(_OWNER, rest)
     if found is None or found.group("host") != _host_tag() or sys.platform == "win32":
         return False  # (os.kill(pid, 0) would end the process on Windows)
     pid = int(found.group("pid"))
@@ -542,6 +545,7 @@ def temp_folder(prefix: str) -> tempfile.TemporaryDirectory[str]:
     ``TemporaryDirectory`` is cleaned up; first removes the folders of that prefix that
     runs killed before their clean-up (SIGKILL) left behind (:func:`remove_leftovers`)."""
     import tempfile
+    from pathlib import Path
 
     remove_leftovers(Path(tempfile.gettempdir()), prefix)
     return tempfile.TemporaryDirectory(prefix=f"{prefix}{owner_tag()}-")

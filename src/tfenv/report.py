@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from tfenv.i18n import _
@@ -14,6 +13,8 @@ __all__ = ["resolution_json", "resolution_text"]
 
 
 def resolution_json(res: Resolution) -> str:
+    import json  # --json only: the text needs none of it
+
     return json.dumps(res.to_dict(), indent=2, sort_keys=False) + "\n"
 
 

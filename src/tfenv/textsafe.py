@@ -21,9 +21,7 @@ And :func:`is_printable`, the test that readers apply to names they validate
 
 from __future__ import annotations
 
-import json
 import re
-import shlex
 from collections.abc import Iterable
 
 __all__ = [
@@ -83,6 +81,8 @@ def comment_block(lines: Iterable[str], marker: str = "#") -> str:
 
 def shell_word(text: str) -> str:
     """One POSIX shell word for ``text``: quoted, and never spanning lines."""
+    import shlex  # the writers of scripts only: a resolve's text needs none of it
+
     return shlex.quote(visible(text))
 
 
@@ -101,6 +101,8 @@ def shell_export(name: str, expression: str) -> str:
 
 def docker_json_array(args: Iterable[str]) -> str:
     """Dockerfile exec form: a JSON array on one line (escapes are JSON's)."""
+    import json
+
     return json.dumps(list(args), ensure_ascii=True)
 
 

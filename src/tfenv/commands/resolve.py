@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from tfenv.i18n import _
 
 TYPE_CHECKING = False  # typing is not imported: `tfenv resolve --help` stays cheap
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Optional
 
     from tfenv.kb import KnowledgeBase
@@ -54,7 +54,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--emit",
         metavar="DIR",
-        type=Path,
+        type=path_arg,
         help=_(
             "write requirements.txt / environment.yml / activation script "
             "(activate-tfenv.sh; on native Windows activate-tfenv.bat and .ps1), INSTALL.md "
@@ -65,7 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chart",
         metavar="FILE",
-        type=Path,
+        type=path_arg,
         help=_(
             "also write a chart of every TensorFlow series on this machine "
             "(SVG; HTML when FILE ends in .html)"
@@ -74,7 +74,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--requirements",
         metavar="FILE",
-        type=Path,
+        type=path_arg,
         help=_(
             "container route: a hashed requirements lock to install in the image "
             "(default: a requirements*.txt with --hash lines in the --emit folder)"
@@ -82,11 +82,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def path_arg(text: str) -> Path:
+    """A FILE or DIR flag's value (pathlib is imported only when one is given)."""
+    from pathlib import Path
+
+    return Path(text)
+
+
 def add_machine_flags(parser: argparse.ArgumentParser, python: bool = True) -> None:
     """Flags that describe the target machine (shared with other commands); ``python``:
     whether --python X.Y is one of them (doctor's environment has its own Python)."""
     parser.add_argument(
-        "--host", metavar="FILE", type=Path, help=_("host profile from 'tfenv detect --json'")
+        "--host", metavar="FILE", type=path_arg, help=_("host profile from 'tfenv detect --json'")
     )
     parser.add_argument("--os", help=_("linux, windows, wsl2 or macos"))
     parser.add_argument("--arch", help=_("x86_64, aarch64 or arm64"))

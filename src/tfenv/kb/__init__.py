@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tfenv.kb.changes import Change
     from tfenv.kb.conda import CondaFacts
     from tfenv.kb.containers import ContainerFacts
@@ -47,7 +48,11 @@ class KnowledgeBase:
         import os
 
         folder = os.environ.get("TFENV_DATA_DIR")
-        return cls(Path(folder) if folder else None)
+        if not folder:
+            return cls(None)
+        from pathlib import Path
+
+        return cls(Path(folder))
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """Remember a value derived from the facts (they never change once loaded)."""

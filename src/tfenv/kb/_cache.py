@@ -19,12 +19,13 @@ import pickle
 import re
 import sys
 import zlib
-from io import BytesIO
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
-from tfenv.fsutil import atomic_write_bytes, read_bytes
+from tfenv.fsutil import read_bytes
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["cache_dir", "cached", "folder_digest"]
 
@@ -37,34 +38,54 @@ _KEEP_KEYS = 4  # keys (tfenv installs, versions) whose entries are kept at once
 
 def cache_dir() -> Optional[Path]:
     """``$TFENV_CACHE_DIR`` ("" disables), else ``$XDG_CACHE_HOME/tfenv`` or ``~/.cache/tfenv``."""
+    folder = _cache_folder()
+    if folder is None:
+        return None
+    from pathlib import Path
+
+    return Path(folder)
+
+
+def _cache_folder() -> Optional[str]:
+    """:func:`cache_dir` as a string: a warm run reads the cache without pathlib."""
     explicit = os.environ.get("TFENV_CACHE_DIR")
     if explicit is not None:
-        return Path(explicit) if explicit else None
+        return explicit or None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tfenv"
+    return os.path.join(base, "tfenv")
 
 
 def cached(name: str, load: Callable[[], T], salt: str = "") -> T:
     """``load()``'s value, from the cache when this code and data made it before; ``salt``
     is the content key of a data folder other than the shipped one."""
-    folder = cache_dir()
+    folder = _cache_folder()
     if folder is None:
         return load()
-    path = folder / f"kb-{_key()}-{f'{salt}-' if salt else ''}{name}.pickle"
+    path = os.path.join(folder, f"kb-{_key()}-{f'{salt}-' if salt else ''}{name}.pickle")
     try:
         if _mine(path):  # a pickle runs code when loaded: only this user's own file
             return _unpickle(read_bytes(path, limit=_MAX_ENTRY))  # type: ignore[no-any-return]
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
         pass
     value = load()
+    _store(folder, path, value, salt)
+    return value
+
+
+def _store(folder: str, path: str, value: Any, salt: str) -> None:
+    """Pickle ``value`` to ``path`` (a cache miss: the slower path, with pathlib)."""
+    from io import BytesIO
+    from pathlib import Path
+
+    from tfenv.fsutil import atomic_write_bytes
+
     try:
         buf = BytesIO()
         _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-        atomic_write_bytes(path, buf.getvalue())
-        _prune(folder, salt)
+        atomic_write_bytes(Path(path), buf.getvalue())
+        _prune(Path(folder), salt)
     except (OSError, pickle.PicklingError, TypeError):
         pass
-    return value
 
 
 def _unpickle(data: bytes) -> Any:
@@ -80,7 +101,7 @@ def _unpickle(data: bytes) -> Any:
             gc.enable()
 
 
-def _mine(path: Path) -> bool:
+def _mine(path: str) -> bool:
     """``path`` is a regular file owned by this user (the cache may sit in a shared place)."""
     st = os.stat(path)  # OSError when absent: a cache miss
     return not hasattr(os, "getuid") or st.st_uid == os.getuid()

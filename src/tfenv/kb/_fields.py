@@ -12,7 +12,6 @@ readers pass their own, so all three share these typed reads.
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol, TypeVar
@@ -307,6 +306,8 @@ class Node:
         return text
 
     def date(self) -> str:
+        import datetime  # a cache miss only (YAML reads an unquoted date as one)
+
         if isinstance(self.value, datetime.date):
             return self.value.isoformat()
         text = self.text()

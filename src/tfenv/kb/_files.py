@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import errno
-from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from tfenv.errors import KBValidationError
 from tfenv.i18n import _
 from tfenv.kb._fields import Node
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    DataRoot = Union[Path, None]
+
 __all__ = ["DATA_PACKAGE", "load_node", "read_data"]
 
 DATA_PACKAGE = "tfenv.data"
 
-DataRoot = Union[Path, None]
 _MAX_DATA = 64 * 1024 * 1024
 
 

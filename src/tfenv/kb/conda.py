@@ -7,7 +7,6 @@ Read from the hand-curated ``tfenv/data/conda.yaml``; every record carries a
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
 from packaging.version import Version
@@ -28,6 +27,9 @@ from tfenv.kb._schema import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    DataRoot = Optional[Path]
     from dataclasses import dataclass
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
@@ -47,7 +49,6 @@ __all__ = [
 ]
 
 CONDA_FILE = "conda.yaml"
-DataRoot = Optional[Path]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional, cast
 
 from packaging.specifiers import SpecifierSet
@@ -27,6 +26,7 @@ from tfenv.models.require_cuda import RequireCuda, RequireCudaError, parse
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from pathlib import Path
 
     from tfenv.models.platform import System
 else:  # the same records, cheaper to define (see tfenv.models._record)

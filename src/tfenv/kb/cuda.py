@@ -7,7 +7,6 @@ installed driver support (:meth:`CudaFacts.max_cuda_for_driver`).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.version import Version
@@ -21,6 +20,7 @@ from tfenv.models.platform import per_driver_os
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 

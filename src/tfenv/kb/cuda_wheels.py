@@ -17,7 +17,6 @@ left out: TensorFlow loads them only when present.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Optional
 
@@ -39,6 +38,8 @@ from tfenv.kb._schema import (
 from tfenv.models.choices import CUDA_LIBS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.index import WheelSet
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -37,6 +36,7 @@ from tfenv.models.platform import PLATFORM_KEYS
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 

@@ -10,7 +10,6 @@ reads this file; resolving never does.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
@@ -22,6 +21,7 @@ from tfenv.kb._schema import choice, fact, given, read_record, records, sourced,
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 

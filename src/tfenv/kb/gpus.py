@@ -18,7 +18,6 @@ capability must be declared ``ambiguous``; such an alias is never resolved silen
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
@@ -40,6 +39,7 @@ from tfenv.kb._schema import (
 
 if TYPE_CHECKING:
     from dataclasses import dataclass, replace
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass, replace
 

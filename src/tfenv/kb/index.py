@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Optional
 
@@ -28,6 +27,7 @@ from tfenv.models.platform import PLATFORM_KEYS
 
 if TYPE_CHECKING:
     from dataclasses import dataclass, field, replace
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass, field, replace
 

@@ -8,7 +8,6 @@ the newest JetPack with a known NVIDIA TensorFlow build.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
@@ -20,6 +19,8 @@ from tfenv.kb._schema import choice, fact, records, sourced
 from tfenv.models.driver import DriverVersion
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tfenv.kb import KnowledgeBase
 
 if TYPE_CHECKING:

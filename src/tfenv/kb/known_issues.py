@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from packaging.specifiers import SpecifierSet
@@ -27,6 +26,7 @@ from tfenv.models.choices import REMEDIES
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 

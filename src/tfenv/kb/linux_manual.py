@@ -4,7 +4,6 @@ pinned from NVIDIA's repository."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
@@ -16,6 +15,7 @@ from tfenv.kb.windows_manual import CudaInstaller, parse_installer
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 

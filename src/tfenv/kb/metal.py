@@ -9,7 +9,6 @@ which TensorFlow is the newest with a known pairing (the default Metal plan);
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -21,6 +20,8 @@ from tfenv.kb._files import load_node
 from tfenv.kb._schema import Translations, choice, fact, read_record, sourced, translated
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tfenv.kb import KnowledgeBase
 
 if TYPE_CHECKING:

@@ -7,7 +7,6 @@ Read from the hand-curated ``tfenv/data/platforms.yaml``; every record carries a
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from packaging.specifiers import SpecifierSet
@@ -30,6 +29,9 @@ from tfenv.models.choices import ROUTE_KINDS
 from tfenv.models.platform import PLATFORM_KEYS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    DataRoot = Optional[Path]
     from dataclasses import dataclass
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
@@ -52,8 +54,6 @@ __all__ = [
 PLATFORMS_FILE = "platforms.yaml"
 #: Where a stack is installed: a wheel platform, or WSL2 (Linux x86_64 wheels on Windows).
 TARGETS = frozenset(PLATFORM_KEYS) | {"wsl2"}
-
-DataRoot = Optional[Path]
 
 
 def _names(allowed: frozenset[str]) -> Callable[[Node], frozenset[str]]:

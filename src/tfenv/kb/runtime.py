@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -26,6 +25,7 @@ from tfenv.kb._files import load_node
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
@@ -40,8 +40,9 @@ __all__ = [
 ]
 
 RUNTIME_FILE = "tensorflow/runtime.yaml"
-#: the evidence sentence tools/runtime_sweep.py writes (its values, read back for wording)
-_EVIDENCE = re.compile(
+#: the evidence sentence tools/runtime_sweep.py writes (its values, read back for wording;
+#: compiled by re when first matched: only a plan with a runtime bound words it)
+_EVIDENCE = (
     r"(?P<distribution>\S+) (?P<release>\S+) on Python (?P<python>\S+) broke with "
     r"(?P<package>\S+) (?P<broke_with>\S+) and ran with (?P<line>\S+) \((?P=package) "
     r"(?P<good>\S+) ran, (?P<bad>\S+) broke\)(?:; (?P<runs>\d+) runs of (?P<releases>\d+) "
@@ -83,7 +84,7 @@ class RuntimeConstraint:
         """:attr:`evidence` in the output's language: the sentence ``tools/runtime_sweep.py``
         writes, read back into its values and worded again (as written when it does not
         have that form)."""
-        found = _EVIDENCE.fullmatch(self.evidence)
+        found = re.fullmatch(_EVIDENCE, self.evidence)
         if found is None:
             return self.evidence
         text = _(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Optional, Union
 
 from packaging.version import Version
@@ -26,6 +25,9 @@ from tfenv.kb._schema import fact, opt_record, read_record, sourced, text_list
 from tfenv.models.platform import PLATFORM_KEYS, per_driver_os, system
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    DataRoot = Optional[Path]
     from dataclasses import dataclass
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
@@ -47,7 +49,6 @@ BUILDS_FILE = "tensorflow/builds.yaml"
 
 OsName = Literal["linux", "windows"]
 VersionLike = Union[Version, str]
-DataRoot = Optional[Path]
 
 
 def series_of(version: VersionLike) -> Version:

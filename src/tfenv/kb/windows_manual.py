@@ -4,7 +4,6 @@ redistributable, zlibwapi.dll, the JIT cache folder and the final check."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -22,6 +21,7 @@ from tfenv.kb._schema import (
 
 if TYPE_CHECKING:
     from dataclasses import dataclass, field
+    from pathlib import Path
 
     from tfenv.models.platform import System
 else:  # the same records, cheaper to define (see tfenv.models._record)

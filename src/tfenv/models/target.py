@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -16,6 +15,7 @@ from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
 
 if TYPE_CHECKING:
     from dataclasses import dataclass, field
+    from pathlib import Path
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass, field
 
