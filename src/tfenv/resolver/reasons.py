@@ -405,28 +405,7 @@ def _cuda_warnings(
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
     own = toolkit.min_driver(t.driver_os) if toolkit and t.driver_os else None
     if t.driver is not None and own is not None and t.driver < own:
-        limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
-        out.append(
-            said(
-                "driver-below-toolkit",
-                _(
-                    "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
-                    "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
-                    "need a driver >= {own}; {limit}, so kernels that need them may fail to "
-                    "load here."
-                )
-                if limit
-                else _(
-                    "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
-                    "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
-                    "need a driver >= {own}; upgrade the driver if kernels fail to load."
-                ),
-                driver=t.driver,
-                cuda=cuda,
-                own=own,
-                limit=limit,
-            )
-        )
+        out.append(_below_toolkit(f, cuda, own, code))
     if code is not None and code.verdict == "jit":
         out.append(
             said(
@@ -462,6 +441,79 @@ def _cuda_warnings(
             out.append(coded("newer-image", alternative))
     out += _cudnn_forward(f, cuda, cudnn)
     return out
+
+
+#: where XLA decides how to link what its ptxas compiled: a ptxas newer than the driver
+#: makes it compile without parallelism (a warning, not a failure)
+XLA_PTXAS_SOURCE = (
+    "openxla/xla xla/service/gpu/nvptx_compiler.cc (ChooseLinkingMethod: 'Because the driver "
+    "is older than the ptxas version, XLA is disabling parallel compilation')"
+)
+
+
+def _below_toolkit(
+    f: Factory, cuda: Optional[Version], own: Version, code: Optional[GpuCode]
+) -> Sentence:
+    """The driver is below the plan's CUDA's own minimum: what that means here, from the
+    same fact the plan's reasons use (the PTX ISA this GPU JIT-compiles, and the driver
+    that ISA needs: :meth:`tfenv.kb.cuda.CudaFacts.jit_floor`); the general warning only
+    where how the GPU runs the kernels is not known."""
+    t = f.target
+    isa = code.jit_isa if code is not None and code.loads else None
+    jit, why = f.kb.cuda.jit_floor(isa, t.driver_os or "linux") if isa else (None, "")
+    assert t.driver is not None
+    if code is not None and code.verdict == "native":
+        return said(
+            "driver-below-toolkit",
+            _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility, and this GPU runs the kernels natively "
+                "(no PTX JIT). XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA "
+                "compiles without parallelism: slower, not failing (source: {source})."
+            ),
+            driver=t.driver,
+            cuda=cuda,
+            own=own,
+            source=XLA_PTXAS_SOURCE,
+        )
+    if isa is not None and jit is not None and t.driver >= jit:
+        return said(
+            "driver-below-toolkit",
+            _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility. The PTX this GPU JIT-compiles is of ISA "
+                "{isa}, which needs a driver >= {jit} ({why}): this driver JIT-compiles it. "
+                "XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA compiles without "
+                "parallelism: slower, not failing (source: {source})."
+            ),
+            driver=t.driver,
+            cuda=cuda,
+            own=own,
+            isa=isa,
+            jit=jit,
+            why=why,
+            source=XLA_PTXAS_SOURCE,
+        )
+    limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
+    return said(
+        "driver-below-toolkit",
+        _(
+            "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+            "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
+            "need a driver >= {own}; {limit}, so kernels that need them may fail to "
+            "load here."
+        )
+        if limit
+        else _(
+            "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+            "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
+            "need a driver >= {own}; upgrade the driver if kernels fail to load."
+        ),
+        driver=t.driver,
+        cuda=cuda,
+        own=own,
+        limit=limit,
+    )
 
 
 def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]) -> list[Sentence]:

@@ -1,0 +1,85 @@
+"""Findings of a new-user trial (R4-R8), each with a case taken from the frozen knowledge
+base: releases, GPUs and drivers are found in the data, never typed here."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import pytest
+from packaging.version import Version
+
+from tfenv.api import resolve
+from tfenv.kb import KnowledgeBase
+from tfenv.models.driver import DriverVersion
+from tfenv.rules.gpu_code import code_for
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return KnowledgeBase.from_environment()
+
+
+# -- R8: the driver-below-toolkit warning and the plan's PTX JIT reason, from one fact -----
+
+
+def _jit_case(kb: KnowledgeBase) -> Optional[tuple[Version, Version, DriverVersion]]:
+    """A Linux release, a compute capability and a driver where the GPU JIT-compiles some of
+    the release's PTX, the driver JIT-compiles that ISA, and the driver is still below the
+    build's CUDA's own minimum (the case the warning said needed a newer driver for JIT)."""
+    for release in reversed(kb.index.releases("tensorflow")):
+        v = release.version
+        build = kb.builds.for_version(v)
+        if v.is_prerelease or release.yanked or build is None or build.compute is None:
+            continue
+        if build.linux is None or build.linux.cuda is None:
+            continue
+        toolkit = kb.cuda.toolkit(build.linux.cuda)
+        own = toolkit.min_driver("linux") if toolkit else None
+        floor, _rule = kb.cuda.driver_floor(build.linux.cuda, "linux")
+        if own is None or floor is None:
+            continue
+        ccs = {p for _kind, code in build.compute.kinds for p in code.ptx}
+        for cc in sorted(ccs):
+            code = code_for(build, cc)
+            if code is None or not code.loads or code.jit_isa is None:
+                continue
+            jit, _why = kb.cuda.jit_floor(code.jit_isa, "linux")
+            if jit is not None and max(jit, floor) < own:
+                return v, cc, max(jit, floor)
+    return None
+
+
+def test_driver_below_toolkit_agrees_with_the_jit_reason(kb: KnowledgeBase) -> None:
+    case = _jit_case(kb)
+    assert case is not None, "the data has no release whose PTX JITs below its CUDA's minimum"
+    release, cc, driver = case
+    res = resolve(f"=={release}", os="linux", arch="x86_64", cc=str(cc), driver=str(driver))
+    assert res.plan is not None
+    below = [w for w in res.plan.warnings if w.code == "driver-below-toolkit"]
+    assert len(below) == 1
+    text = str(below[0])
+    # the plan runs on this driver, JIT included: the warning must not say JIT needs more
+    assert "PTX JIT and a newer ptxas" not in text
+    assert "this driver JIT-compiles it" in text
+    assert below[0].params["jit"] == str(driver) or DriverVersion(below[0].params["jit"]) <= driver
+    # and the reasons do not raise the floor for JIT above this driver either
+    assert all(r.code != "driver-jit" or DriverVersion(r.params["floor"]) <= driver for r in res.plan.reasons)
+
+
+def test_driver_below_toolkit_on_native_code_names_no_jit(kb: KnowledgeBase) -> None:
+    """A GPU the release has SASS for runs no PTX: the warning says so (XLA only)."""
+    case = _jit_case(kb)
+    assert case is not None
+    release, _cc, driver = case
+    build = kb.builds.for_version(release)
+    assert build is not None and build.compute is not None
+    native = next(
+        s for s in sorted(build.compute.hand_written.sass, reverse=True)
+        if (c := code_for(build, s)) is not None and c.verdict == "native"
+    )
+    res = resolve(f"=={release}", os="linux", arch="x86_64", cc=str(native), driver=str(driver))
+    assert res.plan is not None
+    below = [str(w) for w in res.plan.warnings if w.code == "driver-below-toolkit"]
+    assert len(below) == 1
+    assert "no PTX JIT" in below[0]
+    assert "PTX JIT and a newer ptxas" not in below[0]
