@@ -63,7 +63,10 @@ def test_driver_below_toolkit_agrees_with_the_jit_reason(kb: KnowledgeBase) -> N
     assert "this driver JIT-compiles it" in text
     assert below[0].params["jit"] == str(driver) or DriverVersion(below[0].params["jit"]) <= driver
     # and the reasons do not raise the floor for JIT above this driver either
-    assert all(r.code != "driver-jit" or DriverVersion(r.params["floor"]) <= driver for r in res.plan.reasons)
+    assert all(
+        r.code != "driver-jit" or DriverVersion(r.params["floor"]) <= driver
+        for r in res.plan.reasons
+    )
 
 
 def test_driver_below_toolkit_on_native_code_names_no_jit(kb: KnowledgeBase) -> None:
@@ -74,7 +77,8 @@ def test_driver_below_toolkit_on_native_code_names_no_jit(kb: KnowledgeBase) -> 
     build = kb.builds.for_version(release)
     assert build is not None and build.compute is not None
     native = next(
-        s for s in sorted(build.compute.hand_written.sass, reverse=True)
+        s
+        for s in sorted(build.compute.hand_written.sass, reverse=True)
         if (c := code_for(build, s)) is not None and c.verdict == "native"
     )
     res = resolve(f"=={release}", os="linux", arch="x86_64", cc=str(native), driver=str(driver))
@@ -83,3 +87,42 @@ def test_driver_below_toolkit_on_native_code_names_no_jit(kb: KnowledgeBase) -> 
     assert len(below) == 1
     assert "no PTX JIT" in below[0]
     assert "PTX JIT and a newer ptxas" not in below[0]
+
+
+# -- R7: the ways out that keep the GPU come before those that give it up ---------------------
+
+
+def _keeps_gpu_first(messages: list[str]) -> bool:
+    from tfenv.models.messages import GIVES_UP_GPU
+
+    gives = [m in GIVES_UP_GPU for m in messages]
+    return gives == sorted(gives)
+
+
+def test_a_jetson_is_offered_the_jetpack_wheel_before_a_cpu_plan(kb: KnowledgeBase) -> None:
+    jp = next(j for j in kb.jetson.jetpacks if j.compute_capabilities)
+    cc = max(jp.compute_capabilities)
+    res = resolve(os="linux", arch="aarch64", cc=str(cc))
+    assert res.plan is None
+    messages = [s.message for s in res.suggestions]
+    assert "way-out.cpu" in messages and "way-out.said" in messages
+    assert messages.index("way-out.said") < messages.index("way-out.cpu")
+    assert _keeps_gpu_first(messages)
+
+
+def test_ways_out_keep_the_gpu_first_on_every_kind_of_machine(kb: KnowledgeBase) -> None:
+    """Machines of each system with a GPU and an old driver or a release with no GPU build
+    there: whatever ways out they get, the CPU-only ones come last."""
+    newest = max(
+        v for v in (o.version for o in kb.index.releases("tensorflow")) if not v.is_prerelease
+    )
+    seen = 0
+    for os_, arch in (("windows", "x86_64"), ("wsl2", "x86_64"), ("linux", "x86_64")):
+        for cc in ("3.5", "8.6"):
+            res = resolve(f"=={newest}", os=os_, arch=arch, cc=cc, driver="418.39")
+            if res.plan is not None:
+                continue
+            messages = [s.message for s in res.suggestions]
+            seen += "way-out.cpu" in messages and len(messages) > 1
+            assert _keeps_gpu_first(messages), (os_, cc, messages)
+    assert seen
