@@ -75,7 +75,8 @@ def test_driver_below_toolkit_on_native_code_names_no_jit(kb: KnowledgeBase) -> 
     assert case is not None
     release, _cc, driver = case
     build = kb.builds.for_version(release)
-    assert build is not None and build.compute is not None
+    assert build is not None
+    assert build.compute is not None
     native = next(
         s
         for s in sorted(build.compute.hand_written.sass, reverse=True)
@@ -105,7 +106,8 @@ def test_a_jetson_is_offered_the_jetpack_wheel_before_a_cpu_plan(kb: KnowledgeBa
     res = resolve(os="linux", arch="aarch64", cc=str(cc))
     assert res.plan is None
     messages = [s.message for s in res.suggestions]
-    assert "way-out.cpu" in messages and "way-out.said" in messages
+    assert "way-out.cpu" in messages
+    assert "way-out.said" in messages
     assert messages.index("way-out.said") < messages.index("way-out.cpu")
     assert _keeps_gpu_first(messages)
 
