@@ -3,14 +3,17 @@ base: releases, GPUs and drivers are found in the data, never typed here."""
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import pytest
 from packaging.version import Version
 
 from tfenv.api import resolve
+from tfenv.i18n import using
 from tfenv.kb import KnowledgeBase
 from tfenv.models.driver import DriverVersion
+from tfenv.models.plan import Resolution
 from tfenv.rules.gpu_code import code_for
 
 
@@ -128,3 +131,58 @@ def test_ways_out_keep_the_gpu_first_on_every_kind_of_machine(kb: KnowledgeBase)
             seen += "way-out.cpu" in messages and len(messages) > 1
             assert _keeps_gpu_first(messages), (os_, cc, messages)
     assert seen
+
+
+# -- R5: sentences name operating systems by their display names, in both languages -------
+
+#: an OS name as tfenv keys it, standing alone in a sentence (not a flag's value, a path,
+#: a URL or a platform key such as linux_x86_64)
+_LOWER_OS = re.compile(r"(?<![-/\w.=])(linux|wsl2|windows|macos)(?![\w/.-])")
+
+
+def _sentences(res: Resolution) -> list[str]:
+    out = [*res.target.notes, *res.conflict_sentences, *res.suggestion_sentences]
+    if res.plan is not None:
+        out += [*res.plan.reasons, *res.plan.warnings]
+    return [str(s) for s in out]
+
+
+def _lowercase_os(text: str) -> list[str]:
+    return [m.group(0) for m in _LOWER_OS.finditer(text.replace("--os ", "--os="))]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_sentences_name_operating_systems_by_their_display_names(
+    kb: KnowledgeBase, lang: str
+) -> None:
+    newest = max(o.version for o in kb.index.releases("tensorflow") if not o.version.is_prerelease)
+    windows_gpu = max(
+        (b.series for b in kb.builds.all if b.windows is not None and b.windows.cuda),
+    )
+    cases: list[tuple[Optional[str], dict[str, str]]] = [
+        (None, {"os": "linux", "arch": "x86_64", "cc": "8.6", "driver": "535.104.05"}),
+        (None, {"os": "wsl2", "arch": "x86_64", "cc": "9.0", "driver": "535.104.05"}),
+        (
+            f"~={windows_gpu}.0",
+            {"os": "windows", "arch": "x86_64", "cc": "8.6", "driver": "537.13"},
+        ),
+        (f"=={newest}", {"os": "windows", "arch": "x86_64", "cc": "8.6", "driver": "537.13"}),
+        (None, {"os": "macos", "arch": "x86_64"}),
+        (None, {"os": "wsl2", "arch": "x86_64", "cc": "8.6", "driver": "418.39"}),
+    ]
+    seen = 0
+    with using(lang):
+        for tf, machine in cases:
+            res = resolve(tf, **machine)
+            for text in _sentences(res):
+                seen += 1
+                assert not _lowercase_os(text), (machine, text)
+    assert seen > 20
+
+
+def test_os_display_names_come_from_one_place() -> None:
+    from tfenv.models.platform import OS_TITLES, SYSTEMS, os_title
+
+    assert {s.name for s in SYSTEMS} == set(OS_TITLES)
+    for s in SYSTEMS:
+        assert os_title(s.name) in s.title  # "native Windows" names Windows too

@@ -11,7 +11,7 @@ from packaging.version import InvalidVersion, Version
 from tfenv.i18n import _
 from tfenv.models.choices import CUDA_LIBS, MANAGERS
 from tfenv.models.driver import DriverVersion
-from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
+from tfenv.models.platform import DriverOs, Machine, Platform, System, machine, os_title
 
 if TYPE_CHECKING:
     from dataclasses import dataclass, field
@@ -134,7 +134,7 @@ class Target:
 
     def os_name(self) -> str:
         """The operating system as the machine's description names it."""
-        return "Windows" if self.os == "windows" else self.system.title
+        return os_title(self.os)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
     from tfenv.kb.runtime import RuntimeConstraint
+    from tfenv.models.driver import DriverVersion
     from tfenv.resolver.factory import Factory
     from tfenv.rules.model import Candidate
 
@@ -452,7 +453,7 @@ XLA_PTXAS_SOURCE = (
 
 
 def _below_toolkit(
-    f: Factory, cuda: Optional[Version], own: Version, code: Optional[GpuCode]
+    f: Factory, cuda: Optional[Version], own: DriverVersion, code: Optional[GpuCode]
 ) -> Sentence:
     """The driver is below the plan's CUDA's own minimum: what that means here, from the
     same fact the plan's reasons use (the PTX ISA this GPU JIT-compiles, and the driver
