@@ -4,12 +4,14 @@ base: releases, GPUs and drivers are found in the data, never typed here."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Optional
 
 import pytest
 from packaging.version import Version
 
 from tfenv.api import resolve
+from tfenv.host.profile import GpuInfo, HostProfile
 from tfenv.i18n import using
 from tfenv.kb import KnowledgeBase
 from tfenv.models.driver import DriverVersion
@@ -186,3 +188,60 @@ def test_os_display_names_come_from_one_place() -> None:
     assert {s.name for s in SYSTEMS} == set(OS_TITLES)
     for s in SYSTEMS:
         assert os_title(s.name) in s.title  # "native Windows" names Windows too
+
+
+# -- R6: on a host with several GPUs the plan says which one it is for, and why -----------
+
+
+def _two_gpu_host(kb: KnowledgeBase, tmp_path: Path) -> tuple[Path, tuple[GpuInfo, GpuInfo]]:
+    """A host file with two GPUs of different compute capabilities that the newest release
+    runs on, the higher one first (the plan must not silently take index 0)."""
+    newest = max(o.version for o in kb.index.releases("tensorflow") if not o.version.is_prerelease)
+    build = kb.builds.for_version(newest)
+    assert build is not None
+    assert build.compute is not None
+    sass = sorted(build.compute.hand_written.sass)
+    low, high = sass[-2], sass[-1]
+    names = []
+    for cc in (high, low):
+        model = next(m for m in kb.gpus.by_compute_capability(cc) if not m.is_jetson)
+        names.append(model.name)
+    gpus = (GpuInfo(0, names[0], high, "nvml"), GpuInfo(1, names[1], low, "nvml"))
+    profile = HostProfile(
+        os="linux",
+        arch="x86_64",
+        python=Version("3.11"),
+        driver="580.65.06",
+        driver_cuda=Version("13.0"),
+        gpus=gpus,
+    )
+    host = tmp_path / "two-gpus.json"
+    host.write_text(profile.to_json())
+    return host, gpus
+
+
+def test_several_gpus_the_plan_names_the_gpu_and_the_flag(
+    kb: KnowledgeBase, tmp_path: Path
+) -> None:
+    host, (first, second) = _two_gpu_host(kb, tmp_path)
+    res = resolve(host=host)
+    assert res.target.cc == second.compute_capability
+    notes = [n for n in res.target.notes if "--gpu-index" in n]
+    assert len(notes) == 1
+    assert f"GPU 1, {second.name}" in notes[0]
+    assert "lowest compute capability" in notes[0]
+    assert first.name in notes[0]
+    # asked for the other one: the note says so, and that the plan may not fit the rest
+    res = resolve(host=host, gpu_index=0)
+    assert res.target.cc == first.compute_capability
+    notes = [n for n in res.target.notes if "--gpu-index 0" in n]
+    assert len(notes) == 1
+    assert f"GPU 0, {first.name}" in notes[0]
+    # a GPU given by flag replaces the host's: no note about the host's GPUs
+    res = resolve(host=host, gpu=first.name)
+    assert not [n for n in res.target.notes if "--gpu-index" in n]
+
+
+def test_one_gpu_gets_no_choice_note(gpu_host_file: Path) -> None:
+    res = resolve(host=gpu_host_file)
+    assert not [n for n in res.target.notes if "--gpu-index" in n]

@@ -143,7 +143,11 @@ def build_target(
     detected -= set(implied)
     host_notes = () if profile is None else _host_notes(profile, _fact_names([*changes, *implied]))
     missing = _no_gpu_given(m, facts)
-    notes = tuple(n for n in (*host_notes, gpu_note, machine_note, missing) if n)
+    # several GPUs and none given by flag: say which one the plan is for, and why
+    choice = None
+    if profile is not None and m.gpu is None and m.cc is None and not m.no_gpu:
+        choice = profile.gpu_choice(m.gpu_index)
+    notes = tuple(n for n in (*host_notes, choice, gpu_note, machine_note, missing) if n)
     try:
         return Target.from_facts(facts, detected, notes)
     except UnsupportedPlatform as exc:
