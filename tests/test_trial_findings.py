@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import pytest
 from packaging.version import Version
@@ -161,7 +161,7 @@ def test_sentences_name_operating_systems_by_their_display_names(
     windows_gpu = max(
         (b.series for b in kb.builds.all if b.windows is not None and b.windows.cuda),
     )
-    cases: list[tuple[Optional[str], dict[str, str]]] = [
+    cases: list[tuple[Optional[str], dict[str, Any]]] = [
         (None, {"os": "linux", "arch": "x86_64", "cc": "8.6", "driver": "535.104.05"}),
         (None, {"os": "wsl2", "arch": "x86_64", "cc": "9.0", "driver": "535.104.05"}),
         (
@@ -245,3 +245,110 @@ def test_several_gpus_the_plan_names_the_gpu_and_the_flag(
 def test_one_gpu_gets_no_choice_note(gpu_host_file: Path) -> None:
     res = resolve(host=gpu_host_file)
     assert not [n for n in res.target.notes if "--gpu-index" in n]
+
+
+# -- R4: an Intel Mac with an AMD GPU gets Apple's Metal plug-in while it had x86_64 wheels ----
+
+INTEL = "macos_x86_64"
+AMD_GPU = "AMD Radeon Pro 5500M"  # a name as macOS's System Information shows it
+
+
+def _intel_pairs(kb: KnowledgeBase) -> list[tuple[Any, Any]]:
+    """Apple's established pairings whose plug-in has a macOS x86_64 wheel on the index, with
+    that wheel set (the index's facts: the wheels' platform and cpXY tags)."""
+    out = []
+    for pair in kb.metal.pairs:
+        if pair.status != "established":
+            continue
+        release = kb.index.release("tensorflow-metal", pair.metal)
+        wheels = release.wheelset(INTEL) if release is not None else None
+        if wheels is not None:
+            out.append((pair, wheels))
+    return out
+
+
+def test_apple_names_amd_gpus_with_its_source(kb: KnowledgeBase) -> None:
+    gpus = kb.metal.gpus
+    assert gpus is not None
+    assert "amd" in gpus.vendors
+    assert "intel" not in gpus.vendors
+    assert gpus.provenance.sources[0].startswith(
+        "https://developer.apple.com/metal/tensorflow-plugin"
+    )
+    assert gpus.provenance.retrieved
+
+
+def test_an_intel_mac_with_an_amd_gpu_gets_the_paired_x86_64_plug_in(kb: KnowledgeBase) -> None:
+    pairs = _intel_pairs(kb)
+    assert pairs, "the index records no macOS x86_64 tensorflow-metal wheel"
+    for pair, wheels in pairs:
+        series = next(iter(pair.tensorflow)).version.rstrip(".*")
+        res = resolve(f"=={series}.*", os="macos", arch="x86_64", gpu=AMD_GPU)
+        plan = res.plan
+        assert plan is not None, (pair.metal, res.conflict_sentences)
+        assert plan.accelerator == "metal"
+        assert f"tensorflow-metal=={pair.metal}" in plan.pip
+        assert f"{pair.package}=={plan.tensorflow}" in plan.pip
+        assert plan.python is not None
+        assert Version(plan.python) in {Version(p) for p in wheels.pythons}
+        codes = {r.code: r for r in plan.reasons}
+        assert codes["metal-gpu"].params["gpu"] == AMD_GPU
+        assert codes["metal-macos"].params["macos"] == str(wheels.macos)
+        assert any(w.code == "metal-intel" for w in plan.warnings)
+
+
+def test_no_x86_64_plug_in_means_a_cpu_plan_that_says_why(kb: KnowledgeBase) -> None:
+    have = {p.metal for p, _w in _intel_pairs(kb)}
+    newest_intel = max(have)
+    later = [p for p in kb.metal.pairs if p.metal > newest_intel and p.status == "established"]
+    assert later
+    series = next(iter(later[0].tensorflow)).version.rstrip(".*")
+    res = resolve(f"=={series}.*", os="macos", arch="x86_64", gpu=AMD_GPU)
+    assert res.plan is not None
+    assert res.plan.accelerator == "cpu"
+    unused = [w for w in res.plan.warnings if w.code == "apple-gpu-unused"]
+    assert len(unused) == 1
+    assert "AMD GPU" in unused[0]
+    assert "macOS x86_64" in unused[0]
+
+
+def test_the_default_plan_of_an_amd_intel_mac_is_the_newest_x86_64_pairing(
+    kb: KnowledgeBase,
+) -> None:
+    from tfenv.kb.metal import newest_paired
+
+    newest = newest_paired(kb, INTEL)
+    assert newest is not None
+    res = resolve(os="macos", arch="x86_64", gpu=AMD_GPU)
+    assert res.plan is not None
+    assert res.plan.accelerator == "metal"
+    assert res.plan.tensorflow == str(newest[0])
+
+
+def test_intel_graphics_get_no_metal_plan(kb: KnowledgeBase) -> None:
+    for pair, _wheels in _intel_pairs(kb):
+        series = next(iter(pair.tensorflow)).version.rstrip(".*")
+        res = resolve(f"=={series}.*", os="macos", arch="x86_64", gpu="Intel Iris Plus Graphics")
+        assert res.plan is not None
+        assert res.plan.accelerator == "cpu"
+        assert not any("tensorflow-metal" in p for p in res.plan.pip)
+        unused = [str(w) for w in res.plan.warnings if w.code == "apple-gpu-unused"]
+        assert len(unused) == 1
+        assert "Intel Iris Plus Graphics" in unused[0]
+
+
+def test_an_intel_mac_without_a_gpu_given_is_told_how_to_give_it() -> None:
+    res = resolve(os="macos", arch="x86_64")
+    assert res.plan is not None
+    assert res.plan.accelerator == "cpu"
+    assert any("--gpu" in n and "AMD" in n for n in res.target.notes)
+    # Apple silicon needs no such note: its GPU is Apple's
+    res = resolve(os="macos", arch="arm64")
+    assert not any("--gpu" in n for n in res.target.notes)
+
+
+def test_a_mac_gpu_name_is_no_gpu_elsewhere() -> None:
+    from tfenv.errors import UsageError
+
+    with pytest.raises(UsageError):
+        resolve(os="linux", arch="x86_64", gpu=AMD_GPU)

@@ -187,14 +187,35 @@ def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
 def _apple_gpu_unused(
     f: Factory, opt: TfOption, accel: str, python: Optional[Version]
 ) -> list[Sentence]:
-    """A CPU plan on Apple silicon that was not asked for: say why the GPU is not used."""
-    if accel != "cpu" or f.target.platform.key != "macos_arm64" or f.request.no_gpu:
+    """A CPU plan on a Mac whose GPU runs the Metal plug-in, not asked for: say why the GPU
+    is not used."""
+    t = f.target
+    if accel != "cpu" or not t.platform.is_macos or f.request.no_gpu:
         return []
-    from tfenv.kb.metal import no_metal_reason
+    from tfenv.kb.metal import PLATFORM, no_metal_reason, runs_on_gpu
 
-    why = no_metal_reason(f.kb, opt.version, python)
+    if not runs_on_gpu(f.kb, t.platform.key, t.gpu_vendor):
+        gpus = f.kb.metal.gpus
+        if t.gpu_name is None or gpus is None:
+            return []
+        # a GPU that Apple's requirements do not name (an Intel Mac's Intel graphics)
+        return [
+            said(
+                "apple-gpu-unused",
+                _(
+                    "This plan does not use {gpu}: Apple's tensorflow-metal plug-in runs on "
+                    "'{requirement}' only (source: {source})."
+                ),
+                gpu=t.gpu_name,
+                requirement=gpus.requirement,
+                source=gpus.provenance.sources[0],
+            )
+        ]
+    why = no_metal_reason(f.kb, opt.version, python, t.platform.key)
     if not why:
         return []
+    if t.platform.key != PLATFORM:
+        return [said("apple-gpu-unused", _("This plan does not use the AMD GPU: {why}."), why=why)]
     return [said("apple-gpu-unused", _("This plan does not use the Apple GPU: {why}."), why=why)]
 
 
