@@ -479,11 +479,14 @@ def _below_toolkit(
     """The driver is below the plan's CUDA's own minimum: what that means here, from the
     same fact the plan's reasons use (the PTX ISA this GPU JIT-compiles, and the driver
     that ISA needs: :meth:`tfenv.kb.cuda.CudaFacts.jit_floor`); the general warning only
-    where how the GPU runs the kernels is not known."""
+    where how the GPU runs the kernels is not known. Where no driver that new supports the
+    GPU (its architecture's last branch), the sentence says so instead of advising one."""
     t = f.target
     isa = code.jit_isa if code is not None and code.loads else None
     jit, why = f.kb.cuda.jit_floor(isa, t.driver_os or "linux") if isa else (None, "")
     assert t.driver is not None
+    limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
+    values = {"driver": t.driver, "cuda": cuda, "own": own, "limit": limit}
     if code is not None and code.verdict == "native":
         return said(
             "driver-below-toolkit",
@@ -491,11 +494,16 @@ def _below_toolkit(
                 "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
                 "through minor-version compatibility, and this GPU runs the kernels natively "
                 "(no PTX JIT). XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA "
+                "compiles without parallelism: slower, not failing; {limit} (source: {source})."
+            )
+            if limit
+            else _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility, and this GPU runs the kernels natively "
+                "(no PTX JIT). XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA "
                 "compiles without parallelism: slower, not failing (source: {source})."
             ),
-            driver=t.driver,
-            cuda=cuda,
-            own=own,
+            **values,
             source=XLA_PTXAS_SOURCE,
         )
     if isa is not None and jit is not None and t.driver >= jit:
@@ -506,17 +514,22 @@ def _below_toolkit(
                 "through minor-version compatibility. The PTX this GPU JIT-compiles is of ISA "
                 "{isa}, which needs a driver >= {jit} ({why}): this driver JIT-compiles it. "
                 "XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA compiles without "
+                "parallelism: slower, not failing; {limit} (source: {source})."
+            )
+            if limit
+            else _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility. The PTX this GPU JIT-compiles is of ISA "
+                "{isa}, which needs a driver >= {jit} ({why}): this driver JIT-compiles it. "
+                "XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA compiles without "
                 "parallelism: slower, not failing (source: {source})."
             ),
-            driver=t.driver,
-            cuda=cuda,
-            own=own,
+            **values,
             isa=isa,
             jit=jit,
             why=why,
             source=XLA_PTXAS_SOURCE,
         )
-    limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
     return said(
         "driver-below-toolkit",
         _(
@@ -531,10 +544,7 @@ def _below_toolkit(
             "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
             "need a driver >= {own}; upgrade the driver if kernels fail to load."
         ),
-        driver=t.driver,
-        cuda=cuda,
-        own=own,
-        limit=limit,
+        **values,
     )
 
 
