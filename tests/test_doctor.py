@@ -191,7 +191,7 @@ def test_machine_without_a_wheel_platform_is_named(tmp_path: Path, kb: Knowledge
     found = _run(_venv(tmp_path), kb, {}, host=host)
     title = found["tensorflow"].title
     assert found["tensorflow"].status == "warning"
-    assert "not a CUDA build on windows/aarch64" in title
+    assert "not a CUDA build on Windows/aarch64" in title
     assert "None" not in title
 
 

@@ -455,7 +455,7 @@ def test_lockfile_of_another_kind_of_machine(
     env = str(tmp_path / "env")
     code, _, err = _install(capsys, env, "--target", "win", "--config", str(project))
     assert code == 2
-    assert "This plan is for windows x86_64" in err
+    assert "This plan is for Windows x86_64" in err
     code, out, _ = _install(capsys, env, "--target", "win", "--config", str(project), "--dry-run")
     assert code == 0
     assert "--require-hashes -r" in out

@@ -282,7 +282,7 @@ def test_driver_floor(
 def test_driver_floor_unknowns(cuda_facts: cuda.CudaFacts) -> None:
     assert cuda_facts.driver_floor("13.2", "windows") == (
         None,
-        "the minimum windows driver for CUDA 13.2 is not established",
+        "the minimum Windows driver for CUDA 13.2 is not established",
     )
     floor, why = cuda_facts.driver_floor("9.0", "linux")
     assert floor is None

@@ -37,7 +37,14 @@ from tfenv.host.profile import ARCHES, GpuInfo, HostProfile
 from tfenv.lock import check_project, expected_files
 from tfenv.lock.conda import env_file_name, lock_file_name
 from tfenv.models.plan import Resolution
-from tfenv.models.platform import SYSTEMS, UnsupportedPlatform, machine, normalize_arch, platform_of
+from tfenv.models.platform import (
+    SYSTEMS,
+    UnsupportedPlatform,
+    machine,
+    normalize_arch,
+    os_title,
+    platform_of,
+)
 from tfenv.models.target import MANAGERS, Target
 
 KB = frozen_kb()  # module level: the cases are built at import time
@@ -289,7 +296,7 @@ def test_doctor_on_every_machine(os: str, arch: str, gpu: bool, tmp_path: Path) 
     assert "None" not in f"{tf.title} {tf.detail or ''}"
     where = platform_of(os, arch)
     if gpu:
-        assert (where.key if where else f"{os}/{arch}") in tf.title
+        assert (where.key if where else f"{os_title(os)}/{arch}") in tf.title
     else:
         assert tf.status == "ok"
 

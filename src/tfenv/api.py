@@ -133,7 +133,7 @@ def build_target(
         detected = {k for k in _FACTS if facts.get(k) is not None}
         if facts.get("cc") is not None:
             detected.add("gpu")
-    changes = _flag_facts(kb, m)
+    changes = _flag_facts(kb, m, facts["os"])
     gpu_note = changes.pop("note", None)
     facts.update(changes)
     detected -= _fact_names(changes)
@@ -143,7 +143,11 @@ def build_target(
     detected -= set(implied)
     host_notes = () if profile is None else _host_notes(profile, _fact_names([*changes, *implied]))
     missing = _no_gpu_given(m, facts)
-    notes = tuple(n for n in (*host_notes, gpu_note, machine_note, missing) if n)
+    # several GPUs and none given by flag: say which one the plan is for, and why
+    choice = None
+    if profile is not None and m.gpu is None and m.cc is None and not m.no_gpu:
+        choice = profile.gpu_choice(m.gpu_index)
+    notes = tuple(n for n in (*host_notes, choice, gpu_note, machine_note, missing) if n)
     try:
         return Target.from_facts(facts, detected, notes)
     except UnsupportedPlatform as exc:
@@ -171,8 +175,17 @@ def _no_gpu_given(m: MachineArgs, facts: dict[str, Any]) -> Optional[str]:
     """Say so when a machine described by flags or a host file has no GPU: the plan is a
     CPU plan because nothing named a GPU, not because the machine has none."""
     named = known_system(facts.get("os"))
-    if facts.get("cc") is not None or m.no_gpu or (named is not None and named.is_macos):
+    if facts.get("cc") is not None or m.no_gpu:
         return None
+    if named is not None and named.is_macos:
+        if facts.get("arch") != "x86_64" or facts.get("gpu_name"):
+            return None
+        # an Intel Mac: its GPU is not detected, and only an AMD one runs the Metal plug-in
+        return _(
+            "tfenv does not detect a Mac's GPU: if this Intel Mac has an AMD GPU, give --gpu "
+            "NAME as System Information names it (e.g. 'AMD Radeon Pro 5500M') for Apple's "
+            "tensorflow-metal plug-in."
+        )
     if m.host_file is not None:
         return _(
             "The host file lists no NVIDIA GPU, so this is a CPU plan; for a GPU plan give "
@@ -202,8 +215,10 @@ def _base_profile(
     return detect()
 
 
-def _flag_facts(kb: KnowledgeBase, m: MachineArgs) -> dict[str, Any]:
-    """The target facts the flags give, parsed (they win over detection and host files)."""
+def _flag_facts(kb: KnowledgeBase, m: MachineArgs, base_os: str) -> dict[str, Any]:
+    """The target facts the flags give, parsed (they win over detection and host files).
+    On macOS, --gpu may name a Mac's own GPU (AMD, Intel, Apple): it has no compute
+    capability, and its maker decides whether Apple's Metal plug-in runs on it."""
     changes: dict[str, Any] = {}
     if m.os is not None:
         changes["os"] = specs.parse_os(m.os)
@@ -217,11 +232,20 @@ def _flag_facts(kb: KnowledgeBase, m: MachineArgs) -> dict[str, Any]:
         changes["driver"] = specs.parse_driver(m.driver)
     if m.no_gpu:
         changes.update(cc=None, gpu_name=None)
+    elif m.gpu is not None and m.cc is None and _mac_gpu(changes.get("os", base_os), m.gpu):
+        changes.update(cc=None, gpu_name=" ".join(m.gpu.split()))
     elif m.gpu is not None:
         changes.update(_gpu_facts(kb, m.gpu, m.cc))
     elif m.cc is not None:
         changes.update(cc=specs.parse_cc(m.cc), gpu_name=None)
     return changes
+
+
+def _mac_gpu(os_: str, name: str) -> bool:
+    from tfenv.models.choices import mac_gpu_vendor
+
+    named = known_system(os_)
+    return named is not None and named.is_macos and mac_gpu_vendor(name) is not None
 
 
 def _gpu_facts(kb: KnowledgeBase, name: str, cc_text: Optional[str]) -> dict[str, Any]:

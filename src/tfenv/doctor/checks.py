@@ -19,7 +19,7 @@ from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.i18n import _, ngettext
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
-from tfenv.models.platform import platform_of, system
+from tfenv.models.platform import os_title, platform_of, system
 from tfenv.models.sentence import said
 from tfenv.rules.gpu_code import describe_caps, gpu_code
 from tfenv.shells import command
@@ -166,7 +166,7 @@ def _machine_finding(host: HostProfile) -> Finding:
         said(
             code,
             title,
-            os=host.os,
+            os=os_title(host.os),
             arch=host.arch,
             value=gpus or _("no NVIDIA GPU"),
             driver=host.driver,
@@ -246,7 +246,7 @@ def _tf_finding(
             said("tensorflow-cpu", _("{label}: runs on the CPU here"), label=label),
         )
     where = platform or _("{os}/{arch}, a machine TensorFlow publishes no wheels for").format(
-        os=host.os, arch=host.arch
+        os=os_title(host.os), arch=host.arch
     )
     if system(host.os).is_windows:
         fix = said(

@@ -10,7 +10,7 @@ from packaging.version import InvalidVersion, Version
 
 from tfenv.i18n import _
 from tfenv.models.driver import DriverVersion
-from tfenv.models.platform import per_driver_os
+from tfenv.models.platform import os_title
 
 if TYPE_CHECKING:
     from tfenv.explain.context import Context
@@ -109,7 +109,7 @@ def driver_facts(ctx: Context, cuda: Version, os: DriverOs) -> list[str]:
     floor, why = ctx.kb.cuda.driver_floor(cuda, os)
     if floor is None:
         return []
-    label = per_driver_os(os, "Linux", "Windows")
+    label = os_title(os)
     values = {"cuda": cuda, "system": label, "floor": floor, "why": why}
     m = ctx.machine
     if m is None or m.driver_os != os or (m.driver is None and ctx.target is None):

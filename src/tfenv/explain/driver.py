@@ -16,7 +16,7 @@ from packaging.version import Version
 from tfenv.explain.common import driver_os, version_or_none
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
-from tfenv.models.platform import per_driver_os
+from tfenv.models.platform import os_title
 
 if TYPE_CHECKING:
     from tfenv.models.driver import DriverVersion
@@ -71,7 +71,7 @@ def _branch_limit(ctx: Context) -> Optional[str]:
 def _driver_floor(groups: Mapping[str, str], ctx: Context) -> Answer:
     """CUDA driver version is insufficient: the floor of the TensorFlow at hand vs the driver."""
     os: DriverOs = driver_os(ctx) or "linux"
-    label = per_driver_os(os, "Linux", "Windows")
+    label = os_title(os)
     driver, tf, cuda = ctx.driver, ctx.tf, _build_cuda(ctx)
     facts: list[str] = []
     floor = None
@@ -206,7 +206,7 @@ def _smi_header(groups: Mapping[str, str], ctx: Context) -> Answer:
     os: DriverOs = driver_os(ctx) or "linux"
     yes, no = _runs(ctx, driver, os)
     if yes:
-        where = per_driver_os(os, "Linux", "Windows")
+        where = os_title(os)
         facts.append(
             _("TensorFlow CUDA builds this driver runs ({system}): {series}.").format(
                 system=where, series=_runs_text(yes, no)

@@ -21,7 +21,7 @@ from tfenv.explain.common import (
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
 from tfenv.kb.prose import prose
-from tfenv.models.platform import DriverOs, per_driver_os
+from tfenv.models.platform import DriverOs, os_title, per_driver_os
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -52,7 +52,7 @@ def windows_gpu_end(kb: KnowledgeBase) -> Optional[TfBuild]:
 def _cuda_facts(ctx: Context, file: str, cuda: Version, os: DriverOs) -> list[str]:
     major_only = len(cuda.release) == 1
     family = f"{cuda.major}.x" if cuda.major >= 11 or major_only else str(cuda)
-    label = per_driver_os(os, "Linux", "Windows")
+    label = os_title(os)
     builds = builds_with_cuda(ctx.kb, cuda, os)
     if major_only:
         what = _("{file} is a CUDA {family} library (CUDA {family} names it so).")
@@ -121,7 +121,7 @@ def _dll(groups: Mapping[str, str], ctx: Context) -> Answer:
         facts = [
             _("{file} is cuDNN {major}.x.").format(file=groups["dll"], major=code),
             _("TensorFlow series built with cuDNN {major} ({system}): {series}.").format(
-                major=code, system="Windows", series=series_list(builds)
+                major=code, system=os_title("windows"), series=series_list(builds)
             ),
         ]
     else:
@@ -146,7 +146,7 @@ def _soname(groups: Mapping[str, str], ctx: Context) -> Answer:
         facts = [
             _("{file} is cuDNN {major}.x.").format(file=groups["soname"], major=v.major),
             _("TensorFlow series built with cuDNN {major} ({system}): {series}.").format(
-                major=v.major, system="Linux", series=series_list(builds)
+                major=v.major, system=os_title("linux"), series=series_list(builds)
             ),
         ]
         return Answer(tuple(facts + _wants(ctx, "cudnn", v)), _pip_fix(ctx))
@@ -237,7 +237,7 @@ def _cudnn_pair(groups: Mapping[str, str], ctx: Context) -> Answer:
     if builds:
         facts.append(
             _("TensorFlow series built with cuDNN {major} ({system}): {series}.").format(
-                major=mm, system="Linux", series=series_list(builds)
+                major=mm, system=os_title("linux"), series=series_list(builds)
             )
         )
     cuda = builds[-1].linux.cuda if builds and builds[-1].linux is not None else None

@@ -218,6 +218,46 @@ class HostProfile:
             return self.gpus[0]
         return min(known, key=lambda g: (g.compute_capability, g.index))
 
+    def gpu_choice(self, gpu_index: Optional[int] = None) -> Optional[str]:
+        """On a host with several GPUs, which one a plan is for and why (None: one GPU or
+        none): the sentence a plan's target notes carry, with the flag that picks another."""
+        gpu = self.lowest_cc_gpu(gpu_index)
+        if gpu is None or len(self.gpus) < 2:
+            return None
+        # TRANSLATORS: between the GPUs of a host, each "index: name (compute capability)"
+        gpus = _("; ").join(
+            _("{index}: {name} ({cc})").format(
+                index=g.index, name=g.name, cc=g.compute_capability or "?"
+            )
+            for g in self.gpus
+        )
+        values = {
+            "count": len(self.gpus),
+            "gpus": gpus,
+            "index": gpu.index,
+            "name": gpu.name,
+            "cc": gpu.compute_capability or "?",
+        }
+        if gpu_index is not None:
+            text = _(
+                "This host has {count} GPUs ({gpus}); the plan is for GPU {index}, {name} "
+                "(compute capability {cc}), as --gpu-index {index} asks: it may not run on "
+                "the others."
+            )
+        elif gpu.compute_capability is None:
+            text = _(
+                "This host has {count} GPUs ({gpus}); the plan is for GPU {index}, {name}, the "
+                "first: their compute capabilities are not known. To plan for another GPU, "
+                "give --gpu-index N."
+            )
+        else:
+            text = _(
+                "This host has {count} GPUs ({gpus}); the plan is for GPU {index}, {name} "
+                "(compute capability {cc}), the lowest compute capability among them, so that "
+                "it runs on all of them. To plan for one GPU alone, give --gpu-index N."
+            )
+        return text.format(**values)
+
     def target_facts(self, gpu_index: Optional[int] = None) -> dict[str, Any]:
         """This host's machine facts, keyed as :meth:`Target.from_facts
         <tfenv.models.target.Target.from_facts>` reads them: the Python as X.Y, the GPU

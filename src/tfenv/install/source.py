@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Optional
 from tfenv.errors import UsageError
 from tfenv.i18n import _
 from tfenv.install import InstallError
+from tfenv.models.platform import os_title
 
 if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
@@ -192,7 +193,7 @@ def check_machine(res: Resolution, here: HostProfile) -> None:
             _(
                 "This plan is for {os} {arch}, and this machine is {os2} {arch2}; tfenv install"
                 " installs on this machine."
-            ).format(os=t.os, arch=t.arch, os2=here.os, arch2=here.arch),
+            ).format(os=os_title(t.os), arch=t.arch, os2=os_title(here.os), arch2=here.arch),
             hint=_(
                 "Drop --os/--arch (or pick the lock of a target like this machine); --dry-run "
                 "shows the steps for another machine."

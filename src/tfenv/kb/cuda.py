@@ -16,7 +16,7 @@ from tfenv.kb._fields import Node, Provenance, unique
 from tfenv.kb._files import load_node
 from tfenv.kb._schema import fact, given, read_record, sourced
 from tfenv.models.driver import DriverVersion
-from tfenv.models.platform import per_driver_os
+from tfenv.models.platform import os_title, per_driver_os
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -159,7 +159,7 @@ class CudaFacts:
         if floor is not None and (own is None or floor <= own):
             major = version.release[0]
             return floor, _("the CUDA {major}.x minor-version compatibility floor on {os}").format(
-                major=major, os=os
+                major=major, os=os_title(os)
             )
         if own is not None:
             why = (
@@ -169,11 +169,11 @@ class CudaFacts:
                     "CUDA {cuda} shipped with driver {own} on {os}, below the family floor {floor}"
                 )
             )
-            return own, why.format(cuda=mm, own=own, os=os, floor=floor)
+            return own, why.format(cuda=mm, own=own, os=os_title(os), floor=floor)
         if tk is None and fam is None:
             return None, _("CUDA {cuda} is not a known CUDA release").format(cuda=mm)
         return None, _("the minimum {os} driver for CUDA {cuda} is not established").format(
-            os=os, cuda=mm
+            os=os_title(os), cuda=mm
         )
 
     def jit_floor(self, isa: Version, os: OsName) -> tuple[DriverVersion | None, str]:
@@ -191,7 +191,7 @@ class CudaFacts:
         own = tk.min_driver(os) if tk is not None else None
         if own is None:
             return None, _("the minimum {os} driver for CUDA {cuda} is not established").format(
-                os=os, cuda=cuda
+                os=os_title(os), cuda=cuda
             )
         return own, _("PTX ISA {isa} came with CUDA {cuda}").format(isa=isa, cuda=cuda)
 

@@ -34,6 +34,7 @@ __all__ = [
     "METAL_FILE",
     "CondaDeps",
     "MetalFacts",
+    "MetalGpus",
     "MetalPair",
     "MetalPlugin",
     "load",
@@ -41,10 +42,12 @@ __all__ = [
     "newest_paired",
     "no_metal_reason",
     "own_distributions",
+    "runs_on_gpu",
 ]
 
 METAL_FILE = "metal.yaml"
-PLATFORM = "macos_arm64"
+PLATFORM = "macos_arm64"  # Apple silicon: every Mac of it has the Apple GPU
+INTEL_PLATFORM = "macos_x86_64"  # Intel Macs: the plug-in runs on their AMD GPUs only
 
 
 @dataclass(frozen=True)
@@ -91,11 +94,21 @@ class CondaDeps:
 
 
 @dataclass(frozen=True)
+class MetalGpus:
+    """The GPU makers Apple's requirements name for the plug-in (``apple``, ``amd``)."""
+
+    vendors: frozenset[str]
+    requirement: str  # as Apple words it
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
 class MetalFacts:
     pairs: tuple[MetalPair, ...]
     table: tuple[str, ...]  # Apple's table rows, verbatim
     table_provenance: Provenance
     conda_deps: Optional[CondaDeps] = None
+    gpus: Optional[MetalGpus] = None
 
     def paired(self, version: Version, package: str = "tensorflow") -> Optional[MetalPair]:
         """The plug-in paired with TensorFlow ``version``: Apple's own pairing before an
@@ -118,7 +131,7 @@ class MetalPlugin:
 
 
 def parse(root: Node) -> MetalFacts:
-    root.only("table", "pairs", "conda_deps")
+    root.only("table", "gpus", "pairs", "conda_deps")
     table = root.get("table").only("header", "rows", "source", "retrieved")
     deps = root.opt("conda_deps")
     conda_deps = None
@@ -131,11 +144,21 @@ def parse(root: Node) -> MetalFacts:
             versions=tuple(Version(t) for t in deps.get("versions").texts()),
             provenance=deps.provenance(),
         )
+    gpus = None
+    node = root.opt("gpus")
+    if node.value is not None:
+        node.only("vendors", "requirement", "source", "retrieved")
+        gpus = MetalGpus(
+            vendors=frozenset(node.get("vendors").texts()),
+            requirement=node.get("requirement").text(),
+            provenance=node.provenance(),
+        )
     return MetalFacts(
         pairs=tuple(read_record(MetalPair, n) for n in root.get("pairs").items()),
         table=(table.get("header").text(), *table.get("rows").texts()),
         table_provenance=table.provenance(),
         conda_deps=conda_deps,
+        gpus=gpus,
     )
 
 
@@ -150,14 +173,27 @@ def own_distributions(kb: KnowledgeBase) -> tuple[str, ...]:
     return tuple(sorted({p.package for p in kb.metal.pairs} - {"tensorflow"}))
 
 
-def metal_plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
-    """The tensorflow-metal release to pair with TensorFlow ``version`` on Apple silicon
-    (None: the docs name no Metal route for it, or no plug-in is paired with it)."""
-    return kb.memo(("metal-plugin", version), lambda: _plugin(kb, version))
+def runs_on_gpu(kb: KnowledgeBase, platform: str, vendor: Optional[str]) -> bool:
+    """Whether a Mac of ``platform`` whose GPU is of ``vendor`` (``tfenv.models.choices
+    .MAC_GPU_VENDORS``; None: not known) runs the plug-in: every Apple silicon Mac (its
+    GPU is Apple's); an Intel Mac whose GPU's maker Apple's requirements name (AMD)."""
+    if platform == PLATFORM:
+        return True
+    gpus = kb.metal.gpus
+    return platform == INTEL_PLATFORM and gpus is not None and vendor in gpus.vendors
 
 
-def _plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
-    if "metal" not in (r.route for r in kb.platforms.routes_for(version, PLATFORM)):
+def metal_plugin(
+    kb: KnowledgeBase, version: Version, platform: str = PLATFORM
+) -> Optional[MetalPlugin]:
+    """The tensorflow-metal release to pair with TensorFlow ``version`` on ``platform``
+    (None: the docs name no Metal route for it there, no plug-in is paired with it, or the
+    paired plug-in has no wheel for the platform)."""
+    return kb.memo(("metal-plugin", version, platform), lambda: _plugin(kb, version, platform))
+
+
+def _plugin(kb: KnowledgeBase, version: Version, platform: str) -> Optional[MetalPlugin]:
+    if "metal" not in (r.route for r in kb.platforms.routes_for(version, platform)):
         return None
     pair = kb.metal.paired(version)
     for package in own_distributions(kb) if pair is None else ():
@@ -165,51 +201,67 @@ def _plugin(kb: KnowledgeBase, version: Version) -> Optional[MetalPlugin]:
     if pair is None:
         return None
     release = kb.index.release("tensorflow-metal", pair.metal)
-    wheels = release.wheelset(PLATFORM) if release else None
+    wheels = release.wheelset(platform) if release else None
+    if wheels is None and platform != PLATFORM:
+        return None  # no plug-in wheel for an Intel Mac (from 1.0.1)
     tags = wheels.pythons if wheels else ()
     pythons = tuple(Version(p) for p in tags if p.replace(".", "").isdigit())
     return MetalPlugin(pair.metal, pythons, pair)
 
 
-def newest_paired(kb: KnowledgeBase) -> Optional[tuple[Version, MetalPlugin]]:
-    """The newest final TensorFlow release on the index with a paired plug-in; a release
-    known to be broken on Apple silicon only when no other is paired (as the solver does)."""
+def newest_paired(
+    kb: KnowledgeBase, platform: str = PLATFORM
+) -> Optional[tuple[Version, MetalPlugin]]:
+    """The newest final TensorFlow release on the index with a paired plug-in on
+    ``platform``; a release known to be broken there only when no other is paired (as the
+    solver does)."""
 
     def compute() -> Optional[tuple[Version, MetalPlugin]]:
         broken: Optional[tuple[Version, MetalPlugin]] = None
         for release in reversed(kb.index.releases("tensorflow")):
             v = release.version
-            if release.yanked or v.is_prerelease or release.wheelset(PLATFORM) is None:
+            if release.yanked or v.is_prerelease:
                 continue
-            plugin = metal_plugin(kb, v)
+            if platform == PLATFORM and release.wheelset(PLATFORM) is None:
+                continue  # (before 2.13 Apple's own build: the release's own wheels decide)
+            plugin = metal_plugin(kb, v, platform)
             if plugin is None:
                 continue
-            if not _broken(kb, v):
+            if not _broken(kb, v, platform):
                 return v, plugin
             broken = broken or (v, plugin)
         return broken
 
-    return kb.memo("metal-newest-paired", compute)
+    return kb.memo(("metal-newest-paired", platform), compute)
 
 
-def _broken(kb: KnowledgeBase, version: Version) -> bool:
-    return any(i.severity == "broken" and i.matches(version, PLATFORM) for i in kb.known_issues)
+def _broken(kb: KnowledgeBase, version: Version, platform: str = PLATFORM) -> bool:
+    return any(i.severity == "broken" and i.matches(version, platform) for i in kb.known_issues)
 
 
 def no_metal_reason(
-    kb: KnowledgeBase, version: Version, python: Optional[Version]
+    kb: KnowledgeBase, version: Version, python: Optional[Version], platform: str = PLATFORM
 ) -> Optional[str]:
-    """Why TensorFlow ``version`` with ``python`` gets no Metal plug-in (None: it does)."""
-    plugin = metal_plugin(kb, version)
+    """Why TensorFlow ``version`` with ``python`` gets no Metal plug-in on ``platform``
+    (None: it does)."""
+    apple = platform == PLATFORM
+    plugin = metal_plugin(kb, version, platform)
     if plugin is not None:
         if python is None or python in plugin.pythons:
             return None
         tags = ", ".join(str(p) for p in plugin.pythons) or _("none")
-        return _(
-            "tensorflow-metal {plugin} has no wheel for Python {python} "
-            "(only {pythons}): for the Apple GPU, use one of those Pythons"
+        return (
+            _(
+                "tensorflow-metal {plugin} has no wheel for Python {python} "
+                "(only {pythons}): for the Apple GPU, use one of those Pythons"
+            )
+            if apple
+            else _(
+                "tensorflow-metal {plugin} has no macOS x86_64 wheel for Python {python} "
+                "(only {pythons}): for the AMD GPU, use one of those Pythons"
+            )
         ).format(plugin=plugin.version, python=python, pythons=tags)
-    newest = newest_paired(kb)
+    newest = newest_paired(kb, platform)
     if newest is None:
         return _("no tensorflow-metal release is paired with TensorFlow {version}").format(
             version=version
@@ -219,6 +271,13 @@ def no_metal_reason(
     values = {"version": version, "pairing": best.pair.describe(), "plugin": best.version}
     if python is not None and python not in best.pythons and best.pythons:
         hint += f" --python {max(best.pythons)}"
+    if not apple:
+        text = _(
+            "no tensorflow-metal release with a macOS x86_64 wheel is paired with TensorFlow "
+            "{version}; the newest such pairing is {pairing}"
+        ).format(**values)
+        return _("{text}. For the AMD GPU: {hint}").format(text=text, hint=hint)
+    if python is not None and python not in best.pythons and best.pythons:
         text = _(
             "tensorflow-metal has no wheel for Python {python}; no tensorflow-metal release is "
             "paired with TensorFlow {version}; the newest pairing is {pairing}"

@@ -12,7 +12,15 @@ TYPE_CHECKING = False  # typing itself is not imported (the type checker reads t
 if TYPE_CHECKING:
     from typing import Literal
 
-__all__ = ["CHANGE_KINDS", "CUDA_LIBS", "MANAGERS", "REMEDIES", "ROUTE_KINDS"]
+__all__ = [
+    "CHANGE_KINDS",
+    "CUDA_LIBS",
+    "MAC_GPU_VENDORS",
+    "MANAGERS",
+    "REMEDIES",
+    "ROUTE_KINDS",
+    "mac_gpu_vendor",
+]
 
 #: What --manager (and a target's ``manager`` key) accepts: ``auto``, then each route's
 #: ``managers`` in registry order (``routes.MANAGERS``, derived from the routes, equals it).
@@ -47,3 +55,23 @@ def check_registry(what: str, found: object, listed: object) -> None:
             f"{what}: the registry gives {found!r}, but tfenv.models.choices lists "
             f"{listed!r}; change the two together (docs/architecture.md, 'Adding a route')."
         )
+
+
+#: The makers of a Mac's GPU other than NVIDIA, and the words of the names macOS gives their
+#: GPUs (System Information's "Chipset Model": "AMD Radeon Pro 5500M", "Intel Iris Plus
+#: Graphics", "Apple M2"), lower case: how --gpu NAME is read on macOS. Which of them
+#: Apple's tensorflow-metal runs on is the knowledge base's (metal.yaml ``gpus``).
+MAC_GPU_VENDORS: dict[str, tuple[str, ...]] = {
+    "amd": ("amd", "radeon", "firepro"),
+    "intel": ("intel", "iris", "uhd graphics", "hd graphics"),
+    "apple": ("apple",),
+}
+
+
+def mac_gpu_vendor(name: str) -> str | None:
+    """The maker of a Mac GPU named ``name`` (None: not one of :data:`MAC_GPU_VENDORS`)."""
+    words = " ".join(name.lower().split())
+    for vendor, marks in MAC_GPU_VENDORS.items():
+        if any(m in words for m in marks):
+            return vendor
+    return None

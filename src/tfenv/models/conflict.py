@@ -97,6 +97,11 @@ class Suggestion:
     def sentence(self) -> str:
         return messages.suggestion_sentence(self)
 
+    @property
+    def keeps_gpu(self) -> bool:
+        """Whether following it keeps the GPU in use (a CPU-only plan does not)."""
+        return self.message not in messages.GIVES_UP_GPU
+
     def to_dict(self) -> dict[str, Any]:
         return {"message": self.message, "fields": dict(self.fields), "sentence": self.sentence}
 

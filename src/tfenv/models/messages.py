@@ -179,6 +179,10 @@ TEMPLATES: Mapping[str, str] = {
     "upgrade.stay": N_("Stay on TensorFlow {tensorflow}."),
 }
 
+#: the ways out that give up the GPU the machine has (a CPU-only plan): the ways out are
+#: listed with those that keep the GPU first (resolver/suggest.py), whatever the machine
+GIVES_UP_GPU = frozenset({"way-out.cpu", "way-out.conda-forge-cpu"})
+
 
 def template(message_id: str) -> str:
     """The template of ``message_id`` in the current language: the English template is

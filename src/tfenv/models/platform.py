@@ -42,6 +42,7 @@ __all__ = [
     "known_system",
     "machine",
     "normalize_arch",
+    "os_title",
     "per_driver_os",
     "platform",
     "platform_of",
@@ -67,6 +68,19 @@ def per_driver_os(os: DriverOs, linux: _T, windows: _T) -> _T:
 def is_linux_driver(os: Optional[DriverOs]) -> bool:
     """Whether ``os`` (a driver/build system, or None) is Linux's."""
     return os == "linux"
+
+
+#: how a sentence names an operating system, by the name tfenv keys it by (a system, or
+#: whose driver tables apply): the one place these display names come from
+OS_TITLES: Mapping[str, str] = MappingProxyType(
+    {"linux": "Linux", "wsl2": "WSL2", "windows": "Windows", "macos": "macOS"}
+)
+
+
+def os_title(name: str) -> str:
+    """ "Windows" for ``windows``, "WSL2" for ``wsl2`` ...: an operating system as sentences
+    name it (a name tfenv does not know is shown as given)."""
+    return OS_TITLES.get(name, name)
 
 
 class UnsupportedPlatform(ValueError):
@@ -229,7 +243,7 @@ class System:
 SYSTEMS: tuple[System, ...] = (
     System(
         "linux",
-        "Linux",
+        OS_TITLES["linux"],
         "linux",
         "linux",
         MappingProxyType({"x86_64": LINUX_X86_64, "aarch64": LINUX_AARCH64}),
@@ -237,7 +251,7 @@ SYSTEMS: tuple[System, ...] = (
     # WSL2 installs the Linux wheels; the Windows driver serves the GPU
     System(
         "wsl2",
-        "WSL2",
+        OS_TITLES["wsl2"],
         "windows",
         "linux",
         MappingProxyType({"x86_64": LINUX_X86_64, "aarch64": LINUX_AARCH64}),
@@ -251,7 +265,7 @@ SYSTEMS: tuple[System, ...] = (
     ),
     System(
         "macos",
-        "macOS",
+        OS_TITLES["macos"],
         None,
         None,
         MappingProxyType({"x86_64": MACOS_X86_64, "arm64": MACOS_ARM64}),

@@ -50,6 +50,7 @@ CODES: dict[str, str] = {
     "metal-package": "Apple's own TensorFlow build for macOS arm64",
     "metal-conda-deps": "Apple's conda dependencies package for the release",
     "metal-macos": "the oldest macOS the plug-in's wheel is tagged for",
+    "metal-gpu": "the AMD GPU of an Intel Mac that Apple's plug-in runs on, and Apple's words",
     "image": "the container image chosen, and what it carries",
     "image-pins": "the packages pinned inside the container image",
     "image-runs": "whether the container toolkit starts the image here",
@@ -65,7 +66,7 @@ CODES: dict[str, str] = {
     "yanked": "the release is yanked from the index (used only when pinned exactly)",
     "known-issue": "a known issue of the release on this machine (params: id)",
     "glibc-unknown": "the glibc is not known; the floor the wheels need",
-    "apple-gpu-unused": "a CPU plan on Apple silicon: why the GPU is not used",
+    "apple-gpu-unused": "a CPU plan on a Mac whose GPU runs Metal: why the GPU is not used",
     "gpu-unused": "the GPU is not used by the index's wheels (Linux aarch64)",
     "jetson": "where GPU TensorFlow comes from on a Jetson",
     "conda-cudnn-cap": "cuDNN capped in a conda plan: newer series have no code for the GPU",
@@ -73,6 +74,7 @@ CODES: dict[str, str] = {
     "conda-broken": "conda-forge builds of the release not used, and why",
     "conda-forge-newer": "conda-forge has CPU builds newer than the plan's wheels (osx-64)",
     "metal-inferred": "the tensorflow-metal pairing is inferred, not Apple's table",
+    "metal-intel": "an Intel Mac's pairing: Apple's table, libraries checked on arm64 only",
     "image-warning": "a caveat of the container image on this machine",
 }
 

@@ -9,9 +9,9 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfenv.i18n import _
-from tfenv.models.choices import CUDA_LIBS, MANAGERS
+from tfenv.models.choices import CUDA_LIBS, MANAGERS, mac_gpu_vendor
 from tfenv.models.driver import DriverVersion
-from tfenv.models.platform import DriverOs, Machine, Platform, System, machine
+from tfenv.models.platform import DriverOs, Machine, Platform, System, machine, os_title
 
 if TYPE_CHECKING:
     from dataclasses import dataclass, field
@@ -115,13 +115,25 @@ class Target:
     def has_nvidia_gpu(self) -> bool:
         return self.cc is not None
 
+    @property
+    def gpu_vendor(self) -> Optional[str]:
+        """``nvidia`` for a GPU with a compute capability; on a Mac, the maker its name
+        shows (``amd``, ``intel``, ``apple``: models.choices.MAC_GPU_VENDORS); else None."""
+        if self.cc is not None:
+            return "nvidia"
+        if self.gpu_name and self.system.is_macos:
+            return mac_gpu_vendor(self.gpu_name)
+        return None
+
     def describe(self) -> str:
         """The machine in one line, in the current language (lockfiles' headers word it
         in English: :func:`tfenv.i18n.using`)."""
         parts = [self.os_name(), self.arch]
         if self.python:
             parts.append(f"Python {self.python}")
-        if self.gpu_name:
+        if self.gpu_name and self.cc is None:  # a Mac's GPU: no compute capability
+            parts.append(self.gpu_name)
+        elif self.gpu_name:
             parts.append(_("{gpu} (compute capability {cc})").format(gpu=self.gpu_name, cc=self.cc))
         elif self.cc:
             parts.append(_("GPU of compute capability {cc}").format(cc=self.cc))
@@ -134,7 +146,7 @@ class Target:
 
     def os_name(self) -> str:
         """The operating system as the machine's description names it."""
-        return "Windows" if self.os == "windows" else self.system.title
+        return os_title(self.os)
 
 
 @dataclass(frozen=True)

@@ -65,8 +65,11 @@ class Factory:
             return ("cpu",)
         if t.has_nvidia_gpu:
             return ("cuda", "cpu") if r.allow_cpu else ("cuda",)
-        if t.platform.key == "macos_arm64":
-            return ("metal", "cpu")
+        if t.platform.is_macos:
+            from tfenv.kb.metal import runs_on_gpu  # Macs only
+
+            if runs_on_gpu(self.kb, t.platform.key, t.gpu_vendor):
+                return ("metal", "cpu")
         return ("cpu",)
 
     def root_requirements(self) -> list[Requirement]:
@@ -138,6 +141,8 @@ class Factory:
         if accel != "cuda":
             if platform == "macos_arm64":  # Apple's own build where tensorflow has none
                 return self.kb.memo(("apple_options", platform), lambda: self._apple(options))
+            if accel == "metal":  # an Intel Mac: the build the pairing names
+                return self.kb.memo(("metal_options", platform), lambda: self._paired(options))
             return options
         return self.kb.memo(("cuda_options", platform), lambda: self._cuda_options(options))
 
@@ -154,6 +159,26 @@ class Factory:
                 if o.wheels is not None and o.version not in have and o.version not in extra:
                     extra[o.version] = o
         kept = [o for o in options if o.version not in extra]
+        return tuple(sorted((*kept, *extra.values()), key=lambda o: o.version, reverse=True))
+
+    def _paired(self, options: tuple[TfOption, ...]) -> tuple[TfOption, ...]:
+        """On an Intel Mac, tensorflow has wheels of its own before 2.13, but Apple's
+        plug-in is paired with Apple's tensorflow-macos there (metal.yaml; Apple's
+        tensorflow-plugin page: "For TensorFlow version 2.12 or earlier"): the releases of
+        those series come from the distribution the pairing names, and only from it."""
+        from tfenv.kb.metal import own_distributions
+
+        metal, own = self.kb.metal, own_distributions(self.kb)
+
+        def apple_only(v: Version) -> bool:
+            return metal.paired(v) is None and any(metal.paired(v, p) for p in own)
+
+        extra: dict[Version, TfOption] = {}
+        for package in own:
+            for o in tf_options(self.kb, package, self.target.platform.key):
+                if o.wheels is not None and apple_only(o.version):
+                    extra.setdefault(o.version, o)
+        kept = [o for o in options if not apple_only(o.version)]
         return tuple(sorted((*kept, *extra.values()), key=lambda o: o.version, reverse=True))
 
     def _cuda_options(self, options: tuple[TfOption, ...]) -> tuple[TfOption, ...]:

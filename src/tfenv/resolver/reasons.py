@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
     from tfenv.kb.runtime import RuntimeConstraint
+    from tfenv.models.driver import DriverVersion
     from tfenv.resolver.factory import Factory
     from tfenv.rules.model import Candidate
 
@@ -186,14 +187,35 @@ def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
 def _apple_gpu_unused(
     f: Factory, opt: TfOption, accel: str, python: Optional[Version]
 ) -> list[Sentence]:
-    """A CPU plan on Apple silicon that was not asked for: say why the GPU is not used."""
-    if accel != "cpu" or f.target.platform.key != "macos_arm64" or f.request.no_gpu:
+    """A CPU plan on a Mac whose GPU runs the Metal plug-in, not asked for: say why the GPU
+    is not used."""
+    t = f.target
+    if accel != "cpu" or not t.platform.is_macos or f.request.no_gpu:
         return []
-    from tfenv.kb.metal import no_metal_reason
+    from tfenv.kb.metal import PLATFORM, no_metal_reason, runs_on_gpu
 
-    why = no_metal_reason(f.kb, opt.version, python)
+    if not runs_on_gpu(f.kb, t.platform.key, t.gpu_vendor):
+        gpus = f.kb.metal.gpus
+        if t.gpu_name is None or gpus is None:
+            return []
+        # a GPU that Apple's requirements do not name (an Intel Mac's Intel graphics)
+        return [
+            said(
+                "apple-gpu-unused",
+                _(
+                    "This plan does not use {gpu}: Apple's tensorflow-metal plug-in runs on "
+                    "'{requirement}' only (source: {source})."
+                ),
+                gpu=t.gpu_name,
+                requirement=gpus.requirement,
+                source=gpus.provenance.sources[0],
+            )
+        ]
+    why = no_metal_reason(f.kb, opt.version, python, t.platform.key)
     if not why:
         return []
+    if t.platform.key != PLATFORM:
+        return [said("apple-gpu-unused", _("This plan does not use the AMD GPU: {why}."), why=why)]
     return [said("apple-gpu-unused", _("This plan does not use the Apple GPU: {why}."), why=why)]
 
 
@@ -405,28 +427,7 @@ def _cuda_warnings(
     toolkit = f.kb.cuda.toolkit(cuda) if cuda else None
     own = toolkit.min_driver(t.driver_os) if toolkit and t.driver_os else None
     if t.driver is not None and own is not None and t.driver < own:
-        limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
-        out.append(
-            said(
-                "driver-below-toolkit",
-                _(
-                    "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
-                    "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
-                    "need a driver >= {own}; {limit}, so kernels that need them may fail to "
-                    "load here."
-                )
-                if limit
-                else _(
-                    "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
-                    "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
-                    "need a driver >= {own}; upgrade the driver if kernels fail to load."
-                ),
-                driver=t.driver,
-                cuda=cuda,
-                own=own,
-                limit=limit,
-            )
-        )
+        out.append(_below_toolkit(f, cuda, own, code))
     if code is not None and code.verdict == "jit":
         out.append(
             said(
@@ -462,6 +463,89 @@ def _cuda_warnings(
             out.append(coded("newer-image", alternative))
     out += _cudnn_forward(f, cuda, cudnn)
     return out
+
+
+#: where XLA decides how to link what its ptxas compiled: a ptxas newer than the driver
+#: makes it compile without parallelism (a warning, not a failure)
+XLA_PTXAS_SOURCE = (
+    "openxla/xla xla/service/gpu/nvptx_compiler.cc (ChooseLinkingMethod: 'Because the driver "
+    "is older than the ptxas version, XLA is disabling parallel compilation')"
+)
+
+
+def _below_toolkit(
+    f: Factory, cuda: Optional[Version], own: DriverVersion, code: Optional[GpuCode]
+) -> Sentence:
+    """The driver is below the plan's CUDA's own minimum: what that means here, from the
+    same fact the plan's reasons use (the PTX ISA this GPU JIT-compiles, and the driver
+    that ISA needs: :meth:`tfenv.kb.cuda.CudaFacts.jit_floor`); the general warning only
+    where how the GPU runs the kernels is not known. Where no driver that new supports the
+    GPU (its architecture's last branch), the sentence says so instead of advising one."""
+    t = f.target
+    isa = code.jit_isa if code is not None and code.loads else None
+    jit, why = f.kb.cuda.jit_floor(isa, t.driver_os or "linux") if isa else (None, "")
+    assert t.driver is not None
+    limit = branch_limit(f.kb, t.cc, own, t.gpu_name) if t.has_nvidia_gpu else None
+    values = {"driver": t.driver, "cuda": cuda, "own": own, "limit": limit}
+    if code is not None and code.verdict == "native":
+        return said(
+            "driver-below-toolkit",
+            _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility, and this GPU runs the kernels natively "
+                "(no PTX JIT). XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA "
+                "compiles without parallelism: slower, not failing; {limit} (source: {source})."
+            )
+            if limit
+            else _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility, and this GPU runs the kernels natively "
+                "(no PTX JIT). XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA "
+                "compiles without parallelism: slower, not failing (source: {source})."
+            ),
+            **values,
+            source=XLA_PTXAS_SOURCE,
+        )
+    if isa is not None and jit is not None and t.driver >= jit:
+        return said(
+            "driver-below-toolkit",
+            _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility. The PTX this GPU JIT-compiles is of ISA "
+                "{isa}, which needs a driver >= {jit} ({why}): this driver JIT-compiles it. "
+                "XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA compiles without "
+                "parallelism: slower, not failing; {limit} (source: {source})."
+            )
+            if limit
+            else _(
+                "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+                "through minor-version compatibility. The PTX this GPU JIT-compiles is of ISA "
+                "{isa}, which needs a driver >= {jit} ({why}): this driver JIT-compiles it. "
+                "XLA's ptxas (CUDA {cuda}) is newer than the driver, so XLA compiles without "
+                "parallelism: slower, not failing (source: {source})."
+            ),
+            **values,
+            isa=isa,
+            jit=jit,
+            why=why,
+            source=XLA_PTXAS_SOURCE,
+        )
+    return said(
+        "driver-below-toolkit",
+        _(
+            "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+            "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
+            "need a driver >= {own}; {limit}, so kernels that need them may fail to "
+            "load here."
+        )
+        if limit
+        else _(
+            "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): it runs "
+            "through minor-version compatibility, but PTX JIT and a newer ptxas (XLA) "
+            "need a driver >= {own}; upgrade the driver if kernels fail to load."
+        ),
+        **values,
+    )
 
 
 def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]) -> list[Sentence]:

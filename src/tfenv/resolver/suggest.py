@@ -51,7 +51,8 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Su
         out.append(ngc)
     if not out:
         out.append(Suggestion.of("way-out.matrix", platform=target.platform.title))
-    return tuple(out)
+    # the ways out that keep the GPU come first, each group in the order found
+    return tuple(sorted(out, key=lambda s: not s.keeps_gpu))
 
 
 Solve = Callable[[Target, Request], "Optional[Plan]"]

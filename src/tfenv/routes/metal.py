@@ -19,15 +19,15 @@ __all__ = ["MetalRoute"]
 
 class MetalRoute(Route):
     name = "metal"
-    why = N_("TensorFlow with Apple's tensorflow-metal plug-in for the Apple GPU")
+    why = N_("TensorFlow with Apple's tensorflow-metal plug-in for the Mac's GPU")
     accelerators = frozenset({"metal"})
     managers = ("auto", "pip")
     emits = ("requirements",)
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
-        from tfenv.kb.metal import metal_plugin  # imported for Apple silicon targets only
+        from tfenv.kb.metal import metal_plugin  # imported for Mac targets only
 
-        if metal_plugin(where.kb, option.version) is None:
+        if metal_plugin(where.kb, option.version, where.target.platform.key) is None:
             return _("no tensorflow-metal release is paired with TensorFlow {version}").format(
                 version=option.version
             )
@@ -38,13 +38,14 @@ class MetalRoute(Route):
 
         opt = choice.option
         pin = f"{opt.package}=={opt.version}"
-        plugin = metal_plugin(where.kb, opt.version)
+        plugin = metal_plugin(where.kb, opt.version, where.target.platform.key)
         if plugin is None:  # problem() said so before the solver picked this route
             return Delivery(choice.python, None, None, Packages(pip=(pin, *choice.runtime)))
         metal = f"tensorflow-metal=={plugin.version}"
         pair = plugin.pair
         basis = _("Apple's table") if pair.status == "established" else _("inferred")
         reasons = (
+            *_intel_gpu(where),
             *_own_build(where, opt),
             said(
                 "metal-plugin",
@@ -59,9 +60,9 @@ class MetalRoute(Route):
             ),
             *_macos_floor(where, plugin.version),
         )
-        warnings: tuple[Sentence, ...] = ()
+        warnings: tuple[Sentence, ...] = _intel_pairing(where, plugin.version, pair.tensorflow_text)
         if pair.status != "established":
-            warnings = (
+            warnings += (
                 said(
                     "metal-inferred",
                     _(
@@ -84,9 +85,9 @@ def _own_build(where: Where, opt: TfOption) -> tuple[Sentence, ...]:
     the platforms.yaml record that says so, with its source."""
     if opt.package == "tensorflow":
         return ()
-    from tfenv.kb.metal import PLATFORM
-
-    found = [r for r in where.kb.platforms.routes_for(opt.version, PLATFORM) if r.route == "metal"]
+    platform = where.target.platform
+    routes = where.kb.platforms.routes_for(opt.version, platform.key)
+    found = [r for r in routes if r.route == "metal"]
     if not found:
         return ()
     record = found[0]
@@ -103,6 +104,8 @@ def _own_build(where: Where, opt: TfOption) -> tuple[Sentence, ...]:
         )
     ]
     deps = where.kb.metal.conda_deps
+    if deps is not None and deps.subdir != platform.conda_subdir:
+        deps = None  # Apple's conda package is for Apple silicon only
     version = deps.for_series(opt.version) if deps is not None else None
     if deps is not None and version is not None:
         out.append(
@@ -125,11 +128,9 @@ def _own_build(where: Where, opt: TfOption) -> tuple[Sentence, ...]:
 
 
 def _macos_floor(where: Where, version: Version) -> tuple[Sentence, ...]:
-    """The oldest macOS the plug-in's arm64 wheel is tagged for (the index data)."""
-    from tfenv.kb.metal import PLATFORM
-
+    """The oldest macOS the plug-in's wheel for the Mac is tagged for (the index data)."""
     release = where.kb.index.release("tensorflow-metal", version)
-    wheels = release.wheelset(PLATFORM) if release is not None else None
+    wheels = release.wheelset(where.target.platform.key) if release is not None else None
     if wheels is None or wheels.macos is None:
         return ()
     return (
@@ -141,5 +142,48 @@ def _macos_floor(where: Where, version: Version) -> tuple[Sentence, ...]:
             ),
             macos=wheels.macos,
             version=version,
+        ),
+    )
+
+
+def _intel_gpu(where: Where) -> tuple[Sentence, ...]:
+    """On an Intel Mac, the GPU the plug-in runs on, and Apple's words that say it may."""
+    from tfenv.kb.metal import PLATFORM
+
+    gpus = where.kb.metal.gpus
+    if where.target.platform.key == PLATFORM or gpus is None:
+        return ()
+    return (
+        said(
+            "metal-gpu",
+            _(
+                "{gpu}: an AMD GPU, which Apple's tensorflow-metal runs on in an Intel Mac "
+                "('{requirement}', source: {source})."
+            ),
+            gpu=where.target.gpu_name or _("the GPU"),
+            requirement=gpus.requirement,
+            source=gpus.provenance.sources[0],
+        ),
+    )
+
+
+def _intel_pairing(where: Where, plugin: Version, tensorflow: str) -> tuple[Sentence, ...]:
+    """Apple's pairing table names no architecture, and tfenv checked the plug-ins'
+    libraries against TensorFlow's on arm64 only (metal.yaml): say so on an Intel Mac."""
+    from tfenv.kb.metal import PLATFORM
+
+    if where.target.platform.key == PLATFORM:
+        return ()
+    return (
+        said(
+            "metal-intel",
+            _(
+                "tensorflow-metal {plugin} with TensorFlow {tensorflow} on an Intel Mac follows "
+                "Apple's table, which names no architecture: tfenv checked the plug-ins' "
+                "libraries against TensorFlow's on Apple silicon only. If `import tensorflow` "
+                "fails in libmetal_plugin.dylib, 'tfenv explain' reads the message."
+            ),
+            plugin=plugin,
+            tensorflow=tensorflow,
         ),
     )

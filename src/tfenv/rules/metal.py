@@ -12,9 +12,9 @@ __all__ = ["METAL"]
 def _needs(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if not isinstance(c, TfCandidate) or c.accel != "metal":
         return ()
-    from tfenv.kb.metal import metal_plugin  # only for Apple silicon targets
+    from tfenv.kb.metal import metal_plugin  # only for Mac targets
 
-    if metal_plugin(ctx.kb, c.option.version) is not None:
+    if metal_plugin(ctx.kb, c.option.version, ctx.target.platform.key) is not None:
         return ()
     text = _("a tensorflow-metal release for TensorFlow {release}").format(release=c.option.version)
     return (unmet(text, "metal"),)

@@ -42,7 +42,7 @@ def _python(ctx: Context, c: Candidate) -> tuple[Requirement, ...]:
     if c.accel == "metal":
         from tfenv.kb.metal import metal_plugin
 
-        plugin = metal_plugin(ctx.kb, opt.version)
+        plugin = metal_plugin(ctx.kb, opt.version, ctx.target.platform.key)
         if plugin is not None:
             pythons = tuple(p for p in pythons if p in plugin.pythons)
     text = _("Python {pythons} (what {package} {version} has {platform} wheels for)").format(

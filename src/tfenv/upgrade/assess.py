@@ -64,7 +64,7 @@ def assess(kb: KnowledgeBase, inp: TargetInput, current: CurrentState, move: Mov
     start = current.version or (Version(cur.plan.tensorflow) if cur.plan else None)
     start = start or _newest(kb, SpecifierSet(_spec(current.spec)))
     end = Version(new.plan.tensorflow) if new.plan else move.version
-    facts = checks.Facts(kb, target, start, end, _accelerator(cur, target, inp), severity)
+    facts = checks.Facts(kb, target, start, end, _accelerator(kb, cur, target, inp), severity)
     found = _findings(facts, current, new, cur)
     before = _findings(replace(facts, end=facts.start), current, cur, cur)
     changes, standing = _split(found, before, facts)
@@ -138,16 +138,18 @@ def _newest(kb: KnowledgeBase, spec: SpecifierSet) -> Version:
     return max(matching) if matching else Version("0")
 
 
-def _accelerator(cur: Resolution, target: Target, inp: TargetInput) -> str:
+def _accelerator(kb: KnowledgeBase, cur: Resolution, target: Target, inp: TargetInput) -> str:
     if cur.plan is not None:
         return "" if cur.plan.accelerator == "cpu" else cur.plan.accelerator
     if inp.no_gpu:
         return ""
     if target.has_nvidia_gpu:
         return "cuda"
+    if not target.platform.is_macos:
+        return ""
     from tfenv.kb import metal
 
-    return "metal" if target.platform.key == metal.PLATFORM else ""
+    return "metal" if metal.runs_on_gpu(kb, target.platform.key, target.gpu_vendor) else ""
 
 
 def _solver_blockers(
