@@ -407,3 +407,56 @@ def test_lock_json_summary_carries_the_limits(tmp_path: Path, kb: KnowledgeBase)
     assert [x["target"] for x in limits] == ["old"]
     assert limits[0]["split"]["others_share"] == "2.21.0"
     json.dumps(doc)  # serialisable as printed
+
+
+# -- a team version set by the targets together (trial finding R3) ----------------------
+
+MIXED = """
+[targets.mac]
+os = "macos"
+arch = "arm64"
+python = "3.9"
+
+[targets.windows]
+os = "windows"
+gpu = "RTX 3060"
+driver = "560.94"
+python = "3.9"
+
+[targets.ci]
+os = "linux"
+no-gpu = true
+python = "3.9"
+"""
+
+
+def test_a_limit_set_by_the_targets_together_is_named(tmp_path: Path, kb: KnowledgeBase) -> None:
+    """Windows' GPU builds stop at 2.10.1 and tensorflow-macos has no 2.10.1: no target's
+    own newest is 2.10.0, so no single target is named, and the shared limit says each
+    target's ceiling and the release the mac lacks."""
+    team = team_resolve(kb, load_config(_team(tmp_path, MIXED)))
+    assert team.tensorflow == "2.10.0"
+    assert team.limits == ()
+    shared = team.shared_limit
+    assert shared is not None
+    ceilings = dict(shared.ceilings)
+    assert ceilings["windows"] == "2.10.1"
+    assert all(v > "2.10.1" for n, v in ceilings.items() if n != "windows")
+    assert [(g.release, g.target) for g in shared.gaps] == [("2.10.1", "mac")]
+    text = shared.describe()
+    assert "No single target holds the team at TensorFlow 2.10.0" in text
+    assert "'windows' 2.10.1" in text
+    assert "TensorFlow 2.10.1 does not fit 'mac'" in text
+    doc = team.limits_json()
+    assert [d["kind"] for d in doc] == ["shared"]
+    assert doc[0]["gaps"][0]["rules"] == ["no-wheel"]
+    assert doc[0]["ceilings"]["windows"] == "2.10.1"
+    assert doc[0]["sentence"] == text
+
+
+def test_a_single_limiting_target_has_no_shared_limit(tmp_path: Path, kb: KnowledgeBase) -> None:
+    team = team_resolve(kb, load_config(_team(tmp_path, TEAM)))
+    assert team.shared_limit is None
+    assert [d["kind"] for d in team.limits_json()] == ["target"]
+    body = TEAM.replace('driver = "470.82.01"', 'driver = "550.54.14"')
+    assert team_resolve(kb, load_config(_team(tmp_path, body))).shared_limit is None

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Blocker",
+    "Gap",
     "Limit",
+    "SharedLimit",
     "TeamResolution",
     "build_targets",
     "request_for",
@@ -116,6 +118,7 @@ class Limit:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "kind": "target",
             "target": self.target,
             "tensorflow": self.tensorflow,
             "rules": sorted({c.kind for x in self.skipped for c in x.conflicts}),
@@ -133,6 +136,63 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class Gap:
+    """A release above the team's version that one target cannot run, and why (the
+    conflicts of that target's solve pinned to it)."""
+
+    release: str
+    target: str
+    conflicts: tuple[Conflict, ...]
+
+    def describe(self) -> str:
+        reasons = messages.sentences([c.sentence for c in self.conflicts])
+        return messages.render(
+            "team.shared.missing",
+            {"release": self.release, "target": self.target, "reasons": reasons},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "release": self.release,
+            "target": self.target,
+            "rules": sorted({c.kind for c in self.conflicts}),
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "sentence": self.describe(),
+        }
+
+
+@dataclass(frozen=True)
+class SharedLimit:
+    """A team version no single target stops at: every target runs something newer alone
+    (``ceilings``, each target's own newest), and the team's version is the newest release
+    they all share; ``gaps`` say, for each release between it and the lowest ceiling, which
+    target cannot run it and why."""
+
+    tensorflow: str
+    ceilings: tuple[tuple[str, str], ...]
+    gaps: tuple[Gap, ...]
+
+    def describe(self) -> str:
+        fields = {
+            "tensorflow": self.tensorflow,
+            "ceilings": ", ".join(f"'{n}' {v}" for n, v in self.ceilings),
+            "missing": " ".join(g.describe() for g in self.gaps),
+        }
+        return messages.render("team.shared+missing" if self.gaps else "team.shared", fields)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "shared",
+            "tensorflow": self.tensorflow,
+            "targets": [n for n, _v in self.ceilings],
+            "rules": sorted({c.kind for g in self.gaps for c in g.conflicts}),
+            "ceilings": dict(self.ceilings),
+            "gaps": [g.to_dict() for g in self.gaps],
+            "sentence": self.describe(),
+        }
+
+
+@dataclass(frozen=True)
 class TeamResolution:
     """The team's version and each target's resolution at it, or the blockers.
 
@@ -145,6 +205,25 @@ class TeamResolution:
     newest: tuple[tuple[str, str], ...] = ()  # target -> newest release it runs alone
     limits: tuple[Limit, ...] = ()
     own: tuple[str, ...] = ()  # the targets locked on a TensorFlow of their own
+    shared_limit: Optional[SharedLimit] = None  # no single target stops at the team's version
+
+    def limit_sentences(self) -> tuple[str, ...]:
+        """What held the team down, in words: each limiting target and how to split the
+        team, or the releases the targets' intersection lacks."""
+        out: list[str] = []
+        for limit in self.limits:
+            out += [limit.describe(), limit.split()]
+        if self.shared_limit is not None:
+            out.append(self.shared_limit.describe())
+        return tuple(out)
+
+    def limits_json(self) -> list[dict[str, Any]]:
+        """``limits`` of ``--json``: one entry per limiting target (kind "target"), or one
+        of kind "shared" where the team's version is set by the targets together."""
+        out = [limit.to_dict() for limit in self.limits]
+        if self.shared_limit is not None:
+            out.append(self.shared_limit.to_dict())
+        return out
 
     @property
     def ok(self) -> bool:
@@ -249,6 +328,9 @@ def team_resolve(
     version, at = found
     by_name = {**alone, **dict(at)}
     limits = _limits(kb, config, shared, targets, request, alone, newest, version)
+    together = (
+        None if limits else _shared_limit(kb, shared, targets, request, alone, newest, version)
+    )
     return TeamResolution(
         str(version),
         tuple((s.name, by_name[s.name]) for s in specs_),
@@ -256,6 +338,7 @@ def team_resolve(
         tuple(newest.items()),
         limits,
         own,
+        together,
     )
 
 
@@ -323,6 +406,34 @@ def _limits(
             )
         )
     return tuple(out)
+
+
+def _shared_limit(
+    kb: KnowledgeBase,
+    shared: Sequence[TargetSpec],
+    targets: dict[str, Target],
+    request: Request,
+    alone: dict[str, Resolution],
+    newest: dict[str, str],
+    version: Version,
+) -> Optional[SharedLimit]:
+    """Where no target's own newest is the team's version (each runs something newer
+    alone): each target's ceiling, and for each release above the team's version up to the
+    lowest ceiling, the targets that cannot run it and why."""
+    if len(shared) < 2 or any(Version(newest[s.name]) == version for s in shared):
+        return None
+    ceiling = min(Version(newest[s.name]) for s in shared)
+    gaps: list[Gap] = []
+    for release in _candidates(kb, request, ceiling):
+        if release <= version:
+            break
+        for spec in shared:
+            if Version(newest[spec.name]) == release:
+                continue  # its own plan is this release
+            res = _solve(kb, targets[spec.name], _pinned(request_for(request, spec), release))
+            if res.plan is None:
+                gaps.append(Gap(str(release), spec.name, res.conflicts))
+    return SharedLimit(str(version), tuple((s.name, newest[s.name]) for s in shared), tuple(gaps))
 
 
 def _all_at(

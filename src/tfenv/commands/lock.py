@@ -117,9 +117,8 @@ def _run(args: argparse.Namespace) -> int:
             n,
         ).format(n=n, each=each, resolutions=result.resolutions, files=files)
     print(said, file=sys.stderr)
-    for limit in result.team.limits:  # what held the team down, and how to split it
-        print(limit.describe(), file=sys.stderr)
-        print(limit.split(), file=sys.stderr)
+    for line in result.team.limit_sentences():  # what held the team down, how to split it
+        print(line, file=sys.stderr)
     return 0
 
 
@@ -185,7 +184,7 @@ def _summary(result: LockOutcome) -> dict[str, object]:
             }
             for t in result.targets
         ],
-        "limits": [limit.to_dict() for limit in result.team.limits],
+        "limits": result.team.limits_json(),
         "written": [str(p) for p in result.written],
     }
 

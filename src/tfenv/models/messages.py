@@ -164,6 +164,16 @@ TEMPLATES: Mapping[str, str] = {
         "Target '{target}' holds the team at TensorFlow {tensorflow}: {reasons} The others "
         "run newer releases alone ({others})."
     ),
+    # a team version no single target stops at: the newest release all targets share
+    "team.shared": N_(
+        "No single target holds the team at TensorFlow {tensorflow}: it is the newest release "
+        "all targets share. Each target runs alone up to: {ceilings}."
+    ),
+    "team.shared+missing": N_(
+        "No single target holds the team at TensorFlow {tensorflow}: it is the newest release "
+        "all targets share. Each target runs alone up to: {ceilings}. {missing}"
+    ),
+    "team.shared.missing": N_("TensorFlow {release} does not fit '{target}': {reasons}"),
     "team.split": N_(
         "To split the team, give '{target}' a TensorFlow of its own in {file}: "
         '[{table}] tensorflow = "{series}".'
