@@ -260,9 +260,57 @@ def test_the_way_out_is_named_in_the_plan(capsys: pytest.CaptureFixture[str]) ->
         )
         if not data.get("plan"):
             continue  # blocked by another rule for this GPU
-        assert any(f"install cuDNN {found.newer} or later" in w for w in cudnn_lines(data))
+        plan = data["plan"]
+        # the plan installs the later cuDNN it names, and pins the built one nowhere (#24)
+        assert plan["cudnn"] == str(found.newer)
+        assert "cudnn-later" in {r["code"] for r in plan["reason_codes"]}
+        assert "cudnn-newer" not in {w["code"] for w in plan["warning_codes"]}
+        assert not any(
+            f"cudnn={cudnn}" in c or f"cudnn{cudnn.major}=={cudnn}" in c for c in plan["commands"]
+        )
         return
     pytest.skip("no release in the data whose cuDNN has a later series as the way out")
+
+
+def _plan(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    code, data = resolve(capsys, *argv)
+    assert code == 0, data
+    return data["plan"]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("manager", ["auto", "pip"])
+def test_a_plan_installs_the_later_cudnn_it_needs(
+    capsys: pytest.CaptureFixture[str], manager: str
+) -> None:
+    """H100 (9.0) on TensorFlow 2.11 (cuDNN 8.1 for CUDA 11.2, whose matrix ends with
+    Ampere): conda+pip asks conda for cuDNN 8.9 and the system route's steps name 8.9."""
+    argv = ("--os", "linux", "--gpu", "H100", "--driver", "560.35.03", "--tf", "2.11")
+    plan = _plan(capsys, *argv, "--manager", manager)
+    assert plan["route"] == {"auto": "conda+pip", "pip": "system"}[manager]
+    assert plan["cudnn"] == "8.9"
+    assert "cudnn-later" in {r["code"] for r in plan["reason_codes"]}
+    assert "cudnn-newer" not in {w["code"] for w in plan["warning_codes"]}
+    text = " ".join([*plan["commands"], *plan["steps"]])
+    assert "8.1" not in text.replace("2.11.1", "")
+    assert ("cudnn=8.9" in text) if manager == "auto" else ("cuDNN 8.9 for CUDA 11" in text)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--os", "linux", "--gpu", "A100", "--driver", "560.35.03", "--tf", "2.11"),
+        ("--os", "windows", "--gpu", "RTX 3060", "--driver", "560.94", "--tf", "2.10"),
+    ],
+)
+def test_no_later_cudnn_where_the_built_one_serves(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    """A GPU the build's cuDNN lists (A100) or whose verdict is not established (RTX 3060 on
+    8.1): the plan installs the build's cuDNN 8.1.0.77 and says nothing of a later one."""
+    plan = _plan(capsys, *argv)
+    assert plan["cudnn"] == "8.1"
+    assert "cudnn-later" not in {r["code"] for r in plan["reason_codes"]}
+    assert any("cudnn=8.1.0.77" in c for c in plan["commands"])
 
 
 def test_unknown_is_said_as_unknown(capsys: pytest.CaptureFixture[str]) -> None:

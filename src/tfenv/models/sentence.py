@@ -62,6 +62,7 @@ CODES: dict[str, str] = {
     "cudnn-forward": "whether cuDNN runs on a GPU newer than its native list",
     "cudnn-unknown": "whether the plan's cuDNN has native code for this GPU is not established",
     "cudnn-newer": "the plan's cuDNN has no code for this GPU: a later cuDNN of its major has",
+    "cudnn-later": "a later cuDNN than the build's: the built one has no code for this GPU",
     "newer-image": "a container image with a newer CUDA for this GPU",
     "yanked": "the release is yanked from the index (used only when pinned exactly)",
     "known-issue": "a known issue of the release on this machine (params: id)",

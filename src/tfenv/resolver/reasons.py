@@ -17,7 +17,7 @@ from tfenv.i18n import _
 from tfenv.models.plan import Plan, RuntimePin, excluded, verify_command
 from tfenv.models.sentence import Sentence, coded, said
 from tfenv.routes.container import newer_cuda_image
-from tfenv.rules.cudnn_arch import CudnnOnGpu, cudnn_on_gpu
+from tfenv.rules.cudnn_arch import CudnnOnGpu, cudnn_on_gpu, later_cudnn
 from tfenv.rules.driver import branch_limit
 from tfenv.rules.gpu_code import GpuCode, jit_floor
 from tfenv.rules.model import TfCandidate, VersionCandidate
@@ -42,12 +42,20 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
     route = routes.route(mapping["route"].key)
     python = _version(mapping, "python")
     runtime = runtime_pins(f.kb, opt, python)
+    built_cuda, built_cudnn = _version(mapping, "cuda"), _version(mapping, "cudnn")
+    # the build's cuDNN has no code for the GPU and a later one of its major has: the
+    # plan installs that one (routes that cannot choose their cuDNN refuse the release)
+    later = (
+        later_cudnn(f.kb, built_cudnn, built_cuda, f.target.cc)
+        if accel == "cuda" and f.target.has_nvidia_gpu and not route.in_image
+        else None
+    )
     chosen = routes.Choice(
         opt,
         accel,
         python,
-        _version(mapping, "cuda"),
-        _version(mapping, "cudnn"),
+        built_cuda,
+        later.newer if later is not None and later.newer else built_cudnn,
         tuple(p.line for p in runtime),
     )
     got = route.deliver(f.where, chosen)
@@ -86,6 +94,8 @@ def make_plan(f: Factory, mapping: Mapping[str, Candidate]) -> Plan:
                     )
                 )
         warnings += _cuda_warnings(f, cuda, floor, code, cudnn)
+        if later is not None:
+            reasons.append(_later_reason(f, later))
     reasons.append(said("route", _("Route {route}: {why}."), route=route.name, why=_(route.why)))
     if accel == "cuda":
         reasons += _route_not_taken(f, opt, route.name)
@@ -633,6 +643,27 @@ def _cudnn_forward(f: Factory, cuda: Optional[Version], cudnn: Optional[Version]
             forward="no",
         )
     ]
+
+
+def _later_reason(f: Factory, found: CudnnOnGpu) -> Sentence:
+    """Why the plan installs a later cuDNN than TensorFlow was built with."""
+    fc = f.kb.cudnn.forward_compat
+    return said(
+        "cudnn-later",
+        _(
+            "cuDNN {newer} instead of {cudnn}: cuDNN {cudnn} has no code for compute capability "
+            "{cc} ({limit}) and is not hardware forward compatible; cuDNN {newer} for CUDA "
+            "{cuda_major}.x lists this GPU, and a later cuDNN {cudnn_major}.x runs a TensorFlow "
+            "built with {cudnn} ({source})."
+        ),
+        newer=found.newer,
+        cudnn=found.cudnn,
+        cc=found.cc,
+        limit=_limit(found),
+        cuda_major=found.cuda.major,
+        cudnn_major=found.cudnn.major,
+        source=fc.provenance.sources[0].split(" ", 1)[0] if fc is not None else "",
+    )
 
 
 def _limit(found: CudnnOnGpu) -> str:

@@ -201,6 +201,16 @@ class CondaRoute(Route):
         # so the same bounds, as match specs ("numpy<2" is one for conda and rattler too)
         specs += choice.runtime
         warnings = list(_warnings(build, variant))
+        from tfenv.rules.cudnn_arch import later_cudnn
+
+        cudnn = variant.cudnn
+        cb = opt.build.for_machine(target.os) if opt.build else None
+        later = later_cudnn(kb, cb.cudnn if cb else None, variant.cuda, target.cc)
+        if later is not None and later.newer is not None:
+            # the recipe's run-export admits any cuDNN of the major: ask for one that has
+            # code for this GPU (the plan says why: cudnn-later)
+            specs.append(f"cudnn>={later.newer}")
+            cudnn = later.newer
         cap = _cudnn_cap(kb, variant, target.cc)
         if cap is not None:
             specs.append(f"cudnn<{cap.version}")
@@ -251,7 +261,7 @@ class CondaRoute(Route):
         return Delivery(
             python,
             variant.cuda,
-            variant.cudnn,
+            cudnn,
             packages,
             reasons,
             tuple(warnings),

@@ -63,6 +63,11 @@ class CondaPipRoute(Route):
         env = library_env(target, "$CONDA_PREFIX/lib")
         if cudnn is not None and cuda is not None:
             from_conda = conda_match(kb.conda.cudnn.conda_forge, cudnn)
+            cb = choice.option.build.for_machine(target.os) if choice.option.build else None
+            if from_conda is not None and cb is not None and cb.cudnn != cudnn:
+                # a later cuDNN than the build's (rules/cudnn_arch.later_cudnn): the series,
+                # so that conda picks the build of it for this CUDA major
+                from_conda = cudnn
             wheel = _cudnn_wheel(kb, cuda, cudnn) if from_conda is None else None
             if wheel is not None:
                 pip.insert(0, wheel)

@@ -56,6 +56,8 @@ class PipRoute(Route):
         found = wheels_for(where, option, where.target.python)
         if found is None:
             return _("tensorflow {version} has no and-cuda extra").format(version=option.version)
+        if found.problem is None:
+            return _later_cudnn_problem(where, option, found)
         return found.problem
 
     def deliver(self, where: Where, choice: Choice) -> Delivery:
@@ -163,3 +165,23 @@ def pin_reasons(opt: TfOption, choice: Choice, found: CudaWheels) -> tuple[Sente
 def _main_pins(found: CudaWheels) -> str:
     """The runtime and cuDNN wheels among the pins: the ones a reason names."""
     return ", ".join(str(p) for p in found.pins if "cudnn" in p.name or "runtime" in p.name)
+
+
+def _later_cudnn_problem(where: Where, option: TfOption, found: CudaWheels) -> Optional[str]:
+    """The extra's pins fix the cuDNN: where it has no code for the GPU and only a later
+    cuDNN of its major has (rules/cudnn_arch.later_cudnn), this route cannot install the
+    release (the conda+pip and system routes can choose the later cuDNN)."""
+    from tfenv.rules.cudnn_arch import later_cudnn
+
+    cb = option.build.for_machine(where.target.os) if option.build else None
+    if cb is None or not where.target.has_nvidia_gpu:
+        return None
+    cudnn = _series(where, found, "cudnn") or cb.cudnn
+    cuda = _series(where, found, "cuda-runtime") or cb.cuda
+    later = later_cudnn(where.kb, cudnn, cuda, where.target.cc)
+    if later is None:
+        return None
+    return _(
+        "its and-cuda extra pins cuDNN {cudnn}, which has no code for compute capability {cc}; "
+        "cuDNN {newer} has"
+    ).format(cudnn=cudnn, cc=where.target.cc, newer=later.newer)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 if not TYPE_CHECKING:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
-__all__ = ["CUDNN_ARCH", "CudnnOnGpu", "cudnn_on_gpu"]
+__all__ = ["CUDNN_ARCH", "CudnnOnGpu", "cudnn_on_gpu", "later_cudnn"]
 
 Verdict = Literal["native", "jit", "cannot-run", "unknown"]
 
@@ -92,6 +92,21 @@ def cudnn_on_gpu(
         by_cuda,
         _newer(kb, series.version, cuda, cc),
     )
+
+
+def later_cudnn(
+    kb: KnowledgeBase, cudnn: Optional[Version], cuda: Optional[Version], cc: Optional[Version]
+) -> Optional[CudnnOnGpu]:
+    """Where cuDNN ``cudnn`` (what a release was built with) has no code for the GPU and a
+    later series of its major lists it: the verdict, whose ``newer`` is the cuDNN a plan
+    must install instead (a route that cannot choose its cuDNN cannot install the
+    release). None where the built cuDNN runs, or nothing later does."""
+    if cudnn is None or cuda is None or cc is None:
+        return None
+    found = cudnn_on_gpu(kb, cudnn, cuda, cc)
+    if found is None or found.verdict != "cannot-run" or found.newer is None:
+        return None
+    return found
 
 
 def _newer(kb: KnowledgeBase, cudnn: Version, cuda: Version, cc: Version) -> Optional[Version]:
