@@ -342,3 +342,40 @@ def test_the_charts_colour_every_gpu_rule_as_no_code_for_the_gpu() -> None:
     gpu_rules = {r.kind for r in rules.RULES if r.fact_key == "gpu"}
     assert "cudnn-arch" in gpu_rules
     assert gpu_rules <= set(CATEGORY["gpu"])
+
+
+# -- an NGC image as the way out where only cuDNN stands in the way (#24) ----------------
+
+
+def _ways_out(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, Any]]:
+    code, data = resolve(capsys, *argv)
+    assert code == 1
+    return data["suggestions"]  # type: ignore[no-any-return]
+
+
+def test_an_ngc_image_whose_cudnn_runs_is_the_way_out(capsys: pytest.CaptureFixture[str]) -> None:
+    """RTX 5090 (12.0) on 2.15: the wheels run by PTX JIT, their cuDNN 8.9 has no code for
+    Blackwell and no later 8.x has; NGC 25.02 (cuDNN 9.7, CUDA 12.8) is offered."""
+    ways = _ways_out(capsys, "--gpu", "RTX 5090", "--driver", "575.57.08", "--tf", "2.15")
+    ngc = [w for w in ways if w["message"] == "way-out.ngc-cudnn"]
+    assert len(ngc) == 1
+    fields = ngc[0]["fields"]
+    assert fields["image"] == "nvcr.io/nvidia/tensorflow:25.02-tf2-py3"
+    assert fields["cudnn"].startswith("9.")
+    assert "--manager container" in fields["command"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        # a GPU newer than every NGC image's CUDA (CUDA 12.8 targets up to 12.0)
+        ("--gpu", "Future GPU", "--cc", "12.1", "--driver", "575.57.08", "--tf", "2.15"),
+        # the wheels lack GPU code too: the NGC GPU-code way out, said once
+        ("--gpu", "B200", "--driver", "575.57.08", "--tf", "2.16"),
+    ],
+)
+def test_no_ngc_cudnn_way_out_where_it_does_not_apply(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    ways = _ways_out(capsys, *argv)
+    assert "way-out.ngc-cudnn" not in {w["message"] for w in ways}

@@ -115,6 +115,12 @@ TEMPLATES: Mapping[str, str] = {
         "TensorFlow {tensorflow} supports this GPU, which the official wheels have no code "
         "for (what it carries: {status}; its GPU support: {how}): {command}."
     ),
+    "way-out.ngc-cudnn": N_(
+        "Use NVIDIA's NGC container {image}: its TensorFlow {tensorflow} comes with cuDNN "
+        "{cudnn} and CUDA {cuda}, which run on this GPU, while no pip or conda route has a "
+        "cuDNN that has code for it (what it carries: {status}; its GPU support: {how}): "
+        "{command}."
+    ),
     "way-out.arm-container": N_(
         "Use a container: NVIDIA's NGC TensorFlow images have Arm server (SBSA) builds, e.g. "
         "{image} ({cuda}{floor}; {source}); run it with the NVIDIA Container Toolkit "

@@ -46,7 +46,7 @@ def suggestions(kb: KnowledgeBase, target: Target, request: Request) -> tuple[Su
     image = _image_driver(kb, plan_of, target, request)
     if image:
         out.append(image)
-    ngc = _ngc_gpu(kb, plan_of, target, request)
+    ngc = _ngc_gpu(kb, plan_of, target, request) or _ngc_cudnn(kb, plan_of, target, request)
     if ngc:
         out.append(ngc)
     if not out:
@@ -198,6 +198,31 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
             "way-out.ngc-gpu+last" if last else "way-out.ngc-gpu",
             image=rel.image,
             tensorflow=rel.tensorflow,
+            status=rel.status,
+            how=how,
+            command=_tfenv(t, "--tf", str(rel.tensorflow), "--manager", "container"),
+        )
+    return None
+
+
+def _ngc_cudnn(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
+    """An NGC image whose cuDNN (and CUDA) support a GPU that the cuDNN of every requested
+    release lacks code for, where no pip or conda route can install a cuDNN that has."""
+    from tfenv.routes.container import container_view, ngc_cudnn_way_outs
+
+    if not t.has_nvidia_gpu or r.no_gpu or routes.in_image(r.manager):
+        return None
+    for rel, how in ngc_cudnn_way_outs(kb, container_view(t), r.tf):
+        wanted = f"=={rel.tensorflow}"
+        plan = solve(t, replace(r, tf=SpecifierSet(wanted), tf_text=wanted, manager="container"))
+        if plan is None or plan.image != rel.image:
+            continue  # the command would not give this image
+        return Suggestion.of(
+            "way-out.ngc-cudnn",
+            image=rel.image,
+            tensorflow=rel.tensorflow,
+            cudnn=rel.cudnn,
+            cuda=rel.cuda,
             status=rel.status,
             how=how,
             command=_tfenv(t, "--tf", str(rel.tensorflow), "--manager", "container"),

@@ -45,6 +45,7 @@ __all__ = [
     "container_view",
     "docker_run",
     "newer_cuda_image",
+    "ngc_cudnn_way_outs",
     "ngc_gpu_way_outs",
 ]
 
@@ -110,6 +111,31 @@ def ngc_gpu_way_outs(
         image = container_ngc(kb, opt, target) if opt is not None else None
         if image is not None and image.way_out == "gpu-code":
             out.append((rel, ngc_gpu_support(kb, rel, target.cc)[1]))
+    return tuple(out)
+
+
+def ngc_cudnn_way_outs(
+    kb: KnowledgeBase, target: Target, wanted: SpecifierSet
+) -> tuple[tuple[NgcRelease, str], ...]:
+    """NGC releases whose cuDNN runs on this GPU and whose CUDA targets it (with how that
+    is known), where the cuDNN of every release in ``wanted`` has no code for it (the
+    cudnn-arch rule: no pip or conda route can install one that has)."""
+    from tfenv.kb.releases import tf_options
+    from tfenv.rules.container_images import cudnn_runs_on, ngc_cudnn_runs, ngc_gpu_support
+
+    if target.cc is None or target.platform.key != "linux_x86_64":
+        return ()
+    options = tf_options(kb, "tensorflow", target.platform.key)
+    requested = [o for o in options if wanted.contains(o.version) and o.build is not None]
+    if not requested or any(cudnn_runs_on(kb, o, target) for o in requested):
+        return ()
+    out = []
+    for rel in kb.containers.ngc:
+        if rel.tensorflow is None or not ngc_cudnn_runs(kb, rel, target.cc):
+            continue
+        ok, how = ngc_gpu_support(kb, rel, target.cc)
+        if ok:  # its CUDA does not predate the GPU
+            out.append((rel, how))
     return tuple(out)
 
 

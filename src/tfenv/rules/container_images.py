@@ -312,6 +312,33 @@ def wheels_run_on(kb: KnowledgeBase, opt: TfOption, target: Target) -> bool:
     return not rules.failures(ctx, candidate, kinds=("gpu-code",), pinned=False)
 
 
+def cudnn_runs_on(kb: KnowledgeBase, opt: TfOption, target: Target) -> bool:
+    """Whether the cuDNN the official wheels of ``opt`` are built with (or a later one of
+    its major) has code for the target GPU: asked of the cudnn-arch rule."""
+    candidate = TfCandidate("tensorflow", f"{opt.package}=={opt.version}/cuda", "", 0, opt, "cuda")
+    ctx = rules.Context(kb, target)
+    return not rules.failures(ctx, candidate, kinds=("cudnn-arch",), pinned=False)
+
+
+def ngc_cudnn_runs(kb: KnowledgeBase, rel: NgcRelease, cc: Version) -> bool:
+    """Whether the cuDNN inside an NGC release runs on a GPU of capability ``cc``: listed
+    natively, or in cuDNN's forward-compatibility mode (rules/cudnn_arch.py)."""
+    from packaging.version import Version as V
+
+    from tfenv.rules.cudnn_arch import cudnn_on_gpu
+
+    if rel.cudnn is None or rel.cuda is None:
+        return False
+    series = V(f"{rel.cudnn.major}.{rel.cudnn.minor}")
+    found = cudnn_on_gpu(kb, series, rel.cuda, cc)
+    if found is None:
+        return False
+    if found.verdict in ("native", "jit"):
+        return True
+    fc = kb.cudnn.forward_compat  # not established natively: forward compatible anyway?
+    return found.verdict == "unknown" and fc is not None and fc.covers(series, rel.cuda)
+
+
 def ngc_gpu_support(kb: KnowledgeBase, rel: NgcRelease, cc: Version) -> tuple[Optional[bool], str]:
     """Whether an NGC release supports a GPU of capability ``cc``, and how that is known.
 
