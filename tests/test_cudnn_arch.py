@@ -379,3 +379,20 @@ def test_no_ngc_cudnn_way_out_where_it_does_not_apply(
 ) -> None:
     ways = _ways_out(capsys, *argv)
     assert "way-out.ngc-cudnn" not in {w["message"] for w in ways}
+
+
+def test_an_image_whose_cudnn_needs_a_later_one_is_no_plan(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The official 2.11 image carries cuDNN 8.1: on an H100 it is no plan (its cuDNN
+    cannot be chosen), and the way out is a route that installs cuDNN 8.9; on an A100, whose
+    capability 8.1's build lists, the same image is the plan."""
+    argv = ("--driver", "560.35.03", "--tf", "2.11", "--manager", "container")
+    code, data = resolve(capsys, "--gpu", "H100", *argv)
+    assert code == 1
+    text = " ".join(c["sentence"] for c in data["conflicts"])
+    assert "carries cuDNN 8.1, which has no code for compute capability 9.0" in text
+    assert "way-out.manager" in {w["message"] for w in data["suggestions"]}
+    plan = _plan(capsys, "--gpu", "A100", *argv)
+    assert plan["route"] == "container"
+    assert plan["cudnn"].startswith("8.1")

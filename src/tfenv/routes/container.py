@@ -139,6 +139,27 @@ def ngc_cudnn_way_outs(
     return tuple(out)
 
 
+def _later_cudnn_problem(where: Where, image: ContainerImage) -> Optional[str]:
+    """An image carries its own cuDNN: where it has no code for the GPU and only a later
+    cuDNN of its major has (rules/cudnn_arch.later_cudnn), the image is no plan (its cuDNN
+    cannot be chosen; a route that installs cuDNN itself can take the later one)."""
+    from packaging.version import Version
+
+    from tfenv.rules.cudnn_arch import later_cudnn
+
+    t = where.target
+    if image.cudnn is None or image.cuda is None or not t.has_nvidia_gpu:
+        return None
+    series = Version(f"{image.cudnn.major}.{image.cudnn.minor}")
+    later = later_cudnn(where.kb, series, image.cuda, t.cc)
+    if later is None:
+        return None
+    return _(
+        "{image} carries cuDNN {cudnn}, which has no code for compute capability {cc}; "
+        "cuDNN {newer} has, and an image's cuDNN cannot be chosen"
+    ).format(image=image.image, cudnn=series, cc=t.cc, newer=later.newer)
+
+
 class ContainerRoute(Route):
     name = "container"
     why = N_(
@@ -156,11 +177,12 @@ class ContainerRoute(Route):
         return container_view(target)
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
-        if _image(where.kb, option, where.target) is None:
+        image = _image(where.kb, option, where.target)
+        if image is None:
             return _("no container image of TensorFlow {version} runs on this host").format(
                 version=option.version
             )
-        return None
+        return _later_cudnn_problem(where, image)
 
     def waives(self, where: Where, option: TfOption) -> frozenset[str]:
         """What an NGC image makes moot: the driver the wheels' PTX needs to JIT (its own
