@@ -150,6 +150,31 @@ def _check_conda_python(kb: KnowledgeBase, res: Resolution, v: Version) -> list[
     return []
 
 
+def _later_cudnn_ok(
+    kb: KnowledgeBase,
+    cuda: Optional[Version],
+    built: Optional[Version],
+    planned: Optional[str],
+    cc: Optional[Version],
+) -> bool:
+    """A plan may install a later cuDNN of the build's major than the build's, where the
+    support matrices (cudnn.yaml) bound the build's list below the GPU's major and the later
+    series' own list reaches it (a cubin for X.y runs on X.z)."""
+    if cuda is None or built is None or planned is None or cc is None:
+        return False
+    later = Version(planned)
+    if later.major != built.major or later <= built:
+        return False
+    have, want = kb.cudnn.series(built), kb.cudnn.series(later)
+    if have is None or want is None:
+        return False
+    upper = kb.cudnn.native_bounds(have, cuda)[1]
+    top = want.native_max(cuda)
+    if upper is None or top is None:
+        return False
+    return cc > upper and cc.major != upper.major and (cc <= top or cc.major == top.major)
+
+
 def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     plan, t = res.plan, res.target
     assert plan is not None
@@ -170,7 +195,10 @@ def _check_cuda(kb: KnowledgeBase, res: Resolution, v: Version) -> list[str]:
     problems += _check_conda(kb, res, v) if plan.route == "conda" else []
     if plan.route == "container":
         problems += _check_image_stack(plan.cuda, plan.cudnn, cuda, cudnn)
-    elif plan.route != "conda" and (str(cuda) != plan.cuda or str(cudnn) != plan.cudnn):
+    elif plan.route != "conda" and (
+        str(cuda) != plan.cuda
+        or (str(cudnn) != plan.cudnn and not _later_cudnn_ok(kb, cuda, cudnn, plan.cudnn, t.cc))
+    ):
         problems.append(f"CUDA/cuDNN {plan.cuda}/{plan.cudnn} != build {cuda}/{cudnn}")
     if cuda is not None:
         problems += _check_driver(kb, res, cuda)
