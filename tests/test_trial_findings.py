@@ -95,6 +95,33 @@ def test_driver_below_toolkit_on_native_code_names_no_jit(kb: KnowledgeBase) -> 
     assert "PTX JIT and a newer ptxas" not in below[0]
 
 
+def test_check_upgrade_says_what_the_plan_says(
+    kb: KnowledgeBase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check-upgrade's driver finding is the plan's own sentence, and where that sentence
+    says the driver runs the plan, the fix is for XLA's compile speed, not for loading."""
+    import json
+
+    from tfenv.cli import main
+
+    case = _jit_case(kb)
+    assert case is not None
+    release, cc, driver = case
+    oldest = next(r.version for r in kb.index.releases("tensorflow") if not r.version.is_prerelease)
+    argv = ["check-upgrade", "--from", str(oldest), "--to", str(release), "--os", "linux"]
+    argv += ["--arch", "x86_64", "--cc", str(cc), "--driver", str(driver), "--json"]
+    capsys.readouterr()
+    main(argv)
+    target = json.loads(capsys.readouterr().out)["targets"][0]
+    found = [f for f in target["findings"] + target["standing"] if f["kind"] == "driver"]
+    assert [f["summary"] for f in found] == [
+        w for w in target["new_plan"]["warnings"] if "own minimum" in w
+    ]
+    assert "PTX JIT and XLA's ptxas need" not in found[0]["summary"]
+    assert "parallel compilation" in found[0]["fix"]
+    assert "fail to load" not in found[0]["fix"]
+
+
 # -- R7: the ways out that keep the GPU come before those that give it up ---------------------
 
 

@@ -224,29 +224,29 @@ def _unknown_build(f: Facts) -> Optional[UpgradeFinding]:
 
 def _driver_below_toolkit(f: Facts, plan: Optional[Plan]) -> Optional[UpgradeFinding]:
     """The new plan runs on this driver only through minor-version compatibility: the
-    plan's warning, as a finding (so that text, Markdown and --strict show it)."""
+    plan's own warning (the same sentence, from the same facts: how this GPU runs the
+    kernels, the driver its PTX needs), as a finding so that text, Markdown and --strict
+    show it. Where the plan says the driver runs it (native code, or PTX this driver
+    JIT-compiles), the driver is advised for XLA's parallel compilation only."""
     from tfenv.rules.base import Context
     from tfenv.rules.driver import driver_fix
 
     t = f.target
-    if plan is None or plan.accelerator != "cuda" or not plan.cuda or t.driver is None:
+    if plan is None or plan.accelerator != "cuda" or not plan.cuda:
         return None
+    said = next((w for w in plan.warnings if w.code == "driver-below-toolkit"), None)
     toolkit = f.kb.cuda.toolkit(plan.cuda)
-    if toolkit is None or not t.driver_os:
+    own = toolkit.min_driver(t.driver_os) if toolkit is not None and t.driver_os else None
+    if said is None or toolkit is None or own is None:
         return None
-    own = toolkit.min_driver(t.driver_os)
-    if own is None or t.driver >= own:
-        return None
-    summary = _(
-        "Driver {driver} is older than CUDA {cuda}'s own minimum ({own}): TensorFlow "
-        "{release} runs through CUDA minor-version compatibility, but PTX JIT and XLA's ptxas "
-        "need a driver >= {own}"
-    ).format(driver=t.driver, cuda=plan.cuda, own=own, release=f.end)
-    fix = _("{fix} if kernels fail to load or XLA fails to compile").format(
-        fix=driver_fix(Context(f.kb, t), own)
-    )
+    runs = "source" in said.params  # the sentences that say "slower, not failing"
+    fix = (
+        _("{fix} for XLA's parallel compilation (this driver runs the plan)")
+        if runs
+        else _("{fix} if kernels fail to load or XLA fails to compile")
+    ).format(fix=driver_fix(Context(f.kb, t), own))
     return UpgradeFinding(
-        "warning", "driver", summary, messages.sentences((fix,)), toolkit.provenance.sources[:1]
+        "warning", "driver", str(said), messages.sentences((fix,)), toolkit.provenance.sources[:1]
     )
 
 
