@@ -396,3 +396,23 @@ def test_an_image_whose_cudnn_needs_a_later_one_is_no_plan(
     plan = _plan(capsys, "--gpu", "A100", *argv)
     assert plan["route"] == "container"
     assert plan["cudnn"].startswith("8.1")
+
+
+def test_an_rtx_30xx_on_cudnn_8_1_is_told_that_it_is_not_established(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """RTX 3070 (8.6) on TensorFlow 2.10 (CUDA 11.2, cuDNN 8.1): the highest capability of
+    8.1's build is not in the data (no matrix row and no 8.1 binary to scan was found, see
+    cudnn.yaml), so the plan installs cuDNN 8.1 and says that its code for the GPU is not
+    established; it neither blocks the release nor swaps in a later cuDNN."""
+    series = KB.cudnn.series(Version("8.1"))
+    assert series is not None
+    assert series.native_max(Version("11.2")) is None
+    found = cudnn_on_gpu(KB, Version("8.1"), Version("11.2"), Version("8.6"))
+    assert found is not None
+    assert found.verdict == "unknown"
+    argv = ("--gpu", "RTX 3070", "--driver", "560.35.03", "--tf", "2.10")
+    plan = _plan(capsys, *argv)
+    assert plan["cudnn"] == "8.1"
+    assert "cudnn-later" not in {r["code"] for r in plan["reason_codes"]}
+    assert any("is not established" in w for w in cudnn_lines({"plan": plan}))

@@ -487,3 +487,105 @@ def test_missing_file_and_unknown_library(wheel: Path, capsys: pytest.CaptureFix
     assert (
         err == f"error: {wheel.name}: no shared library 'tensorflow/libnothing.so' in the wheel\n"
     )
+
+
+# --- --kernels: the archs of the kernels a statically linked library brings ---------------------
+
+
+def cubin(*kernels: str) -> bytes:
+    """A cubin (an ELF file) that defines ``kernels``: one ``.text.<kernel>`` section each."""
+    return elf(*((f".text.{k}", b"\x00" * 16) for k in kernels), (".nv.info", b"\x04" * 8))
+
+
+def sass_of(arch: int, *kernels: str) -> bytes:
+    return entry(SASS, arch, cubin(*kernels))
+
+
+CUDNN_KERNEL = "_ZN5cudnn6detail17implicit_convolveILi4EEEvv"
+XMMA_KERNEL = "sm80_xmma_fprop_implicit_gemm_f16f16_f16f32_nhwckrsc_nhwc_tilesize128x128x32"
+HOST_KERNEL = "_ZN2at6native12_GLOBAL__N_117host_elementwiseEv"
+ZSTD_CUBIN = b"\x28\xb5\x2f\xfd" + b"\0" * 12
+
+# Two fatbinaries of the linked library (SASS 7.0 and 8.0, one also 8.6), two of the host
+# project (SASS up to 9.0, PTX 9.0), one whose cubin is zstd-compressed (kernels unknown).
+STATIC_FATBIN = b"".join(
+    [
+        fatbin(sass_of(70, CUDNN_KERNEL), sass_of(80, CUDNN_KERNEL)),
+        fatbin(*(sass_of(a, HOST_KERNEL) for a in (70, 80, 86, 90)), ptx(90, (8, 3), HAND_PTX)),
+        fatbin(sass_of(70, XMMA_KERNEL), sass_of(80, XMMA_KERNEL), sass_of(86, XMMA_KERNEL)),
+        fatbin(entry(SASS, 80, ZSTD_CUBIN)),
+        fatbin(sass_of(80, HOST_KERNEL, "_Z6helperv")),
+    ]
+)
+STATIC_LIB = elf((".text", b"\x90" * 16), (".nv_fatbin", STATIC_FATBIN))
+
+KERNELS_TABLE = f"""\
+kernels matching 'cudnn|xmma': 2, in 2 of 5 fatbinaries (.nv_fatbin and .rodata)
+  e.g. {CUDNN_KERNEL}
+  e.g. {XMMA_KERNEL}
+fatbinaries with a matching kernel: 2 fatbinaries
+  SASS in every fatbinary: 7.0, 8.0
+  SASS in some: 8.6 (1/2)
+  PTX: none
+fatbinaries without one: 3 fatbinaries
+  SASS in every fatbinary: 8.0
+  SASS in some: 7.0 (1/3), 8.6 (1/3), 9.0 (1/3)
+  PTX: 9.0 (1/3)
+  PTX ISA (entry header): 8.3 (1/1)
+  PTX ISA in the text (.version): same as the header (1/1 read)
+  PTX .target: sm_90 (1/1)
+cubins not read (their kernels unknown): zstd-compressed (1)
+"""
+
+
+def test_cubins_are_read_for_the_kernels_they_define() -> None:
+    assert wgc.cubin_kernels(cubin(CUDNN_KERNEL, HOST_KERNEL)) == [CUDNN_KERNEL, HOST_KERNEL]
+    assert wgc.cubin_kernels(b"\x7fELF cubin for sm_80") is None
+
+
+def test_kernels_split_the_fatbinaries_by_kernel_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The linked library's kernels carry SASS 7.0 and 8.0 in every fatbinary and 8.6 in one,
+    whatever the host project's fatbinaries carry (8.6, 9.0, PTX 9.0)."""
+    lib = tmp_path / "libhost_cuda.so"
+    lib.write_bytes(STATIC_LIB)
+    code, out, err = run_tool(capsys, str(lib), "--kernels", "cudnn|xmma")
+    assert (code, err) == (0, "")
+    assert out == (
+        f"{lib.name} (sha256 {sha256(lib)})\nlibrary: {lib.name} ({len(STATIC_LIB)} bytes)\n"
+        + KERNELS_TABLE
+    )
+
+
+def test_kernels_in_a_wheel_scan_its_main_library(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "host-1.0-py3-none-manylinux2014_x86_64.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("host/lib/libhost_cuda.so", STATIC_LIB)
+        zf.writestr("host/lib/libsmall.so", FRAMEWORK_LIB)
+    code, out, _ = run_tool(capsys, str(path), "--kernels", "cudnn|xmma")
+    assert code == 0
+    assert out.endswith(
+        f"library: host/lib/libhost_cuda.so ({len(STATIC_LIB)} bytes)\n" + KERNELS_TABLE
+    )
+
+
+def test_kernels_matching_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lib = tmp_path / "libhost_cuda.so"
+    lib.write_bytes(STATIC_LIB)
+    code, out, _ = run_tool(capsys, str(lib), "--kernels", "^nothing$")
+    assert code == 0
+    assert "kernels matching '^nothing$': 0, in 0 of 5 fatbinaries" in out
+    assert "fatbinaries with a matching kernel: no fatbinaries\n" in out
+
+
+@pytest.mark.parametrize("argv", [("--kernels", "cudnn", "--yaml"), ("--kernels", "(")])
+def test_kernels_refuses_yaml_and_a_bad_pattern(
+    main_lib: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        wgc.main([str(main_lib), *argv])
+    assert exc.value.code == 2
+    assert "--kernels" in capsys.readouterr().err

@@ -4,7 +4,7 @@
 Usage::
 
     python tools/wheel_gpu_code.py WHEEL_OR_SO [--yaml] [--source TEXT] [--library MEMBER]
-                                               [--retrieved YYYY-MM-DD]
+                                               [--retrieved YYYY-MM-DD] [--kernels REGEX]
 
 A wheel's GPU code sits in CUDA fatbinaries inside one main library:
 ``tensorflow/libtensorflow_cc.so.2`` from 2.12,
@@ -26,6 +26,15 @@ the PTX text's ``.version`` where the text can be read; the PTX text's ``.target
 compressed with LZ4 (entry flag 0x2000) is read when the optional ``lz4`` package is importable;
 otherwise its ``.target`` is reported as unknown (``ptx_targets: null`` in ``--yaml``), never
 guessed.
+
+``--kernels REGEX`` attributes GPU code to the kernels it holds, for a library that links another
+one statically (cuDNN, linked into PyTorch's or MXNet's library, brings its own fatbinaries): the
+SASS entries (cubins, LZ4-decompressed where flagged) are read as ELF files and the kernels they
+define (their ``.text.<kernel>`` sections) matched against REGEX (Python ``re.search`` on the
+mangled name). It reports the fatbinaries of both sections that hold a matching kernel (SASS and
+PTX as above, with example names) apart from those that do not: which archs the matched kernels
+themselves carry, whatever archs the host project was compiled for. A cubin that cannot be read
+(zstd-compressed, an LZ4 block that does not decompress, not ELF) is counted, never guessed.
 
 ``--yaml`` prints a ``compute:`` block in the builds.yaml schema: ``sass`` lists the archs present
 in every fatbinary of the kind, ``ptx`` the PTX archs present in any, ``ptx_isa`` the PTX ISA (the
@@ -57,7 +66,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Optional, Protocol, cast
+from typing import IO, Optional, Protocol, Union, cast
 
 # --- ELF -----------------------------------------------------------------------------------------
 
@@ -86,13 +95,17 @@ ENTRY_PTX = 1
 ENTRY_SASS = 2
 FLAG_LZ4 = 0x2000
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-MAX_PTX_TEXT = 1 << 30  # refuse to decompress a PTX entry that claims more
+MAX_PTX_TEXT = 1 << 30  # refuse to decompress an entry that claims more
+TEXT_PREFIX = ".text."  # a cubin's section of one kernel's code: ".text.<mangled name>"
 
 SECTIONS = {".nv_fatbin": "hand_written", ".rodata": "generated"}
 KIND_TITLE = {"hand_written": "hand-written kernels", "generated": "MLIR-generated kernels"}
 
 _VERSION_RE = re.compile(rb"^\s*\.version\s+(\d+\.\d+)", re.M)
 _TARGET_RE = re.compile(rb"^\s*\.target\s+([A-Za-z0-9_]+)", re.M)
+
+
+Buffer = Union[bytes, mmap.mmap]  # a library mapped from disk, or a cubin read into memory
 
 
 class ScanError(Exception):
@@ -133,6 +146,9 @@ class Entry:
     arch: int
     isa: str
     text: Optional[PtxText] = None
+    # SASS read as a cubin (``cubins=True``): the kernels it defines, or why it was not read
+    kernels: tuple[str, ...] = ()
+    cubin_unread: Optional[str] = None
 
 
 @dataclass
@@ -195,7 +211,7 @@ class LibraryScan:
 # --- ELF section headers -------------------------------------------------------------------------
 
 
-def _section_headers(buf: mmap.mmap) -> tuple[list[tuple[int, ...]], int]:
+def _section_headers(buf: Buffer) -> tuple[list[tuple[int, ...]], int]:
     """The raw section headers and the index of the section-name table."""
     if len(buf) < 64 or buf[:4] != ELF_MAGIC:
         raise ScanError("not an ELF file")
@@ -217,7 +233,7 @@ def _section_headers(buf: mmap.mmap) -> tuple[list[tuple[int, ...]], int]:
     return [_SHDR.unpack_from(buf, shoff + i * shentsize) for i in range(shnum)], shstrndx
 
 
-def elf_sections(buf: mmap.mmap) -> list[Section]:
+def elf_sections(buf: Buffer) -> list[Section]:
     """The named sections of a 64-bit little-endian ELF file that have bytes in the file."""
     headers, shstrndx = _section_headers(buf)
     if not headers:
@@ -238,7 +254,7 @@ def elf_sections(buf: mmap.mmap) -> list[Section]:
 # --- fatbinary walk ------------------------------------------------------------------------------
 
 
-def find_fatbinaries(buf: mmap.mmap, section: Section) -> Iterator[tuple[int, int]]:
+def find_fatbinaries(buf: Buffer, section: Section) -> Iterator[tuple[int, int]]:
     """(start of the entries, end) of each fatbinary that lies wholly inside the section."""
     start, limit = section.offset, section.offset + section.size
     while (i := buf.find(FATBIN_HEADER, start, limit)) >= 0:
@@ -251,8 +267,11 @@ def find_fatbinaries(buf: mmap.mmap, section: Section) -> Iterator[tuple[int, in
         start = end
 
 
-def read_entries(buf: mmap.mmap, start: int, end: int, lz4: Optional[Lz4Block]) -> list[Entry]:
-    """The entries of one fatbinary (SASS, PTX with its text, other kinds)."""
+def read_entries(
+    buf: Buffer, start: int, end: int, lz4: Optional[Lz4Block], *, cubins: bool = False
+) -> list[Entry]:
+    """The entries of one fatbinary (SASS, PTX with its text, other kinds); ``cubins``: the
+    kernels each SASS entry defines, too."""
     entries = []
     j = start
     while j + _ENTRY.size <= end:
@@ -261,16 +280,58 @@ def read_entries(buf: mmap.mmap, start: int, end: int, lz4: Optional[Lz4Block]) 
         )
         if header_size < _ENTRY.size or j + header_size + payload_size > end:
             break
-        text = None
+        isa = f"{major}.{minor}"
         if kind == ENTRY_PTX:
             text = ptx_text(buf, j, header_size, payload_size, packed_size, lz4)
-        entries.append(Entry(kind, arch, f"{major}.{minor}", text))
+            entries.append(Entry(kind, arch, isa, text))
+        elif kind == ENTRY_SASS and cubins:
+            cubin, why = entry_payload(buf, j, header_size, payload_size, packed_size, lz4)
+            kernels = cubin_kernels(cubin) if cubin is not None else None
+            if cubin is not None and kernels is None:
+                why = "not an ELF cubin"
+            entries.append(Entry(kind, arch, isa, None, tuple(kernels or ()), why))
+        else:
+            entries.append(Entry(kind, arch, isa))
         j += header_size + payload_size
     return entries
 
 
+def entry_payload(
+    buf: Buffer,
+    j: int,
+    header_size: int,
+    payload_size: int,
+    packed_size: int,
+    lz4: Optional[Lz4Block],
+) -> tuple[Optional[bytes], Optional[str]]:
+    """One entry's payload, LZ4-decompressed where flagged; or None and why it was not read."""
+    payload = bytes(buf[j + header_size : j + header_size + payload_size])
+    flags = _FLAGS.unpack_from(buf, j + 40)[0] if header_size >= 48 else 0
+    if payload[:4] == ZSTD_MAGIC:
+        return None, "zstd-compressed"
+    if flags & FLAG_LZ4:
+        if lz4 is None:
+            return None, "LZ4-compressed; install lz4 to read it"
+        size = _FLAGS.unpack_from(buf, j + 56)[0] if header_size >= 64 else 0
+        data = lz4_decompress(lz4, payload, packed_size, size)
+        if data is None:
+            return None, "LZ4 payload does not decompress"
+        return data, None
+    return payload, None
+
+
+def cubin_kernels(cubin: bytes) -> Optional[list[str]]:
+    """The kernels a cubin defines (the names of its ``.text.<kernel>`` sections, mangled);
+    None when it is not a 64-bit little-endian ELF file."""
+    try:
+        sections = elf_sections(cubin)
+    except ScanError:
+        return None
+    return [s.name[len(TEXT_PREFIX) :] for s in sections if s.name.startswith(TEXT_PREFIX)]
+
+
 def ptx_text(
-    buf: mmap.mmap,
+    buf: Buffer,
     j: int,
     header_size: int,
     payload_size: int,
@@ -278,18 +339,9 @@ def ptx_text(
     lz4: Optional[Lz4Block],
 ) -> PtxText:
     """The ``.version`` and ``.target`` of one PTX entry's text (LZ4-decompressed where flagged)."""
-    payload = buf[j + header_size : j + header_size + payload_size]
-    flags = _FLAGS.unpack_from(buf, j + 40)[0] if header_size >= 48 else 0
-    if payload[:4] == ZSTD_MAGIC:
-        return PtxText(None, None, "zstd-compressed")
-    if flags & FLAG_LZ4:
-        if lz4 is None:
-            return PtxText(None, None, "LZ4-compressed; install lz4 to read it")
-        size = _FLAGS.unpack_from(buf, j + 56)[0] if header_size >= 64 else 0
-        data = lz4_decompress(lz4, payload, packed_size, size)
-        if data is None:
-            return PtxText(None, None, "LZ4 payload does not decompress")
-        payload = data
+    payload, why = entry_payload(buf, j, header_size, payload_size, packed_size, lz4)
+    if payload is None:
+        return PtxText(None, None, why)
     text = payload.split(b"\0", 1)[0]
     version, target = _VERSION_RE.search(text), _TARGET_RE.search(text)
     return PtxText(
@@ -338,6 +390,47 @@ def scan_library(
     return LibraryScan(name, size, kinds)
 
 
+@dataclass
+class KernelScan:
+    """A library's fatbinaries (both sections) split by whether one of their cubins defines a
+    kernel whose name matches ``pattern``."""
+
+    name: str
+    size: int
+    pattern: str
+    matched: KindSummary = field(default_factory=lambda: KindSummary("matched"))
+    other: KindSummary = field(default_factory=lambda: KindSummary("other"))
+    kernels: set[str] = field(default_factory=set)  # the matching kernels' (mangled) names
+    unread: Counter[str] = field(default_factory=Counter)  # why a cubin was not read
+
+
+def scan_kernels(
+    path: Path, name: str, pattern: re.Pattern[str], lz4: Optional[Lz4Block]
+) -> KernelScan:
+    """Read every cubin of ``.nv_fatbin`` and ``.rodata`` and sort the fatbinaries by whether
+    they hold a kernel whose name matches ``pattern``."""
+    scan = KernelScan(name, path.stat().st_size, pattern.pattern)
+    if scan.size == 0:
+        raise ScanError(f"{name}: empty file")
+    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        try:
+            sections = elf_sections(buf)
+        except ScanError as e:
+            raise ScanError(f"{name}: {e}") from None
+        for section in sections:
+            if section.name not in SECTIONS:
+                continue
+            for start, end in find_fatbinaries(buf, section):
+                entries = read_entries(buf, start, end, lz4, cubins=True)
+                scan.unread.update(e.cubin_unread for e in entries if e.cubin_unread)
+                hits = {k for e in entries for k in e.kernels if pattern.search(k)}
+                (scan.matched if hits else scan.other).add(entries)
+                scan.kernels |= hits
+    if scan.matched.fatbinaries + scan.other.fatbinaries == 0:
+        raise ScanError(f"{name}: no fatbinary in .nv_fatbin or .rodata")
+    return scan
+
+
 # --- wheels --------------------------------------------------------------------------------------
 
 
@@ -355,6 +448,15 @@ def scan_wheel(
     wheel: Path, workdir: Path, library: Optional[str], lz4: Optional[Lz4Block]
 ) -> tuple[LibraryScan, list[LibraryScan]]:
     """The main library's scan, and the fatbinary counts of the other libraries."""
+    path, name, others = pick_library(wheel, workdir, library)
+    return scan_library(path, name, lz4), others
+
+
+def pick_library(
+    wheel: Path, workdir: Path, library: Optional[str]
+) -> tuple[Path, str, list[LibraryScan]]:
+    """The main library (``library``, or the one with most fatbinaries) extracted into
+    ``workdir`` with its member name, and the fatbinary counts of the other libraries."""
     try:
         archive = zipfile.ZipFile(wheel)
     except zipfile.BadZipFile:
@@ -374,7 +476,7 @@ def scan_wheel(
             with archive.open(info) as member:
                 extract(member, path)
             try:
-                counted = scan_library(path, info.filename, lz4, texts=False)
+                counted = scan_library(path, info.filename, None, texts=False)
             except ScanError:  # a .so that is not a 64-bit ELF file: no GPU code to find
                 path.unlink()
                 continue
@@ -393,7 +495,7 @@ def scan_wheel(
     others = sorted(
         (o for o in others if o.fatbinaries()), key=lambda o: (-o.fatbinaries(), o.name)
     )
-    return scan_library(best[1], best[0].name, lz4), others
+    return best[1], best[0].name, others
 
 
 def sha256_of(path: Path) -> str:
@@ -422,7 +524,10 @@ def _counted(counts: Counter[str], total: int) -> str:
 
 def describe_kind(kind: str, summary: Optional[KindSummary]) -> list[str]:
     section = next(s for s, k in SECTIONS.items() if k == kind)
-    head = f"{KIND_TITLE[kind]} ({section})"
+    return describe_summary(f"{KIND_TITLE[kind]} ({section})", summary)
+
+
+def describe_summary(head: str, summary: Optional[KindSummary]) -> list[str]:
     if summary is None or summary.fatbinaries == 0:
         return [f"{head}: no fatbinaries"]
     n, p = summary.fatbinaries, summary.ptx_entries
@@ -457,6 +562,29 @@ def render_table(scan: LibraryScan, others: Sequence[LibraryScan], source: str) 
     if others:
         listed = ", ".join(f"{o.name} ({o.fatbinaries()})" for o in others)
         lines.append(f"other libraries with fatbinaries in .nv_fatbin/.rodata: {listed}")
+    return "\n".join(lines) + "\n"
+
+
+KERNEL_EXAMPLES = 3
+EXAMPLE_WIDTH = 100
+
+
+def render_kernels(scan: KernelScan, source: str) -> str:
+    total = scan.matched.fatbinaries + scan.other.fatbinaries
+    lines = [
+        source,
+        f"library: {scan.name} ({scan.size} bytes)",
+        f"kernels matching {scan.pattern!r}: {len(scan.kernels)}, in {scan.matched.fatbinaries} "
+        f"of {total} fatbinaries (.nv_fatbin and .rodata)",
+    ]
+    for name in sorted(scan.kernels, key=lambda k: (len(k), k))[:KERNEL_EXAMPLES]:
+        cut = name if len(name) <= EXAMPLE_WIDTH else name[: EXAMPLE_WIDTH - 3] + "..."
+        lines.append(f"  e.g. {cut}")
+    lines += describe_summary("fatbinaries with a matching kernel", scan.matched)
+    lines += describe_summary("fatbinaries without one", scan.other)
+    if scan.unread:
+        listed = ", ".join(f"{why} ({n})" for why, n in sorted(scan.unread.items()))
+        lines.append(f"cubins not read (their kernels unknown): {listed}")
     return "\n".join(lines) + "\n"
 
 
@@ -552,11 +680,25 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         "--library", help="the wheel member to scan, instead of the one with most code"
     )
     parser.add_argument(
+        "--kernels",
+        metavar="REGEX",
+        help="report apart the fatbinaries whose cubins define a kernel whose (mangled) name "
+        "matches REGEX, e.g. 'cudnn' for a statically linked cuDNN (a table only)",
+    )
+    parser.add_argument(
         "--retrieved",
         default=datetime.date.today().isoformat(),
         help="date for --yaml (default: today)",
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.kernels is not None and args.yaml:
+        parser.error("--kernels prints a table, not a --yaml block")
+    if args.kernels is not None:
+        try:
+            args.kernels = re.compile(args.kernels)
+        except re.error as e:
+            parser.error(f"--kernels: not a regular expression: {e}")
+    return args
 
 
 def run(args: argparse.Namespace) -> int:
@@ -564,6 +706,8 @@ def run(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ScanError(f"{path}: no such file")
     lz4 = lz4_block()
+    if args.kernels is not None:
+        return run_kernels(path, args, lz4)
     others: list[LibraryScan] = []
     if zipfile.is_zipfile(path):
         with tempfile.TemporaryDirectory(prefix="wheel_gpu_code-") as workdir:
@@ -583,6 +727,17 @@ def run(args: argparse.Namespace) -> int:
     if mismatched:
         print("error: a PTX entry header's ISA differs from its text's .version", file=sys.stderr)
     return 1 if mismatched else 0
+
+
+def run_kernels(path: Path, args: argparse.Namespace, lz4: Optional[Lz4Block]) -> int:
+    if zipfile.is_zipfile(path):
+        with tempfile.TemporaryDirectory(prefix="wheel_gpu_code-") as workdir:
+            library, name, _others = pick_library(path, Path(workdir), args.library)
+            scan = scan_kernels(library, name, args.kernels, lz4)
+    else:
+        scan = scan_kernels(path, path.name, args.kernels, lz4)
+    sys.stdout.write(render_kernels(scan, source_text(args.source, path, sha256_of(path))))
+    return 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
