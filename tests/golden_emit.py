@@ -33,6 +33,16 @@ CASES: dict[str, list[str]] = {
         *("--os", "linux", "--gpu", "RTX 3060", "--driver", "550.54.14"),
         *("--python", "3.11", "--tf", "2.15", "--manager", "conda"),
     ],
+    # conda+pip on native Windows (issue #22): INSTALL.md with Miniforge and the prompts
+    "windows-conda+pip": [
+        *("--os", "windows", "--gpu", "RTX 3070 Ti Laptop", "--driver", "531.79"),
+        *("--tf", "2.10", "--python", "3.10"),
+    ],
+    # conda+pip on WSL2: the Linux installer inside WSL2, activate-tfenv.sh after activate
+    "wsl2-conda+pip": [
+        *("--os", "wsl2", "--gpu", "RTX 3060", "--driver", "550.54.14"),
+        *("--tf", "2.11", "--python", "3.10"),
+    ],
     # the container route: Dockerfile and devcontainer.json
     "linux-container": [
         *("--os", "linux", "--gpu", "RTX 3060", "--driver", "550.54.14"),

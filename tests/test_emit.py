@@ -29,12 +29,12 @@ ROUTES: dict[str, tuple[tuple[str, ...], str, set[str]]] = {
     "conda": (
         (*GPU, "--python", "3.11", "--tf", "2.15", "--manager", "conda"),
         "conda",
-        {"environment.yml"},
+        {"environment.yml", "INSTALL.md"},
     ),
     "conda+pip": (
         (*GPU, "--python", "3.11", "--tf", "2.12"),
         "conda+pip",
-        {"environment.yml", "activate-tfenv.sh"},
+        {"environment.yml", "activate-tfenv.sh", "INSTALL.md"},
     ),
     "system": (  # a Turing GPU: cuDNN 7.6 (TensorFlow 2.2's) lists up to 7.5
         (*TURING, "--python", "3.8", "--tf", "2.2"),
@@ -50,7 +50,7 @@ ROUTES: dict[str, tuple[tuple[str, ...], str, set[str]]] = {
     "windows-conda+pip": (
         ("--os", "windows", "--cc", "8.6", "--driver", "552.22", "--python", "3.10"),
         "conda+pip",
-        {"environment.yml"},  # no activation script for native Windows
+        {"environment.yml", "INSTALL.md"},  # no activation script for native Windows
     ),
 }
 IDS = list(ROUTES)

@@ -81,7 +81,7 @@ def prose(name: str, text: str) -> list[str]:
     if name.endswith(".md"):
         lines, fenced = [], False
         for line in text.splitlines():
-            if line.startswith("```"):
+            if line.lstrip().startswith("```"):
                 fenced = not fenced
             elif not fenced:
                 lines.append(line)

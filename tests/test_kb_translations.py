@@ -91,7 +91,6 @@ NOT_SHOWN = {
     "RuntimeConstraint.evidence_text(), which words its values through the catalogue",
     ("NgcLast", "notice"): "NVIDIA's notice, quoted in its own words",
     ("MetalGpus", "requirement"): "Apple's requirement, quoted in its own words",
-    ("WindowsManual", "verify"): "a command",
     ("VirtualCuda", "libcuda_search"): "places conda looks (paths); not shown",
     ("CondaFacts", "defaults_notes"): "maintainers' notes on the data; not shown",
     ("CondaFacts", "tf_notes"): "maintainers' notes on the data; not shown",

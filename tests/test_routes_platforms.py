@@ -58,11 +58,11 @@ ROUTE_CASES: dict[str, tuple[dict[str, Any], frozenset[str]]] = {
     ),
     "conda": (
         {"os": "linux", **GPU, "python": "3.11", "tf": "2.16", "manager": "conda"},
-        frozenset({"environment.yml"}),  # conda-forge's build sets no variables
+        frozenset({"environment.yml", "INSTALL.md"}),  # conda-forge's build sets no variables
     ),
     "conda+pip": (
         {"os": "linux", **GPU, "python": "3.10", "tf": "2.12"},
-        frozenset({"environment.yml", "activate-tfenv.sh"}),
+        frozenset({"environment.yml", "activate-tfenv.sh", "INSTALL.md"}),
     ),
     "system": (
         {"os": "linux", **GPU, "python": "3.10", "tf": "2.12", "manager": "pip"},

@@ -5,6 +5,7 @@ themselves; --emit writes .bat/.ps1; doctor finds the DLLs along PATH in recorde
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -28,6 +29,7 @@ from tfenv.models.driver import DriverVersion
 from tfenv.models.platform import system
 from tfenv.models.target import Request, Target
 from tfenv.resolver import resolve
+from tfenv.shells import command
 
 DATA = Path(__file__).parent / "data"
 TREES: dict[str, Any] = yaml.safe_load((DATA / "windows_trees.yaml").read_text("utf-8"))
@@ -84,10 +86,22 @@ def test_every_windows_command_reads_the_same_in_cmd_and_powershell(
         argv = both(line)  # raises where cmd.exe and PowerShell would read it differently
         assert argv[0] in ("python", "conda", "tfenv"), line
         assert "'" not in line, line
+    for line in _guide_lines(kb, res):  # INSTALL.md's: the commands again, and Verify's
+        assert both(line)[0] in ("python", "conda"), line
     for step in res.plan.steps:
         if "Verify: " in step:
             check = step.split("Verify: ", 1)[1].split(" lists ", 1)[0]
             assert both(check)[:2] == ["python", "-c"]
+
+
+def _guide_lines(kb: KnowledgeBase, res: Any) -> list[str]:
+    """The commands INSTALL.md's numbered steps give (indented code blocks), and the one
+    a conda plan's prerequisite names (conda init powershell)."""
+    guide = plan_files(res).get("INSTALL.md", "")
+    lines = re.findall(r"^   ```bat\n   ([^\n]+)\n   ```$", guide, re.MULTILINE)
+    if res.plan.steps and "conda" in res.plan.route:
+        lines.append(command(list(kb.conda.installer.powershell_init), "windows"))
+    return lines
 
 
 def test_the_suggestions_read_the_same_in_both_shells(kb: KnowledgeBase) -> None:
@@ -624,6 +638,7 @@ def test_every_plan_command_passes_wines_cmd_unchanged(kb: KnowledgeBase, tmp_pa
         res = _resolve(kb, tf, python, manager)
         assert res.plan is not None
         lines += [*res.plan.commands, regenerate_command(res), res.plan.verify or ""]
+        lines += _guide_lines(kb, res)
         for step in res.plan.steps:
             if "for example " in step:
                 lines.append(step.split("for example ", 1)[1].split(" run by", 1)[0])

@@ -121,9 +121,16 @@ def build_request(
 
 
 def build_target(
-    kb: KnowledgeBase, m: MachineArgs, detect: Optional[Callable[[], HostProfile]] = None
+    kb: KnowledgeBase,
+    m: MachineArgs,
+    detect: Optional[Callable[[], HostProfile]] = None,
+    conda_here: Optional[Callable[[], bool]] = None,
 ) -> Target:
-    """Start from a host file, or this machine, or nothing; flags win over all of it."""
+    """Start from a host file, or this machine, or nothing; flags win over all of it.
+    On this machine (detected, not a host file), ``conda`` is among the detected facts
+    when ``conda_here`` (default: a micromamba, mamba or conda on PATH or named by
+    MAMBA_EXE/CONDA_EXE) finds one: a conda route's plan then leaves out where conda
+    comes from (:mod:`tfenv.routes.conda_steps`)."""
     profile = _base_profile(kb, m, detect)
     facts: dict[str, Any] = {"os": "linux", "arch": "x86_64"}
     if profile is not None:
@@ -133,6 +140,10 @@ def build_target(
         detected = {k for k in _FACTS if facts.get(k) is not None}
         if facts.get("cc") is not None:
             detected.add("gpu")
+        if (conda_here or _conda_on_path)():
+            from tfenv.routes.conda_steps import CONDA_FOUND
+
+            detected.add(CONDA_FOUND)
     changes = _flag_facts(kb, m, facts["os"])
     gpu_note = changes.pop("note", None)
     facts.update(changes)
@@ -155,6 +166,14 @@ def build_target(
 
 
 _FACTS = ("os", "arch", "glibc", "python", "driver")
+
+
+def _conda_on_path() -> bool:
+    import os as os_
+
+    from tfenv.install.conda import find_tool
+
+    return find_tool(os_.environ) is not None
 
 
 def _fact_names(keys: Iterable[str]) -> set[str]:

@@ -278,7 +278,7 @@ def _print_dry_run(out: Outcome) -> None:
         _p(f"  {n}. {step.title}")
         for argv in step.argv:
             _p(f"       {command(argv, out.layout.os_name)}")
-    _print_remaining(remaining_steps(out.source))
+    _print_remaining(remaining_steps(out.source, conda_here=not out.missing))
 
 
 def _print_remaining(lines: tuple[str, ...]) -> None:

@@ -58,8 +58,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help=_(
             "write requirements.txt / environment.yml / activation script "
             "(activate-tfenv.sh; on native Windows activate-tfenv.bat and .ps1), INSTALL.md "
-            "for the system route's manual steps (container route: Dockerfile and "
-            ".devcontainer/devcontainer.json)"
+            "with the numbered steps of the system and conda routes (container route: "
+            "Dockerfile and .devcontainer/devcontainer.json)"
         ),
     )
     parser.add_argument(

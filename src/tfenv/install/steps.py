@@ -293,19 +293,25 @@ def _last_steps(
     ]
 
 
-def remaining_steps(source: Source) -> tuple[str, ...]:
+def remaining_steps(source: Source, conda_here: bool = True) -> tuple[str, ...]:
     """What the route leaves to do by hand: the system route's manual steps (the plan's
     ``steps`` up to installing TensorFlow, which tfenv has done; its Verify step is the
-    check install runs), then activating the environment."""
+    check install runs), then activating the environment. A conda route's step that says
+    where conda comes from is left out where install found a conda-family tool
+    (``conda_here``)."""
     plan = source.plan
-    if not plan.steps:  # only a route that leaves manual steps (the system route) has them
+    if not plan.steps:  # only the system route leaves manual steps (conda routes: conda)
         return ()
     steps = []
     done_here = _done_by_install()
+    had = _patterns(_conda_prerequisite()) if conda_here else []
     for step in plan.steps:
         if any(p.fullmatch(step) for p in done_here):
             break
-        steps.append(step)
+        if not any(p.fullmatch(step) for p in had):
+            steps.append(step)
+    if not steps:  # a conda route's plan: only where conda comes from, which install found
+        return ()
     if plan.env:
         names = _words([k for k, _v in plan.env])
         steps.append(
@@ -321,8 +327,20 @@ def _done_by_install() -> list[re.Pattern[str]]:
     as patterns of its templates in the current language (the plan was worded in it)."""
     from tfenv.routes.system_steps import INSTALL_STEPS
 
+    return _patterns(INSTALL_STEPS)
+
+
+def _conda_prerequisite() -> tuple[str, ...]:
+    """The conda routes' step that says where conda comes from (routes/conda_steps.py)."""
+    from tfenv.routes.conda_steps import PREREQUISITE_STEPS
+
+    return PREREQUISITE_STEPS
+
+
+def _patterns(templates: tuple[str, ...]) -> list[re.Pattern[str]]:
+    """The templates (English) as patterns of their text in the current language."""
     out = []
-    for template in INSTALL_STEPS:
+    for template in templates:
         parts = re.split(r"\{[a-z_]+\}", _(template))
         out.append(re.compile(".*?".join(map(re.escape, parts)), re.DOTALL))
     return out

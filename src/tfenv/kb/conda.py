@@ -38,6 +38,7 @@ else:  # the same records, cheaper to define (see tfenv.models._record)
 __all__ = [
     "CONDA_FILE",
     "CondaFacts",
+    "CondaInstaller",
     "CondaTfBuild",
     "CondaTfVariant",
     "CudaVersionFacts",
@@ -172,6 +173,47 @@ class DefaultsTfBuild:
     provenance: Provenance = sourced()
 
 
+def _files(node: Node) -> tuple[tuple[str, str], ...]:
+    """conda subdir -> the installer's file name (a name written into commands)."""
+    out = []
+    for subdir, name in node.entries():
+        text = name.label(120)
+        if "/" in text or "\\" in text or " " in text:
+            raise name.fail(_("expected a file name, found {value!r}").format(value=text))
+        out.append((subdir, text))
+    return tuple(out)
+
+
+def _download(node: Node) -> str:
+    text = node.label(400)
+    if "{file}" not in text:
+        raise node.fail(_("expected a URL with {placeholder} in it").format(placeholder="{file}"))
+    return text
+
+
+@dataclass(frozen=True)
+class CondaInstaller:
+    """Where conda comes from when none is installed (Miniforge, conda-forge's installer),
+    and the prompt to run conda in on Windows."""
+
+    name: str = fact(Node.label)
+    page: str = fact(lambda n: n.label(400))
+    download: str = fact(_download)  # the URL, {file} for the file's name
+    files: tuple[tuple[str, str], ...] = fact(_files)  # conda subdir -> file name
+    windows_min: str = fact(Node.label)  # the oldest Windows its installer runs on
+    windows_prompt: str = fact(Node.label)  # its Start-menu prompt
+    anaconda_prompt: str = fact(Node.label)  # Anaconda's and Miniconda's
+    powershell_init: tuple[str, ...] = fact(nonempty(Node.texts, "expected a command"))
+    provenance: Provenance = sourced()
+
+    def file(self, subdir: str) -> Optional[str]:
+        """The installer for a conda subdir (``win-64``), None where none is recorded."""
+        return dict(self.files).get(subdir)
+
+    def url(self, file: str) -> str:
+        return self.download.replace("{file}", file)
+
+
 @dataclass(frozen=True)
 class CondaFacts:
     virtual_cuda: VirtualCuda
@@ -188,6 +230,7 @@ class CondaFacts:
     defaults_notes: tuple[str, ...]
     defaults_provenance: Provenance
     anaconda_defaults_tensorflow: tuple[DefaultsTfBuild, ...]
+    installer: CondaInstaller
 
     def conda_forge_build(self, version: Union[Version, str]) -> Optional[CondaTfBuild]:
         """The conda-forge CUDA variants of tensorflow ``version`` (None: no record)."""
@@ -218,6 +261,7 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         "cudnn",
         "conda_forge_tensorflow",
         "anaconda_defaults_tensorflow",
+        "installer",
     )
     cf = doc.get("conda_forge_tensorflow").only(
         "build_string",
@@ -256,4 +300,5 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         defaults_notes=text_list(ad.opt("notes")),
         defaults_provenance=ad.provenance(),
         anaconda_defaults_tensorflow=records(DefaultsTfBuild)(ad.get("builds")),
+        installer=read_record(CondaInstaller, doc.get("installer")),
     )

@@ -120,7 +120,6 @@ class WindowsManual:
     venv_provenance: Provenance
     jit_cache_windows: str
     jit_cache_linux: str
-    verify: tuple[str, ...]
     # the notes' Chinese (each section's ``zh: {note: ...}``), read with kb.prose.prose
     translations: Translations = field(
         default_factory=lambda: Translations(_PROSE), compare=False, repr=False
@@ -244,7 +243,6 @@ def parse(root: Node) -> WindowsManual:
         "layout",
         "venv",
         "jit_cache",
-        "verify",
     )
     cuda = tuple(parse_installer(n) for n in root.get("cuda").items())
     unique(zip(root.get("cuda").items(), (c.series for c in cuda)), "CUDA series")
@@ -265,9 +263,6 @@ def parse(root: Node) -> WindowsManual:
         _template(venv.get(key))
     jit = root.get("jit_cache").only("windows", "linux", "source", "retrieved")
     jit.provenance()
-    verify = root.get("verify").texts()
-    if not verify:
-        raise root.get("verify").fail(_("the check needs a command"))
     return WindowsManual(
         cuda=cuda,
         cudnn=tuple(_cudnn(n) for n in root.get("cudnn").items()),
@@ -294,7 +289,6 @@ def parse(root: Node) -> WindowsManual:
         venv_provenance=venv.provenance(),
         jit_cache_windows=jit.get("windows").text(),
         jit_cache_linux=jit.get("linux").text(),
-        verify=verify,
         translations=_notes_translated(zlib, compat),
     )
 

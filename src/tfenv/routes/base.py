@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
+    from tfenv.models.plan import Plan
     from tfenv.models.sentence import Sentence
     from tfenv.models.target import Target
+    from tfenv.routes.conda_steps import GuideStep
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
@@ -133,6 +135,11 @@ class Route(ABC):
     @abstractmethod
     def deliver(self, where: Where, choice: Choice) -> Delivery:
         """What this route installs for ``choice``."""
+
+    def guide(self, plan: Plan, target: Target) -> Optional[tuple[GuideStep, ...]]:
+        """INSTALL.md's numbered steps, each with its command, where the route writes them
+        (None: the guide lists the plan's manual steps, then the Install commands)."""
+        return None
 
     def lockfiles(self, target_name: str) -> tuple[str, ...]:
         """The files `tfenv lock` writes for a target on this route."""

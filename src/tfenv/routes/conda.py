@@ -17,6 +17,7 @@ from tfenv.i18n import N_, _
 from tfenv.kb.prose import opt_prose
 from tfenv.models.sentence import Sentence, said
 from tfenv.routes.base import Choice, Delivery, Packages, Route, Where
+from tfenv.routes.conda_steps import conda_guide, conda_steps
 from tfenv.shells import Shell, command, shell_for
 
 if TYPE_CHECKING:
@@ -28,7 +29,9 @@ if TYPE_CHECKING:
     from tfenv.kb.conda import CondaCpuBuild, CondaTfBuild, CondaTfVariant
     from tfenv.kb.cudnn import CudnnSeries
     from tfenv.kb.releases import TfOption
+    from tfenv.models.plan import Plan
     from tfenv.models.target import Target
+    from tfenv.routes.conda_steps import GuideStep
 
 if not TYPE_CHECKING:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
@@ -151,7 +154,10 @@ class CondaRoute(Route):
     accelerators = frozenset({"cuda"})
     managers = ("auto", "conda")
     locker = "conda"
-    emits = ("environment", "activation")
+    emits = ("environment", "activation", "install-guide")
+
+    def guide(self, plan: Plan, target: Target) -> tuple[GuideStep, ...]:
+        return conda_guide(plan, target)
 
     def waives(self, where: Where, option: TfOption) -> frozenset[str]:
         """conda-forge's TensorFlow is its own build, not the wheel: which Pythons it serves
@@ -257,6 +263,7 @@ class CondaRoute(Route):
             conda=conda,
             channels=("conda-forge",),
             commands=conda_create(name, conda, shell_for(target.os)),
+            steps=conda_steps(kb, target),
         )
         return Delivery(
             python,

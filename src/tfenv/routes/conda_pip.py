@@ -23,10 +23,14 @@ from tfenv.routes.base import (
     shell_of,
 )
 from tfenv.routes.conda import conda_create, conda_env_name, conda_match
+from tfenv.routes.conda_steps import conda_guide, conda_steps
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.releases import TfOption
+    from tfenv.models.plan import Plan
+    from tfenv.models.target import Target
+    from tfenv.routes.conda_steps import GuideStep
 
 __all__ = ["CondaPipRoute"]
 
@@ -37,8 +41,11 @@ class CondaPipRoute(Route):
     accelerators = frozenset({"cuda"})
     managers = ("auto", "conda")
     locker = "conda"
-    emits = ("environment", "activation")
+    emits = ("environment", "activation", "install-guide")
     pip_in_conda = True
+
+    def guide(self, plan: Plan, target: Target) -> tuple[GuideStep, ...]:
+        return conda_guide(plan, target)
 
     def problem(self, where: Where, option: TfOption, accel: str) -> Optional[str]:
         cb = option.build.for_machine(where.target.os) if option.build else None
@@ -84,6 +91,7 @@ class CondaPipRoute(Route):
                 *conda_create(conda_env_name(choice.option.version), tuple(conda), shell),
                 pip_install(*pip, shell=shell),
             ),
+            steps=conda_steps(kb, target),
         )
         reasons = (
             (said("conda-windows-path", _(_WINDOWS_PATH)),) if target.system.is_windows else ()
@@ -95,8 +103,8 @@ class CondaPipRoute(Route):
 _WINDOWS_PATH = N_(
     "On Windows conda puts cudatoolkit's and cuDNN's DLLs in %CONDA_PREFIX%\\Library\\bin, "
     "which conda activate puts on PATH (conda/conda conda/activate.py, _get_path_dirs): run "
-    "Python from the activated environment (the Anaconda Prompt, or PowerShell after conda "
-    "init powershell), with no CUDA variables to set."
+    "Python from the activated environment (the Miniforge Prompt or Anaconda Prompt, or "
+    "PowerShell after conda init powershell), with no CUDA variables to set."
 )
 
 

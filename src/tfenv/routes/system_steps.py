@@ -10,6 +10,7 @@ from packaging.version import Version
 
 from tfenv.i18n import N_, _
 from tfenv.kb.prose import prose
+from tfenv.models.plan import verify_command
 from tfenv.models.platform import system
 from tfenv.shells import command
 
@@ -190,7 +191,7 @@ def _cudnn_step(manual: WindowsManual, cuda: Version, cudnn: Version, folder: st
 
 
 def _verify_step(manual: WindowsManual, tf: Version) -> str:
-    check = command(list(manual.verify), "windows")
+    check = verify_command("cuda")  # the plan's Verify command, the same in every shell
     dlls = manual.dlls_for(tf)
     text = _(
         "Verify: {check} lists a PhysicalDevice with device_type='GPU'; only the CPU means "
@@ -290,8 +291,9 @@ def linux_steps(
         ).format(folder=folder)
     )
     steps.append(_(_INSTALL))
-    check = command(list(kb.windows_manual.verify), "posix")
     steps.append(
-        _("Verify: {check} lists a PhysicalDevice with device_type='GPU'.").format(check=check)
+        _("Verify: {check} lists a PhysicalDevice with device_type='GPU'.").format(
+            check=verify_command("cuda")
+        )
     )
     return tuple(steps)
