@@ -7,22 +7,29 @@ in a terminal, ``kill -- -PGID``) reaches them too. Each is also registered here
 children and terminates the running ones, so worker threads waiting on them return at
 once. On Linux a child is also asked to receive SIGKILL when tfenv dies (even by
 SIGKILL, which tfenv cannot handle), so no ``uv pip compile`` outlives it.
+
+A child that starts programs of its own which write where tfenv cleans up (``python -m
+venv`` runs ensurepip's pip in the new environment) is started with ``own_group``: it leads
+a process group, and tfenv's signals go to the whole group, so nothing it started is left
+writing into a folder that tfenv is removing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-__all__ = ["Stopping", "end_all", "forget", "run", "start"]
+__all__ = ["Stopping", "end_all", "forget", "kill", "run", "start"]
 
 _lock = threading.RLock()  # end_all may run in a signal handler while run() holds it
 _running: set[subprocess.Popen[str]] = set()
+_leaders: set[int] = set()  # the pids of children started with own_group (POSIX)
 _stopping = False
 _GRACE_S = 2.0
 TEMP_PREFIX = "tfenv-run-"  # the empty folder a neutral_cwd child runs in
@@ -87,10 +94,13 @@ def start(
     env: Optional[Mapping[str, str]] = None,
     stderr: Any = None,
     stdout: Any = subprocess.DEVNULL,
+    own_group: bool = False,
 ) -> subprocess.Popen[str]:
     """Start a child that runs while tfenv goes on (stdout discarded unless ``stdout`` says
     where, ``stderr`` to a file object); registered like :func:`run`'s until :func:`forget`
-    is called."""
+    is called. ``own_group`` (POSIX): the child leads a process group of its own, which
+    :func:`end_all` and :func:`kill` signal as a whole."""
+    group = own_group and os.name == "posix"
     with _lock:
         if _stopping:
             raise Stopping("tfenv is stopping")
@@ -102,16 +112,28 @@ def start(
             cwd=cwd,
             env=None if env is None else dict(env),
             text=True,
-            preexec_fn=_die_with_parent(),
+            preexec_fn=_die_with_parent(group),
         )
         _running.add(proc)
+        if group:
+            _leaders.add(proc.pid)
     return proc
+
+
+def kill(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL a child started by :func:`start` that still runs (its whole group with
+    ``own_group``) and wait for it a moment."""
+    if proc.poll() is None:
+        _send(proc, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(_GRACE_S)
 
 
 def forget(proc: subprocess.Popen[str]) -> None:
     """Stop tracking a child started by :func:`start` (once it has ended)."""
     with _lock:
         _running.discard(proc)
+        _leaders.discard(proc.pid)
 
 
 def end_all() -> None:
@@ -121,31 +143,35 @@ def end_all() -> None:
         _stopping = True
         procs = list(_running)
     for proc in procs:
-        _terminate(proc)
+        _send(proc, signal.SIGTERM)
     for proc in procs:
         try:
             proc.wait(_GRACE_S)
         except subprocess.TimeoutExpired:
-            _signal(proc.kill)
+            _send(proc, signal.SIGKILL)
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:
-    _signal(proc.kill)
+    _send(proc, signal.SIGKILL)
     with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
         proc.communicate(timeout=_GRACE_S)
 
 
-def _terminate(proc: subprocess.Popen[str]) -> None:
-    _signal(proc.terminate)
-
-
-def _signal(send: Callable[[], None]) -> None:
+def _send(proc: subprocess.Popen[str], sig: signal.Signals) -> None:
+    """``sig`` to the child, or to its whole process group while it leads one (its pid
+    cannot name another group before it is reaped, which happens only after this)."""
     with contextlib.suppress(OSError):  # it has already exited
-        send()
+        if proc.pid in _leaders and proc.returncode is None:
+            os.killpg(proc.pid, sig)
+        elif sig == signal.SIGKILL:
+            proc.kill()
+        else:
+            proc.terminate()
 
 
-def _die_with_parent() -> Optional[Callable[[], None]]:
+def _die_with_parent(own_group: bool = False) -> Optional[Callable[[], None]]:
     """A pre-exec hook asking Linux to SIGKILL the child when tfenv dies; None elsewhere.
+    With ``own_group`` it first makes the child the leader of a new process group.
 
     SIGKILL, not SIGTERM: a child may handle SIGTERM by finishing what it waits for (uv
     waiting on an index that never answers), and nobody is left to read its answer. The
@@ -153,20 +179,24 @@ def _die_with_parent() -> Optional[Callable[[], None]]:
     that tfenv did not die in between (the request would come too late); it takes no
     lock in the child.
     """
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = _prctl()
+    prctl = _prctl() if sys.platform.startswith("linux") else None
     if prctl is None:
-        return None
+        return _new_group if own_group else None
 
     parent = os.getpid()
 
     def hook() -> None:
+        if own_group:
+            os.setpgid(0, 0)
         prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL: a child whose tfenv is gone has no reader
         if os.getppid() != parent:  # tfenv died before the request took effect
             os._exit(1)
 
     return hook
+
+
+def _new_group() -> None:
+    os.setpgid(0, 0)
 
 
 _PRCTL: list[Any] = []

@@ -5,13 +5,14 @@ On a terminal the child writes to it directly (stdout redirected to stderr, so t
 progress that matters when CUDA wheels weigh several GB. Elsewhere (CI, a pipe) its output
 is read line by line, shown indented, and its last lines kept for the error message; a line
 every ``heartbeat_s`` says the step is still running. The child is a :mod:`tfenv.procs`
-child: Ctrl-C or SIGTERM ends it before tfenv removes the half-made environment.
+child of its own process group: Ctrl-C or SIGTERM ends it, and whatever it started (``python
+-m venv`` runs ensurepip's pip in the new environment), before tfenv removes the half-made
+environment.
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import subprocess
 import sys
 import threading
@@ -55,12 +56,14 @@ class Runner:
 
         started = time.monotonic()
         if self.terminal:
-            proc = procs.start(argv, env=env, stdout=sys.stderr, stderr=None)
+            proc = procs.start(argv, env=env, stdout=sys.stderr, stderr=None, own_group=True)
             try:
                 return Ran(self._wait(proc, label, started), "", True)
             finally:
                 _end(proc)
-        proc = procs.start(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        proc = procs.start(
+            argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, own_group=True
+        )
         tail: collections.deque[str] = collections.deque(maxlen=_TAIL)
         assert proc.stdout is not None
         reader = threading.Thread(target=self._read, args=(proc.stdout, tail), daemon=True)
@@ -100,10 +103,7 @@ def _end(proc: subprocess.Popen[str]) -> None:
     """Kill the child if it still runs (tfenv is unwinding), and stop tracking it."""
     from tfenv import procs
 
-    if proc.poll() is None:
-        proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(5)
+    procs.kill(proc)
     if proc.stdout is not None:
         proc.stdout.close()
     procs.forget(proc)
