@@ -40,6 +40,7 @@ DATA = {
     ("commands/install.py", "--pre"): "a flag name",
     ("commands/install.py", "--cuda-libs"): "a flag name",
     ("refresh/simple_api.py", "HTTP 404"): "a protocol status, as servers say it",
+    ("kb/conda.py", "{file}"): "the placeholder the data file must write, shown as written",
 }
 
 

@@ -171,7 +171,7 @@ _FACTS = ("os", "arch", "glibc", "python", "driver")
 def _conda_on_path() -> bool:
     import os as os_
 
-    from tfenv.install.conda import find_tool
+    from tfenv.host.conda import find_tool
 
     return find_tool(os_.environ) is not None
 

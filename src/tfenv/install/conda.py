@@ -8,11 +8,11 @@ the exact commands to run instead.
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
+
+from tfenv.host.conda import TOOLS, find_tool
 
 __all__ = [
     "TOOLS",
@@ -22,23 +22,6 @@ __all__ = [
     "lock_create_command",
     "pip_command",
 ]
-
-TOOLS = ("micromamba", "mamba", "conda")
-_ENV_VARS = ("MAMBA_EXE", "CONDA_EXE")  # set by their shell hooks, even when not on PATH
-
-
-def find_tool(environ: Mapping[str, str]) -> Optional[str]:
-    """The first of micromamba, mamba, conda on PATH (or named by MAMBA_EXE/CONDA_EXE)."""
-    path = environ.get("PATH", "")
-    for name in TOOLS:
-        found = shutil.which(name, path=path)
-        if found:
-            return found
-    for var in _ENV_VARS:
-        exe = environ.get(var, "")
-        if exe and os.path.isfile(exe) and os.access(exe, os.X_OK):
-            return exe
-    return None
 
 
 def is_name(text: str) -> bool:
