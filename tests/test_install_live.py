@@ -1,5 +1,7 @@
 """Live: ``tfenv install`` of TensorFlow 2.21 for the CPU on Python 3.12 from the real
-package index (uv's default, or the configured one), from the plan and from a lockfile;
+package index (uv's default, or the configured one), from the plan and from a lockfile (and
+from lockfiles of two old releases whose runtime constraints decide whether they import:
+2.3 on Python 3.8, protobuf; 2.10 on Python 3.10, NumPy);
 the Verify step runs in the new environment, and a Keras model trains one step there
 (needs network and ~1 GB of downloads once; uv's cache is kept between runs;
 run with ``-m live``)."""
@@ -28,8 +30,8 @@ TRAIN = (
     "print('TRAINED', tf.__version__, len(h.history['loss']))\n"
 )
 CONFIG = """
-tensorflow = "2.21"
-python = "3.12"
+tensorflow = "{tf}"
+python = "{python}"
 [targets.here]
 os = "linux"
 arch = "x86_64"
@@ -43,7 +45,9 @@ def _cache(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
 
 
-def _installed(capsys: pytest.CaptureFixture[str], env: Path, *argv: str) -> dict[str, object]:
+def _installed(
+    capsys: pytest.CaptureFixture[str], env: Path, *argv: str, release: str = "2.21.0"
+) -> dict[str, object]:
     started = time.monotonic()
     code = main(["install", str(env), *argv, "--json"])
     out, err = capsys.readouterr()
@@ -51,7 +55,7 @@ def _installed(capsys: pytest.CaptureFixture[str], env: Path, *argv: str) -> dic
     doc = json.loads(out)
     assert doc["status"] == "ok"
     findings = doc["verify"]["findings"]
-    assert findings[0]["title"] == "import tensorflow works: 2.21.0"
+    assert findings[0]["title"] == f"import tensorflow works: {release}"
     print(
         f"installed in {time.monotonic() - started:.0f} s:",
         [(s["step"], s["seconds"]) for s in doc["steps"]],
@@ -59,7 +63,7 @@ def _installed(capsys: pytest.CaptureFixture[str], env: Path, *argv: str) -> dic
     trained = subprocess.run(
         [str(env / "bin" / "python"), "-c", TRAIN], capture_output=True, text=True, timeout=600
     )
-    assert "TRAINED 2.21.0 1" in trained.stdout, trained.stderr[-4000:]
+    assert f"TRAINED {release} 1" in trained.stdout, trained.stderr[-4000:]
     return dict(doc)
 
 
@@ -70,11 +74,31 @@ def test_live_install_cpu_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert plan["tensorflow"] == "2.21.0"
 
 
-def test_live_install_cpu_lockfile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "tfenv.toml").write_text(CONFIG)
+@pytest.mark.parametrize(
+    ("tf", "python", "release", "pinned"),
+    [
+        ("2.21", "3.12", "2.21.0", None),
+        ("2.10", "3.10", "2.10.1", "numpy"),  # declares numpy>=1.20; NumPy 2 breaks its import
+        ("2.3", "3.8", "2.3.4", "protobuf"),  # declares protobuf>=3.9.2; 4+ breaks its import
+    ],
+)
+def test_live_install_cpu_lockfile(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    tf: str,
+    python: str,
+    release: str,
+    pinned: str | None,
+) -> None:
+    (tmp_path / "tfenv.toml").write_text(CONFIG.format(tf=tf, python=python))
     assert main(["lock", "--config", str(tmp_path)]) == 0
     capsys.readouterr()
-    doc = _installed(capsys, tmp_path / "env", "--target", "here", "--config", str(tmp_path))
+    lockfile = (tmp_path / "requirements.here.txt").read_text()
+    if pinned is not None:  # the runtime constraint reached the lockfile's pins
+        assert f"\n{pinned}==" in lockfile
+    doc = _installed(
+        capsys, tmp_path / "env", "--target", "here", "--config", str(tmp_path), release=release
+    )
     assert doc["source"] == {"lock": str(tmp_path / "requirements.here.txt"), "target": "here"}
 
 
