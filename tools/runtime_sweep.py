@@ -6,7 +6,7 @@ Usage::
 
     python tools/runtime_sweep.py [--all-pythons] [--releases SPEC] [--flavours gpu,cpu]
                                   [--state FILE] [--work DIR] [--budget-minutes N]
-                                  [--check] [--write-only] [--index-url URL]
+                                  [--check] [--new-only] [--write-only] [--index-url URL]
 
 For every TensorFlow release of the knowledge base's recorded index data (2.0 to the newest,
 pre-releases too; Linux x86_64) and Python (the oldest and the newest the release has wheels
@@ -30,9 +30,9 @@ found (the constrained run).
 Incremental: a state file (``--state``, default ``tools/runtime_sweep_state.json``, kept in
 the repository as the experiment's record) keeps each cell; a rerun sweeps only releases it
 has not seen and cells whose plan resolves to other versions today (a new NumPy), and prints
-what changed. ``--check`` only compares (exit 1 on
-drift). At the end, and with ``--write-only``, the data file and the docs page are written from
-the state, sorted and stable.
+what changed (``--new-only``: only the cells it lacks, without resolving the others again).
+``--check`` only compares (exit 1 on drift). At the end, and with ``--write-only``, the data
+file and the docs page are written from the state, sorted and stable.
 
 The index is the configured one (pip's and uv's configuration, as ``tfenv lock`` reads it);
 the uv cache is uv's own (shared) unless ``--uv-cache`` names one for the sweep alone, which is
@@ -1013,6 +1013,11 @@ def _parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="only report what would change (exit 1 on drift)"
     )
     parser.add_argument(
+        "--new-only",
+        action="store_true",
+        help="sweep only the cells the state lacks (skip resolving the others again for drift)",
+    )
+    parser.add_argument(
         "--write-only", action="store_true", help="write the data file and docs from the state"
     )
     parser.add_argument("--data", type=Path, default=DATA_FILE)
@@ -1049,7 +1054,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.uv_cache is not None:
         os.environ["UV_CACHE_DIR"] = str(args.uv_cache)
     runner = Runner(_uv_binary(), available, args.work, index_url)
-    todo = _todo(plans, state, runner)
+    todo = _todo(plans, state, runner, drift=not args.new_only)
     if args.check:
         for plan, why in todo:
             print(f"{plan.line} on Python {plan.python} ({plan.flavour}): {why}")
@@ -1060,15 +1065,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _todo(
-    plans: Sequence[Plan], state: Mapping[str, Cell], runner: Runner
+    plans: Sequence[Plan], state: Mapping[str, Cell], runner: Runner, drift: bool = True
 ) -> list[tuple[Plan, str]]:
-    """The cells to run: those not in the state, and those that resolve to other versions
-    today than when they ran."""
+    """The cells to run: those not in the state, and (``drift``) those that resolve to other
+    versions today than when they ran."""
     todo = []
     for plan in plans:
         old = state.get(f"{plan.release}|{plan.python}|{plan.flavour}")
         if old is None or old.distribution != plan.distribution:
             todo.append((plan, "new"))
+            continue
+        if not drift:
             continue
         today = runner.resolve(plan.python, [plan.line])
         if today is not None and _drifted(old.bare_versions, today):
