@@ -22,10 +22,11 @@ it creates a fresh venv with uv, installs the plan, and runs a child script that
 TensorFlow and trains one Keras step on the CPU (``Dense``, one ``fit`` epoch, tiny data).
 When that fails it looks for the culprit: the same plan installed as on the release's upload
 day (``uv pip install --exclude-newer``); each package whose version differs is pinned back
-alone until one makes the plan run; that package's versions with a wheel for the Python are
-bisected between the two for the first that breaks. A bound found for one release is tried
-first on the next ones (and its edge checked). The plan is then run again with every bound
-found (the constrained run).
+alone until one makes the plan run (failing that, they are pinned back together until it
+runs, and those it runs without are dropped); that package's versions with a wheel for the
+Python are bisected between the two for the first that breaks. A bound found for one release
+is tried first on the next ones (and its edge checked). The plan is then run again with every
+bound found (the constrained run).
 
 Incremental: a state file (``--state``, default ``tools/runtime_sweep_state.json``, kept in
 the repository as the experiment's record) keeps each cell; a rerun sweeps only releases it
@@ -828,8 +829,44 @@ class Sweep:
             if _gone(fixed, error):
                 good, bad = Version(then.versions[package]), Version(current.versions[package])
                 return self._bisect(plan, package, good, bad, error, lines)
-        cell.note = f"no single package pinned back to the release day ({day}) made it run"
-        return None
+        return self._search_together(plan, cell, current, then, differing[:8], error, lines, day)
+
+    def _search_together(
+        self,
+        plan: Plan,
+        cell: Cell,
+        current: Run,
+        then: Run,
+        differing: Sequence[str],
+        error: str,
+        lines: Sequence[str],
+        day: str,
+    ) -> Optional[Finding]:
+        """No single package pinned back to the release day made the plan run: the error
+        needs several (2.14.0rc0 declares ``ml-dtypes>=0.2.0``, and neither NumPy 1.x nor an
+        old ml-dtypes alone runs). Pin them back together, in the order tried, until it runs;
+        drop each pin it runs without; the first package left is bisected with the others
+        pinned back, and :meth:`_fix`'s next round finds the next bound with it in place."""
+        pins: list[str] = []
+        for package in differing:
+            pins.append(f"{package}=={then.versions[package]}")
+            run = self.runner.try_plan(plan.python, [*lines, *pins])
+            self.log(f"    together {' '.join(pins)}: {_outcome(run)}")
+            if _gone(run, error):
+                break
+        else:
+            cell.note = f"no package pinned back to the release day ({day}) made it run"
+            return None
+        needed = list(pins)
+        for pin in pins[:-1]:  # without the last one it did not run
+            fewer = [p for p in needed if p != pin]
+            run = self.runner.try_plan(plan.python, [*lines, *fewer])
+            self.log(f"    without {pin}: {_outcome(run)}")
+            if _gone(run, error):
+                needed = fewer
+        package = needed[0].split("==")[0]
+        good, bad = Version(then.versions[package]), Version(current.versions[package])
+        return self._bisect(plan, package, good, bad, error, [*lines, *needed[1:]])
 
     def _bisect(
         self,
