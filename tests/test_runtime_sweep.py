@@ -4,7 +4,7 @@ facts written from the cells) and the generated docs page against the shipped da
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 import pytest
 from packaging.version import Version
@@ -287,3 +287,50 @@ def test_a_tighter_known_bound_is_still_tried() -> None:
     assert not rs._bounded_as([], tighter)
     other = rs.Finding("protobuf", "<4", "3.20.3", "4.21.1", "TypeError: Descriptors")
     assert not rs._bounded_as([other], tighter)
+
+
+class _TwoCulprits:
+    """A fake runner for a release that runs only with NumPy 1.x *and* an old ml-dtypes
+    (2.14.0rc0 on Python 3.9: ``ml-dtypes>=0.2.0``, no single pin-back cures it)."""
+
+    VERSIONS: ClassVar[dict[str, list[str]]] = {
+        "numpy": ["1.25.2", "1.26.4", "2.0.2"],
+        "ml-dtypes": ["0.2.0", "0.3.1", "0.5.1"],
+    }
+    DAY: ClassVar[dict[str, str]] = {"numpy": "1.25.2", "ml-dtypes": "0.2.0"}
+
+    def __init__(self) -> None:
+        self.runs: list[list[str]] = []
+
+    def try_plan(self, python: str, lines: list[str], exclude_newer: Optional[str] = None) -> Any:
+        from packaging.requirements import Requirement
+
+        self.runs.append(list(lines))
+        chosen: dict[str, str] = {}
+        for package, versions in self.VERSIONS.items():
+            specs = [Requirement(ln).specifier for ln in lines[1:] if ln.startswith(package)]
+            fits = [v for v in versions if all(s.contains(v) for s in specs)]
+            if exclude_newer:
+                fits = [v for v in fits if V(v) <= V(self.DAY[package])]
+            chosen[package] = max(fits, key=V)
+        ok = V(chosen["numpy"]) < V("2") and V(chosen["ml-dtypes"]) < V("0.3")
+        return rs.Run("ran" if ok else "broke", "" if ok else _NUMPY_LOG, chosen)
+
+
+def test_culprits_that_need_each_other_are_found() -> None:
+    runner = _TwoCulprits()
+    files = {
+        p: [
+            type("F", (), {"filename": f"{p.replace('-', '_')}-{v}-py3-none-any.whl"})() for v in vs
+        ]
+        for p, vs in _TwoCulprits.VERSIONS.items()
+    }
+    sweep = rs.Sweep(runner, lambda p: files[p], lambda line: None)
+    plan = rs.Plan("2.14.0rc0", "3.9", "gpu", "tensorflow", "2023-08-17")
+    cell = sweep.cell(plan)
+    assert cell.bare == "broke"
+    assert cell.constrained == "ran", cell.note
+    assert {(f.package, f.requirement) for f in cell.findings} == {
+        ("numpy", "<2"),
+        ("ml-dtypes", "<0.3"),
+    }

@@ -6,7 +6,7 @@ Usage::
 
     python tools/runtime_sweep.py [--all-pythons] [--releases SPEC] [--flavours gpu,cpu]
                                   [--state FILE] [--work DIR] [--budget-minutes N]
-                                  [--check] [--write-only] [--index-url URL]
+                                  [--check] [--new-only] [--write-only] [--index-url URL]
 
 For every TensorFlow release of the knowledge base's recorded index data (2.0 to the newest,
 pre-releases too; Linux x86_64) and Python (the oldest and the newest the release has wheels
@@ -22,17 +22,18 @@ it creates a fresh venv with uv, installs the plan, and runs a child script that
 TensorFlow and trains one Keras step on the CPU (``Dense``, one ``fit`` epoch, tiny data).
 When that fails it looks for the culprit: the same plan installed as on the release's upload
 day (``uv pip install --exclude-newer``); each package whose version differs is pinned back
-alone until one makes the plan run; that package's versions with a wheel for the Python are
-bisected between the two for the first that breaks. A bound found for one release is tried
-first on the next ones (and its edge checked). The plan is then run again with every bound
-found (the constrained run).
+alone until one makes the plan run (failing that, they are pinned back together until it
+runs, and those it runs without are dropped); that package's versions with a wheel for the
+Python are bisected between the two for the first that breaks. A bound found for one release
+is tried first on the next ones (and its edge checked). The plan is then run again with every
+bound found (the constrained run).
 
 Incremental: a state file (``--state``, default ``tools/runtime_sweep_state.json``, kept in
 the repository as the experiment's record) keeps each cell; a rerun sweeps only releases it
 has not seen and cells whose plan resolves to other versions today (a new NumPy), and prints
-what changed. ``--check`` only compares (exit 1 on
-drift). At the end, and with ``--write-only``, the data file and the docs page are written from
-the state, sorted and stable.
+what changed (``--new-only``: only the cells it lacks, without resolving the others again).
+``--check`` only compares (exit 1 on drift). At the end, and with ``--write-only``, the data
+file and the docs page are written from the state, sorted and stable.
 
 The index is the configured one (pip's and uv's configuration, as ``tfenv lock`` reads it);
 the uv cache is uv's own (shared) unless ``--uv-cache`` names one for the sweep alone, which is
@@ -512,12 +513,14 @@ def render_doc(facts: Any) -> str:
         "oldest and newest it has Linux x86_64 wheels for), the GPU plan (CUDA wheels left out)",
         "and the CPU plan are installed with uv into a fresh venv, TensorFlow is imported and one",
         "Keras step trained on the CPU; a failure is traced to the dependency that differs from",
-        "the release day's install, whose versions are bisected for the bound.",
+        "the release day's install (several together where no one alone cures it), whose",
+        "versions are bisected for the bound.",
         "",
         f"Last sweep: {facts.swept}, `{facts.command}`. The sweep is incremental: a rerun",
         "runs only new releases and the cells whose plan resolves to other versions today (a",
-        "new NumPy), and says what changed; `--check` only reports that drift (exit 1);",
-        "`--all-pythons` sweeps every Python; `--write-only` rewrites the data and this page",
+        "new NumPy), and says what changed; `--new-only` only the cells it lacks; `--check`",
+        "only reports that drift (exit 1); `--all-pythons` sweeps every Python; `--releases`",
+        "limits it to a version range; `--write-only` rewrites the data and this page",
         "from the sweep's state. A constraint's `releases` run from the first to the last swept",
         "release that needed it (with the same declared requirement); releases between them that",
         "have no result below were not swept and are taken to need it too.",
@@ -828,8 +831,44 @@ class Sweep:
             if _gone(fixed, error):
                 good, bad = Version(then.versions[package]), Version(current.versions[package])
                 return self._bisect(plan, package, good, bad, error, lines)
-        cell.note = f"no single package pinned back to the release day ({day}) made it run"
-        return None
+        return self._search_together(plan, cell, current, then, differing[:8], error, lines, day)
+
+    def _search_together(
+        self,
+        plan: Plan,
+        cell: Cell,
+        current: Run,
+        then: Run,
+        differing: Sequence[str],
+        error: str,
+        lines: Sequence[str],
+        day: str,
+    ) -> Optional[Finding]:
+        """No single package pinned back to the release day made the plan run: the error
+        needs several (2.14.0rc0 declares ``ml-dtypes>=0.2.0``, and neither NumPy 1.x nor an
+        old ml-dtypes alone runs). Pin them back together, in the order tried, until it runs;
+        drop each pin it runs without; the first package left is bisected with the others
+        pinned back, and :meth:`_fix`'s next round finds the next bound with it in place."""
+        pins: list[str] = []
+        for package in differing:
+            pins.append(f"{package}=={then.versions[package]}")
+            run = self.runner.try_plan(plan.python, [*lines, *pins])
+            self.log(f"    together {' '.join(pins)}: {_outcome(run)}")
+            if _gone(run, error):
+                break
+        else:
+            cell.note = f"no package pinned back to the release day ({day}) made it run"
+            return None
+        needed = list(pins)
+        for pin in pins[:-1]:  # without the last one it did not run
+            fewer = [p for p in needed if p != pin]
+            run = self.runner.try_plan(plan.python, [*lines, *fewer])
+            self.log(f"    without {pin}: {_outcome(run)}")
+            if _gone(run, error):
+                needed = fewer
+        package = needed[0].split("==")[0]
+        good, bad = Version(then.versions[package]), Version(current.versions[package])
+        return self._bisect(plan, package, good, bad, error, [*lines, *needed[1:]])
 
     def _bisect(
         self,
@@ -1013,6 +1052,11 @@ def _parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="only report what would change (exit 1 on drift)"
     )
     parser.add_argument(
+        "--new-only",
+        action="store_true",
+        help="sweep only the cells the state lacks (skip resolving the others again for drift)",
+    )
+    parser.add_argument(
         "--write-only", action="store_true", help="write the data file and docs from the state"
     )
     parser.add_argument("--data", type=Path, default=DATA_FILE)
@@ -1049,7 +1093,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.uv_cache is not None:
         os.environ["UV_CACHE_DIR"] = str(args.uv_cache)
     runner = Runner(_uv_binary(), available, args.work, index_url)
-    todo = _todo(plans, state, runner)
+    todo = _todo(plans, state, runner, drift=not args.new_only)
     if args.check:
         for plan, why in todo:
             print(f"{plan.line} on Python {plan.python} ({plan.flavour}): {why}")
@@ -1060,15 +1104,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _todo(
-    plans: Sequence[Plan], state: Mapping[str, Cell], runner: Runner
+    plans: Sequence[Plan], state: Mapping[str, Cell], runner: Runner, drift: bool = True
 ) -> list[tuple[Plan, str]]:
-    """The cells to run: those not in the state, and those that resolve to other versions
-    today than when they ran."""
+    """The cells to run: those not in the state, and (``drift``) those that resolve to other
+    versions today than when they ran."""
     todo = []
     for plan in plans:
         old = state.get(f"{plan.release}|{plan.python}|{plan.flavour}")
         if old is None or old.distribution != plan.distribution:
             todo.append((plan, "new"))
+            continue
+        if not drift:
             continue
         today = runner.resolve(plan.python, [plan.line])
         if today is not None and _drifted(old.bare_versions, today):
