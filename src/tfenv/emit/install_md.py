@@ -15,7 +15,7 @@ from tfenv.textsafe import visible
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
-    from tfenv.routes.conda_steps import GuideStep
+    from tfenv.routes.base import GuideStep
 
 __all__ = ["render_install_md"]
 

@@ -25,13 +25,13 @@ if TYPE_CHECKING:
     from tfenv.models.plan import Plan
     from tfenv.models.sentence import Sentence
     from tfenv.models.target import Target
-    from tfenv.routes.conda_steps import GuideStep
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
 __all__ = [
     "Choice",
     "Delivery",
+    "GuideStep",
     "Packages",
     "Route",
     "Where",
@@ -76,6 +76,15 @@ class Packages:
     env: tuple[tuple[str, str], ...] = ()  # variables an activation script sets
     commands: tuple[str, ...] = ()  # install commands, in order
     steps: tuple[str, ...] = ()  # what to do by hand before the commands (system route)
+
+
+@dataclass(frozen=True)
+class GuideStep:
+    """One numbered step of INSTALL.md: what to do, and the command that does it
+    (:meth:`Route.guide`)."""
+
+    text: str
+    command: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tfenv.kb.releases import TfOption
     from tfenv.models.plan import Plan
     from tfenv.models.target import Target
-    from tfenv.routes.conda_steps import GuideStep
+    from tfenv.routes.base import GuideStep
 
 if not TYPE_CHECKING:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass

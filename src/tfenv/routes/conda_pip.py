@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tfenv.kb.releases import TfOption
     from tfenv.models.plan import Plan
     from tfenv.models.target import Target
-    from tfenv.routes.conda_steps import GuideStep
+    from tfenv.routes.base import GuideStep
 
 __all__ = ["CondaPipRoute"]
 

@@ -8,22 +8,19 @@ detected facts, set by :func:`tfenv.api.build_target`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from tfenv.i18n import N_, _
+from tfenv.routes.base import GuideStep
 from tfenv.shells import command, shell_for
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
-
     from tfenv.kb import KnowledgeBase
     from tfenv.kb.conda import CondaInstaller
     from tfenv.models.plan import Plan
     from tfenv.models.target import Target
-else:  # the same records, cheaper to define (see tfenv.models._record)
-    from tfenv.models._record import dataclass
 
-__all__ = ["CONDA_FOUND", "PREREQUISITE_STEPS", "GuideStep", "conda_guide", "conda_steps"]
+__all__ = ["CONDA_FOUND", "PREREQUISITE_STEPS", "conda_guide", "conda_steps"]
 
 #: the detected fact that says a conda-family tool (micromamba, mamba, conda) is on this host
 CONDA_FOUND = "conda"
@@ -93,14 +90,6 @@ def _prerequisite(found: CondaInstaller, target: Target) -> str:
         url=found.url(file),
         run=command(["bash", file], "posix"),
     )
-
-
-@dataclass(frozen=True)
-class GuideStep:
-    """One numbered step of INSTALL.md: what to do, and the command that does it."""
-
-    text: str
-    command: Optional[str] = None
 
 
 def conda_guide(plan: Plan, target: Target) -> tuple[GuideStep, ...]:
