@@ -56,7 +56,10 @@ CODES: dict[str, str] = {
     "image-runs": "whether the container toolkit starts the image here",
     # warnings
     "driver-unknown": "the driver version is not known; the floor it must meet",
-    "driver-below-toolkit": "the driver is older than the CUDA toolkit's own minimum",
+    "driver-below-toolkit": (
+        "the driver is older than the CUDA toolkit's own minimum (params: outcome, `slower` or "
+        "`may-fail`)"
+    ),
     "ptx-jit": "no native code for the GPU: kernels JIT-compiled from PTX",
     "cuda-predates-gpu": "the CUDA version predates the GPU's compute capability",
     "cudnn-forward": "whether cuDNN runs on a GPU newer than its native list",

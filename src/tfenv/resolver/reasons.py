@@ -477,6 +477,10 @@ def _cuda_warnings(
 
 #: where XLA decides how to link what its ptxas compiled: a ptxas newer than the driver
 #: makes it compile without parallelism (a warning, not a failure)
+#: the ``outcome`` param of a driver-below-toolkit warning: the plan runs on this driver
+#: (native code or PTX it JIT-compiles; only XLA compiles without parallelism), or kernels
+#: that need the toolkit's own driver may fail to load
+RUNS_SLOWER, MAY_FAIL = "slower", "may-fail"
 XLA_PTXAS_SOURCE = (
     "openxla/xla xla/service/gpu/nvptx_compiler.cc (ChooseLinkingMethod: 'Because the driver "
     "is older than the ptxas version, XLA is disabling parallel compilation')"
@@ -515,6 +519,7 @@ def _below_toolkit(
             ),
             **values,
             source=XLA_PTXAS_SOURCE,
+            outcome=RUNS_SLOWER,
         )
     if isa is not None and jit is not None and t.driver >= jit:
         return said(
@@ -539,6 +544,7 @@ def _below_toolkit(
             jit=jit,
             why=why,
             source=XLA_PTXAS_SOURCE,
+            outcome=RUNS_SLOWER,
         )
     return said(
         "driver-below-toolkit",
@@ -555,6 +561,7 @@ def _below_toolkit(
             "need a driver >= {own}; upgrade the driver if kernels fail to load."
         ),
         **values,
+        outcome=MAY_FAIL,
     )
 
 

@@ -239,7 +239,9 @@ def _driver_below_toolkit(f: Facts, plan: Optional[Plan]) -> Optional[UpgradeFin
     own = toolkit.min_driver(t.driver_os) if toolkit is not None and t.driver_os else None
     if said is None or toolkit is None or own is None:
         return None
-    runs = "source" in said.params  # the sentences that say "slower, not failing"
+    from tfenv.resolver.reasons import RUNS_SLOWER
+
+    runs = said.params.get("outcome") == RUNS_SLOWER
     fix = (
         _("{fix} for XLA's parallel compilation (this driver runs the plan)")
         if runs
