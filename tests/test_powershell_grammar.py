@@ -49,11 +49,11 @@ from tests.test_windows import (
     RTX_3070_TI_LAPTOP,
     _resolve,
     _windows_venv,
+    printed_commands,
 )
 from tests.winshell import both
 from tfenv.doctor import env as target_env
 from tfenv.emit import plan_files
-from tfenv.emit._header import regenerate_command
 from tfenv.kb import KnowledgeBase
 from tfenv.shells import command, is_windows_safe, set_variable
 
@@ -258,10 +258,8 @@ def test_every_windows_command_parses_as_one_plain_command(
 ) -> None:
     res = _resolve(kb, tf, python, manager)
     assert res.plan is not None, res.conflicts
-    lines = [*res.plan.commands, regenerate_command(res)]
-    for step in res.plan.steps:
-        if "Verify: " in step:
-            lines.append(step.split("Verify: ", 1)[1].split(" lists ", 1)[0])
+    # the Verify command, which the system route's last step quotes too (system_steps.py)
+    lines = [*printed_commands(res), res.plan.verify]
     for line in lines:
         assert ps_argv(line) == both(line), line
 

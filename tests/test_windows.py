@@ -75,13 +75,18 @@ def _resolve(
     return resolve(kb, target, request)
 
 
+def printed_commands(res: Any) -> list[str]:
+    """The lines a Windows plan prints to run: its Install commands and the regenerate line."""
+    assert res.plan is not None, res.conflicts
+    return [*res.plan.commands, regenerate_command(res)]
+
+
 @pytest.mark.parametrize(("tf", "python", "manager"), CASES)
 def test_every_windows_command_reads_the_same_in_cmd_and_powershell(
     kb: KnowledgeBase, tf: str, python: str, manager: str
 ) -> None:
     res = _resolve(kb, tf, python, manager)
-    assert res.plan is not None, res.conflicts
-    lines = [*res.plan.commands, regenerate_command(res)]
+    lines = printed_commands(res)
     for line in lines:
         argv = both(line)  # raises where cmd.exe and PowerShell would read it differently
         assert argv[0] in ("python", "conda", "tfenv"), line
