@@ -92,9 +92,10 @@ def test_conflict_variants() -> None:
     many = Conflict(**{**base.__dict__, "older": ("2.15.0", "2.15.0.post1")})
     assert many.sentence.endswith("; 2 older releases (2.15.0 to 2.15.0.post1) fail the same way.")
     assert many.to_dict()["sentence"] == many.sentence
-    assert Suggestion.of("way-out.cpu", tensorflow="2.15.1").to_dict() == {
+    command = "tfenv resolve --tf 2.15 --os linux --arch x86_64 --cc 8.6 --allow-cpu"
+    assert Suggestion.of("way-out.cpu", tensorflow="2.15.1", command=command).to_dict() == {
         "message": "way-out.cpu",
-        "fields": {"tensorflow": "2.15.1"},
+        "fields": {"tensorflow": "2.15.1", "command": command},
         "sentence": "Accept a CPU-only plan with --allow-cpu: TensorFlow 2.15.1 installs but "
-        "will not use the GPU.",
+        f"will not use the GPU: {command}.",
     }

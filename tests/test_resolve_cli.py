@@ -134,7 +134,11 @@ def test_json_conflicts_carry_their_fields(capsys: pytest.CaptureFixture[str]) -
     assert f"  - {driver['sentence']}\n" in text
     ways = one_json_object(cli(capsys, *UNSAT, "--json")[1])["suggestions"]
     assert ways[0]["message"] == "way-out.other-tf"
-    assert ways[0]["fields"] == {"tensorflow": "2.14.1", "command": "tfenv resolve --tf 2.14.1"}
+    assert ways[0]["fields"] == {
+        "tensorflow": "2.14.1",
+        "command": "tfenv resolve --tf 2.14.1 --os linux --arch x86_64 --python 3.11 --cc 8.6 "
+        "--driver 470.82.01",
+    }
 
 
 def test_json_cpu_plan(capsys: pytest.CaptureFixture[str]) -> None:

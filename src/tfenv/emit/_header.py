@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tfenv.i18n import _, language, using
-from tfenv.shells import UnsafeWord, command, shell_for
+from tfenv.i18n import _, using
+from tfenv.rerun import resolve_line
+from tfenv.shells import shell_for
 
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
@@ -48,61 +49,7 @@ def _lines(res: Resolution, regenerate: str) -> list[str]:
 
 def regenerate_command(res: Resolution) -> str:
     """A ``tfenv resolve`` command line that gives the same plan, and the same files, on
-    any machine: the GPU by its name where the target has one (given or detected), the
-    language where it is not English. Quoted for the target's shell; a word that cmd.exe
-    or PowerShell would change (``--tf '!=2.11'``, a GPU name that is not ASCII) gives way
-    to what the plan picked (the release; the compute capability alone)."""
+    any machine (:func:`tfenv.rerun.resolve_line`), quoted for the target's shell."""
     assert res.plan is not None
     shell = shell_for(res.target.os)
-    tried = (
-        (res.request.tf_text, True),
-        (res.plan.tensorflow, True),
-        (res.plan.tensorflow, False),
-    )
-    for tf, named in tried:
-        try:
-            return command(["tfenv", "resolve", *_flags(res, tf, named)], shell)
-        except UnsafeWord:
-            continue
-    raise AssertionError("the plan's own release and flags are safe words")
-
-
-def _flags(res: Resolution, tf: str, named: bool) -> list[str]:
-    t = res.target
-    flags = ["--tf", tf, "--os", t.os, "--arch", t.arch]
-    if t.python:
-        flags += ["--python", str(t.python)]
-    flags += _gpu_flags(res, named)
-    if t.driver:
-        flags += ["--driver", str(t.driver)]
-    if t.glibc:
-        flags += ["--glibc", str(t.glibc)]
-    return flags + _request_flags(res)
-
-
-def _gpu_flags(res: Resolution, named: bool) -> list[str]:
-    """The GPU: its name where the target has one (what the user gave or detection found),
-    with ``--cc`` beside it, which makes the same target of a name tfenv does not know or
-    one shared by cards of different capability."""
-    t = res.target
-    if res.request.no_gpu:
-        return ["--no-gpu"]
-    if not t.cc:
-        return []
-    return [*(["--gpu", t.gpu_name] if named and t.gpu_name else []), "--cc", str(t.cc)]
-
-
-def _request_flags(res: Resolution) -> list[str]:
-    r = res.request
-    flags: list[str] = []
-    if r.manager != "auto":
-        flags += ["--manager", r.manager]
-    if r.cuda_libs != "build":
-        flags += ["--cuda-libs", r.cuda_libs]
-    if r.allow_cpu:
-        flags.append("--allow-cpu")
-    if r.pre:
-        flags.append("--pre")
-    if language() != "en":
-        flags += ["--lang", language()]
-    return flags
+    return resolve_line(res.target, res.request, shell, tensorflow=res.plan.tensorflow)

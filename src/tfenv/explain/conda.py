@@ -132,11 +132,15 @@ def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
         ).format(ask=fix, command=command)
     if m is not None and m.has_nvidia_gpu:
         from tfenv.models.target import Request
+        from tfenv.rerun import line_for
 
-        res = ctx.solve(m, Request(manager="conda"))
+        request = Request(manager="conda")
+        res = ctx.solve(m, request)
         if res.plan is not None and _conda_only(res.plan.route):
-            fix = _("{fix} (`tfenv resolve --manager conda` for this machine: {packages})").format(
-                fix=fix, packages=", ".join(res.plan.conda)
+            fix = _("{fix} (`{command}` for this machine: {packages})").format(
+                fix=fix,
+                packages=", ".join(res.plan.conda),
+                command=line_for(m, request, res.plan.tensorflow),
             )
     if cv.versions and want not in cv.versions:
         facts.append(

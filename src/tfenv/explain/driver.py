@@ -11,12 +11,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from tfenv.explain.common import driver_os, version_or_none
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
 from tfenv.models.platform import os_title
+from tfenv.rerun import line_for
 
 if TYPE_CHECKING:
     from tfenv.models.driver import DriverVersion
@@ -145,17 +147,23 @@ def _fix(ctx: Context, floor: Optional[DriverVersion], capped: bool) -> Optional
         target = m if m.cc is not None else replace(m, cc=Version("8.0"), gpu_name=None)
         res = ctx.solve(target, Request())
         if res.plan is not None and res.plan.gpu:
-            values = {"tf": res.plan.tensorflow, "cuda": res.plan.cuda, "driver": m.driver}
+            tf = res.plan.tensorflow
+            pinned = Request(tf=SpecifierSet(f"=={tf}"), tf_text=tf)
+            values = {
+                "tf": tf,
+                "cuda": res.plan.cuda,
+                "driver": m.driver,
+                "command": line_for(target, pinned, tf),
+            }
             if m.cc is not None:
                 older = _(
                     "TensorFlow {tf} (CUDA {cuda}) is the newest whose GPU build runs on driver "
-                    "{driver}: `tfenv resolve --driver {driver} --tf {tf}`"
+                    "{driver}: `{command}`"
                 ).format(**values)
             else:
                 older = _(
                     "TensorFlow {tf} (CUDA {cuda}) is the newest whose GPU build runs on driver "
-                    "{driver} (for a GPU of compute capability 8.0; give --gpu): "
-                    "`tfenv resolve --driver {driver} --tf {tf}`"
+                    "{driver} (for a GPU of compute capability 8.0; give --gpu): `{command}`"
                 ).format(**values)
     update = None
     if floor is not None and not capped:

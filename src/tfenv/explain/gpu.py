@@ -97,25 +97,28 @@ def _gpu_fix(ctx: Context, cc: Version) -> Optional[str]:
     from dataclasses import replace
 
     from tfenv.models.target import Request
+    from tfenv.rerun import line_for
 
     m = ctx.machine
     if m is None or (m.platform.key != "linux_x86_64" and not m.system.is_wsl2):
         return None
     target = replace(m, cc=cc, gpu_name=m.gpu_name if m.cc == cc else None)
-    res = ctx.solve(target, Request())
+    request = Request()
+    res = ctx.solve(target, request)
     if res.plan is not None:
         plan = res.plan
         if plan.gpu_code:
             template = _(
-                "`tfenv resolve` picks {plan} for this machine with a GPU of compute "
+                "`{command}` picks {plan} for this machine with a GPU of compute "
                 "capability {cc} (its kernels run {code})."
             )
         else:
             template = _(
-                "`tfenv resolve` picks {plan} for this machine with a GPU of compute "
+                "`{command}` picks {plan} for this machine with a GPU of compute "
                 "capability {cc} (its kernels run on the GPU)."
             )
-        return template.format(plan=plan.summary(), cc=cc, code=plan.gpu_code)
+        command = line_for(target, request, plan.tensorflow)
+        return template.format(plan=plan.summary(), cc=cc, code=plan.gpu_code, command=command)
     ways = _("; ").join(res.suggestion_sentences[:2])
     return _("No official wheel runs on this GPU here. {ways}").format(ways=ways) if ways else None
 

@@ -11,6 +11,7 @@ solver what does resolve on the machine at hand.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Optional
 
 from packaging.specifiers import SpecifierSet
@@ -31,6 +32,7 @@ from tfenv.explain.requirements import (
 )
 from tfenv.i18n import _
 from tfenv.kb.errors import CatalogPattern
+from tfenv.rerun import line_for
 
 __all__ = ["ANSWERS"]
 
@@ -322,16 +324,17 @@ def _pip_backtrack(groups: Mapping[str, str], ctx: Context) -> Answer:
     )
     if not plan.commands:
         return Answer(tuple(facts))
-    flags = f" --tf {plan.tensorflow}"
+    pinned = plan.tensorflow
+    line = line_for(m, replace(request, tf=SpecifierSet(f"=={pinned}"), tf_text=pinned), pinned)
     shown = f"`{plan.commands[0]}`"
     for command in plan.commands[1:]:
         shown = _("{first} then {second}").format(first=shown, second=f"`{command}`")
     return Answer(
         tuple(facts),
         _(
-            "Stop pip and install the pinned plan: {commands} (`tfenv resolve{flags}` shows it, "
+            "Stop pip and install the pinned plan: {commands} (`{command}` shows it, "
             "`tfenv lock` writes it with hashes); pin the other packages that conflict with it."
-        ).format(commands=shown, flags=flags),
+        ).format(commands=shown, command=line),
     )
 
 

@@ -19,6 +19,7 @@ from tfenv.explain.requirements import (
     platform_title,
 )
 from tfenv.i18n import _
+from tfenv.rerun import line_for
 
 if TYPE_CHECKING:
     from tfenv.kb.index import Release
@@ -319,26 +320,31 @@ def solver_fix(ctx: Context, req: Req, platform: Optional[str], py: Optional[str
     spec = req.spec if req.name in TF_NAMES else SpecifierSet()
     request = Request(tf=spec, tf_text=str(spec) or "latest", allow_cpu=True)
     here = ctx.solve(m, request)
-    flags = _flags(m, assumed)
     if here.plan is not None:
-        return _("`tfenv resolve{flags}` finds {plan}{assumed}.").format(
-            flags=flags, plan=here.plan.summary(), assumed=assumed
+        return _("`{command}` finds {plan}{assumed}.").format(
+            command=line_for(m, request, here.plan.tensorflow),
+            plan=here.plan.summary(),
+            assumed=assumed,
         )
     parts = _ways(ctx, m, spec, request, assumed)
     if req.name in TF_NAMES and prerelease_with(ctx, req, m.platform.key, py):
-        pre = ctx.solve(m, replace(request, pre=True))
+        pre_request = replace(request, pre=True)
+        pre = ctx.solve(m, pre_request)
         if pre.plan is not None:
             if m.python is not None:
                 way = _(
                     "keep Python {python} and take the pre-release TensorFlow {tf}{assumed} "
-                    "(`tfenv resolve{flags} --pre`)"
+                    "(`{command}`)"
                 )
             else:
-                way = _(
-                    "take the pre-release TensorFlow {tf}{assumed} (`tfenv resolve{flags} --pre`)"
-                )
+                way = _("take the pre-release TensorFlow {tf}{assumed} (`{command}`)")
             parts.append(
-                way.format(python=m.python, tf=pre.plan.tensorflow, assumed=assumed, flags=flags)
+                way.format(
+                    python=m.python,
+                    tf=pre.plan.tensorflow,
+                    assumed=assumed,
+                    command=line_for(m, pre_request, pre.plan.tensorflow),
+                )
             )
     if not parts:
         return "; ".join(ctx.solve(m, request, ways_out=True).suggestion_sentences[:2]) or None
@@ -347,49 +353,55 @@ def solver_fix(ctx: Context, req: Req, platform: Optional[str], py: Optional[str
 
 
 def _ways(ctx: Context, m: Target, spec: SpecifierSet, request: Request, assumed: str) -> list[str]:
-    """The same series, the request with a free Python, the newest with this Python."""
+    """The same series, the request with a free Python, the newest with this Python; each
+    with the `tfenv resolve` line that gives it (:func:`tfenv.rerun.line_for`)."""
     from tfenv.models.target import Request
 
-    flags = _flags(m, assumed)
     parts = []
     series = _series_of(spec)
     if series is not None:
         near = ctx.solve(m, Request(tf=series, tf_text=str(series), allow_cpu=True))
         if near.plan is not None:
+            tf = near.plan.tensorflow
             parts.append(
-                _(
-                    "take TensorFlow {tf} of the same series{assumed} "
-                    "(`tfenv resolve{flags} --tf {tf}`)"
-                ).format(tf=near.plan.tensorflow, assumed=assumed, flags=flags)
+                _("take TensorFlow {tf} of the same series{assumed} (`{command}`)").format(
+                    tf=tf, assumed=assumed, command=line_for(m, _pinned(tf), tf)
+                )
             )
     if m.python is not None:
         free = ctx.solve(replace(m, python=None), request)
-        if free.plan is not None:
+        if free.plan is not None and free.plan.python is not None:
+            tf = free.plan.tensorflow
+            other = replace(m, python=Version(free.plan.python))
             parts.append(
-                _(
-                    "use Python {python}: TensorFlow {tf} resolves{assumed} "
-                    "(`tfenv resolve{flags} --python {python} --tf {tf}`)"
-                ).format(
+                _("use Python {python}: TensorFlow {tf} resolves{assumed} (`{command}`)").format(
                     python=free.plan.python,
-                    tf=free.plan.tensorflow,
+                    tf=tf,
                     assumed=assumed,
-                    flags=_flags(replace(m, python=None), assumed),
+                    command=line_for(other, _pinned(tf), tf),
                 )
             )
     if spec:
         newest = ctx.solve(m, Request(allow_cpu=True))
         if newest.plan is not None:
+            tf = newest.plan.tensorflow
             if m.python is not None:
-                way = _(
-                    "keep Python {python} and take TensorFlow {tf}{assumed} "
-                    "(`tfenv resolve{flags} --tf {tf}`)"
-                )
+                way = _("keep Python {python} and take TensorFlow {tf}{assumed} (`{command}`)")
             else:
-                way = _("take TensorFlow {tf}{assumed} (`tfenv resolve{flags} --tf {tf}`)")
+                way = _("take TensorFlow {tf}{assumed} (`{command}`)")
             parts.append(
-                way.format(python=m.python, tf=newest.plan.tensorflow, assumed=assumed, flags=flags)
+                way.format(
+                    python=m.python, tf=tf, assumed=assumed, command=line_for(m, _pinned(tf), tf)
+                )
             )
     return parts
+
+
+def _pinned(tf: str) -> Request:
+    """The request for release ``tf`` exactly, a CPU plan accepted (as explain solves)."""
+    from tfenv.models.target import Request
+
+    return Request(tf=SpecifierSet(f"=={tf}"), tf_text=tf, allow_cpu=True)
 
 
 def _series_of(spec: SpecifierSet) -> Optional[SpecifierSet]:
@@ -399,14 +411,6 @@ def _series_of(spec: SpecifierSet) -> Optional[SpecifierSet]:
         return None
     v = version_or_none(items[0].version)
     return SpecifierSet(f"=={v.major}.{v.minor}.*") if v is not None else None
-
-
-def _flags(m: Target, assumed: str) -> str:
-    """The machine flags that describe ``m`` for `tfenv resolve`."""
-    out = "" if not assumed and "os" in m.detected else f" --os {m.os} --arch {m.arch}"
-    if m.python is not None and "python" not in m.detected:
-        out += f" --python {m.python}"
-    return out
 
 
 def tf_answer(ctx: Context, req: Req, listed: Optional[list[Version]]) -> Answer:

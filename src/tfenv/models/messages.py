@@ -90,10 +90,11 @@ TEMPLATES: Mapping[str, str] = {
     ),
     "way-out.cpu": N_(
         "Accept a CPU-only plan with --allow-cpu: TensorFlow {tensorflow} installs but will "
-        "not use the GPU."
+        "not use the GPU: {command}."
     ),
     "way-out.manager": N_(
-        "Use --manager {manager}: route {route} gives TensorFlow {tensorflow} with Python {python}."
+        "Use --manager {manager}: route {route} gives TensorFlow {tensorflow} with Python "
+        "{python}: {command}."
     ),
     "way-out.image-driver": N_(
         "Install an NVIDIA driver of branch {branch} (this machine has {driver}; the lowest "

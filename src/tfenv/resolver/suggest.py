@@ -67,7 +67,7 @@ def _other_tf(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optiona
     return Suggestion.of(
         "way-out.other-tf",
         tensorflow=plan.tensorflow,
-        command=_tfenv(t, "--tf", plan.tensorflow),
+        command=_tfenv(t, t, replace(r, tf_text=plan.tensorflow)),
     )
 
 
@@ -78,8 +78,10 @@ def _pre(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Sug
     plan = solve(t, replace(r, pre=True))
     if plan is None or not Version(plan.tensorflow).is_prerelease:
         return None
-    flags = ["--pre"] if not r.tf else ["--tf", plan.tensorflow]
-    return Suggestion.of("way-out.pre", tensorflow=plan.tensorflow, command=_tfenv(t, *flags))
+    wanted = replace(r, pre=True) if not r.tf else replace(r, tf_text=plan.tensorflow)
+    return Suggestion.of(
+        "way-out.pre", tensorflow=plan.tensorflow, command=_tfenv(t, t, wanted, plan)
+    )
 
 
 def _newer_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
@@ -105,14 +107,15 @@ def _newer_driver(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Opt
 def _wsl2(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if not t.system.is_windows or not t.has_nvidia_gpu:
         return None
-    plan = solve(replace(t, os="wsl2"), r)
+    wsl2 = replace(t, os="wsl2")
+    plan = solve(wsl2, r)
     if plan is None:
         return None
     return Suggestion.of(
         "way-out.wsl2",
         tensorflow=plan.tensorflow,
         min_driver=plan.min_driver,
-        command=_tfenv(t, "--os", "wsl2"),
+        command=_tfenv(t, wsl2, r, plan),
     )
 
 
@@ -127,32 +130,34 @@ def _python(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[
         python=plan.python,
         current=t.python,
         tensorflow=plan.tensorflow,
-        command=_tfenv(t, "--python", plan.python),
+        command=_tfenv(t, replace(t, python=Version(plan.python)), r, plan),
     )
 
 
 def _cpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     if r.allow_cpu or r.no_gpu or not t.has_nvidia_gpu:
         return None
-    plan = solve(t, replace(r, allow_cpu=True))
+    cpu = replace(r, allow_cpu=True)
+    plan = solve(t, cpu)
     if plan is None or plan.gpu:
         return None
-    return Suggestion.of("way-out.cpu", tensorflow=plan.tensorflow)
+    return Suggestion.of("way-out.cpu", tensorflow=plan.tensorflow, command=_tfenv(t, t, cpu, plan))
 
 
 def _manager(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:
     """Another --manager: auto after a narrower one; conda when only conda-forge's own build
     fits (it serves Pythons that TensorFlow's wheels do not, e.g. 3.10 for 2.7)."""
-    other = "conda" if r.manager == "auto" else "auto"
-    plan = solve(t, replace(r, manager=other))
+    other = replace(r, manager="conda" if r.manager == "auto" else "auto")
+    plan = solve(t, other)
     if plan is None:
         return None
     return Suggestion.of(
         "way-out.manager",
-        manager=other,
+        manager=other.manager,
         route=plan.route,
         tensorflow=plan.tensorflow,
         python=plan.python,
+        command=_tfenv(t, t, other, plan),
     )
 
 
@@ -200,7 +205,7 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
             tensorflow=rel.tensorflow,
             status=rel.status,
             how=how,
-            command=_tfenv(t, "--tf", str(rel.tensorflow), "--manager", "container"),
+            command=_tfenv(t, t, replace(r, tf_text=str(rel.tensorflow), manager="container")),
         )
     return None
 
@@ -225,7 +230,7 @@ def _ngc_cudnn(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Option
             cuda=rel.cuda,
             status=rel.status,
             how=how,
-            command=_tfenv(t, "--tf", str(rel.tensorflow), "--manager", "container"),
+            command=_tfenv(t, t, replace(r, tf_text=str(rel.tensorflow), manager="container")),
         )
     return None
 
@@ -309,8 +314,12 @@ _RULES: tuple[Callable[[KnowledgeBase, Solve, Target, Request], Optional[Suggest
 )
 
 
-def _tfenv(t: Target, *flags: str) -> str:
-    """A ``tfenv resolve`` line for the shell of the machine asked about."""
-    from tfenv.shells import command, shell_for
+def _tfenv(asked: Target, t: Target, r: Request, plan: Optional[Plan] = None) -> str:
+    """The ``tfenv resolve`` line that gives the way out: every fact of the machine ``t``
+    (``asked`` with the one change proposed) and what ``r`` asks, for the shell of the
+    machine asked about (:func:`tfenv.rerun.resolve_line`)."""
+    from tfenv.rerun import resolve_line
+    from tfenv.shells import shell_for
 
-    return command(["tfenv", "resolve", *flags], shell_for(t.os))
+    tensorflow = plan.tensorflow if plan is not None else None
+    return resolve_line(t, r, shell_for(asked.os), tensorflow=tensorflow)
