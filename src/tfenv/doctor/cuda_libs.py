@@ -314,7 +314,7 @@ def _install_fix(r: libs.LibraryReport, tf_label: str) -> Sentence:
         "fix-install-library",
         _(
             "install the library this TensorFlow pins (pip install '{extra}' brings {library}) and "
-            "source activate-tfenv.sh from `tfenv resolve --emit`"
+            "source activate-tfenv.sh from `tfenv resolve --emit DIR`"
         ),
         extra=extra,
         library=r.wanted or r.key,

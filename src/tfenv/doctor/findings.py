@@ -17,7 +17,7 @@ Status = Literal["ok", "warning", "problem"]
 
 #: translated where it is used (tfenv.i18n._)
 ACTIVATE_FIX = N_(
-    "source the activation script `tfenv resolve --emit` writes (. ./activate-tfenv.sh), "
+    "source the activation script `tfenv resolve --emit DIR` writes (. ./activate-tfenv.sh), "
     "or export LD_LIBRARY_PATH to include {dir}"
 )
 

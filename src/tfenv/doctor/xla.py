@@ -225,7 +225,7 @@ def _first_fix(found: Path, place: str, wheel: Path) -> Sentence:
             "fix-ptxas-path",
             _(
                 "remove {found} from PATH, or put {wheel} first on PATH (activate-tfenv.sh from "
-                "`tfenv resolve --emit` does)"
+                "`tfenv resolve --emit DIR` does)"
             ),
             found=found.parent,
             wheel=wheel.parent,
@@ -238,7 +238,7 @@ def _first_fix(found: Path, place: str, wheel: Path) -> Sentence:
         )
     return said(
         "fix-wheel-first",
-        _("put {wheel} first on PATH (activate-tfenv.sh from `tfenv resolve --emit` does)"),
+        _("put {wheel} first on PATH (activate-tfenv.sh from `tfenv resolve --emit DIR` does)"),
         wheel=wheel.parent,
     )
 
@@ -278,7 +278,7 @@ def _no_ptxas(search: Search, wheel: Optional[Path]) -> Finding:
             said(
                 "fix-ptxas-export",
                 _(
-                    "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
+                    "source activate-tfenv.sh from `tfenv resolve --emit DIR`, or export "
                     "PATH={parent}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
                 ),
                 parent=wheel.parent,
@@ -353,7 +353,7 @@ def check_libdevice(search: Search) -> Finding:
             said(
                 "fix-libdevice-export",
                 _(
-                    "source activate-tfenv.sh from `tfenv resolve --emit`, or export "
+                    "source activate-tfenv.sh from `tfenv resolve --emit DIR`, or export "
                     "XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
                 ),
                 nvcc=nvcc,

@@ -1,6 +1,6 @@
 """The plan's variables, set whenever the environment is activated.
 
-The scripts are the ones ``tfenv resolve --emit`` writes for the plan (``activate-tfenv.sh``:
+The scripts are the ones ``tfenv resolve --emit DIR`` writes for the plan (``activate-tfenv.sh``:
 the CUDA library paths, XLA's CUDA data dir where the release needs it), put where the
 environment's own activation runs them:
 
