@@ -258,7 +258,8 @@ def test_lock_and_check_upgrade_commands_reproduce_their_targets(
         for line in _commands_in(text):
             os = "windows" if "--os windows" in line else "posix"
             argv = read(line, os)
-            assert "--os" in argv and "--arch" in argv, line
+            assert "--os" in argv, line
+            assert "--arch" in argv, line
             got = _resolve(capsys, argv[2:])
             assert got["plan"] is not None, (line, got["conflicts"])
             ran += 1
