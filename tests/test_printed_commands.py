@@ -57,6 +57,10 @@ MACHINES: dict[str, tuple[str, ...]] = {
     "jetson-orin": ("--os", "linux", "--arch", "aarch64", "--cc", "8.7", "--python", "3.10"),
     "mac-apple-silicon": ("--os", "macos", "--arch", "arm64", "--python", "3.11"),
     "mac-intel-tf2.17": ("--os", "macos", "--arch", "x86_64", "--tf", "2.17"),
+    "mac-intel-amd-tf2.16": (
+        *("--os", "macos", "--arch", "x86_64", "--gpu", "AMD Radeon Pro 5500M"),
+        *("--python", "3.12", "--tf", "2.16"),
+    ),
     "cpu-ci-runner": ("--os", "linux", "--no-gpu", "--python", "3.12", "--tf", "2.14"),
     "python-3.14-gpu": (
         *("--os", "linux", "--cc", "8.6", "--driver", "535.104.05", "--python", "3.14"),
@@ -217,6 +221,18 @@ def _run_in_text(capsys: pytest.CaptureFixture[str], text: str, os: str) -> int:
             assert got["plan"]["tensorflow"] == named.group(1).strip('"'), line
         ran += 1
     return ran
+
+
+@pytest.mark.parametrize("name", sorted(MACHINES))
+def test_every_command_in_the_text_output_runs(
+    capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """The text output (plan warnings such as the Metal plug-in's, ways out) too."""
+    capsys.readouterr()
+    main(["resolve", *MACHINES[name]])
+    text = capsys.readouterr().out
+    os = MACHINES[name][MACHINES[name].index("--os") + 1]
+    _run_in_text(capsys, text, "windows" if os == "windows" else "posix")
 
 
 @pytest.mark.parametrize("name", sorted(EXPLAINED))

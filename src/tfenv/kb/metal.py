@@ -9,7 +9,7 @@ which TensorFlow is the newest with a known pairing (the default Metal plan);
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -239,11 +239,25 @@ def _broken(kb: KnowledgeBase, version: Version, platform: str = PLATFORM) -> bo
     return any(i.severity == "broken" and i.matches(version, platform) for i in kb.known_issues)
 
 
+def _resolve_line(tf: Version, python: Optional[Version]) -> str:
+    from tfenv.shells import command
+
+    return command(
+        ["tfenv", "resolve", "--tf", str(tf), *(["--python", str(python)] if python else [])],
+        "posix",
+    )
+
+
 def no_metal_reason(
-    kb: KnowledgeBase, version: Version, python: Optional[Version], platform: str = PLATFORM
+    kb: KnowledgeBase,
+    version: Version,
+    python: Optional[Version],
+    platform: str = PLATFORM,
+    resolve_line: Callable[[Version, Optional[Version]], str] = _resolve_line,
 ) -> Optional[str]:
     """Why TensorFlow ``version`` with ``python`` gets no Metal plug-in on ``platform``
-    (None: it does)."""
+    (None: it does). ``resolve_line(tf, python)`` writes the ``tfenv resolve`` line that
+    plans the newest pairing (``python``: another Python it needs, else None)."""
     apple = platform == PLATFORM
     plugin = metal_plugin(kb, version, platform)
     if plugin is not None:
@@ -267,10 +281,9 @@ def no_metal_reason(
             version=version
         )
     tf, best = newest
-    hint = f"tfenv resolve --tf {tf}"
     values = {"version": version, "pairing": best.pair.describe(), "plugin": best.version}
-    if python is not None and python not in best.pythons and best.pythons:
-        hint += f" --python {max(best.pythons)}"
+    other_python = python is not None and python not in best.pythons and best.pythons
+    hint = resolve_line(tf, max(best.pythons) if other_python else None)
     if not apple:
         text = _(
             "no tensorflow-metal release with a macOS x86_64 wheel is paired with TensorFlow "

@@ -221,7 +221,18 @@ def _apple_gpu_unused(
                 source=gpus.provenance.sources[0],
             )
         ]
-    why = no_metal_reason(f.kb, opt.version, python, t.platform.key)
+
+    def line(tf: Version, other_python: Optional[Version]) -> str:
+        from packaging.specifiers import SpecifierSet
+
+        from tfenv.models._record import replace
+        from tfenv.rerun import line_for
+
+        machine = replace(t, python=other_python) if other_python else t
+        pinned = replace(f.request, tf=SpecifierSet(f"=={tf}"), tf_text=str(tf))
+        return line_for(machine, pinned, str(tf))
+
+    why = no_metal_reason(f.kb, opt.version, python, t.platform.key, line)
     if not why:
         return []
     if t.platform.key != PLATFORM:
@@ -468,7 +479,7 @@ def _cuda_warnings(
                 highest=toolkit.cc_max,
             )
         )
-        alternative = newer_cuda_image(f.kb, t)
+        alternative = newer_cuda_image(f.kb, t, f.request)
         if alternative is not None:
             out.append(coded("newer-image", alternative))
     out += _cudnn_forward(f, cuda, cudnn)

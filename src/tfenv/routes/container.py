@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from tfenv.kb.containers import NgcRelease
     from tfenv.kb.releases import TfOption
     from tfenv.models.require_cuda import Verdict
-    from tfenv.models.target import Target
+    from tfenv.models.target import Request, Target
     from tfenv.rules.container_images import ContainerImage
 else:  # without importing dataclasses (see tfenv.models._record)
     from tfenv.models._record import replace
@@ -490,9 +490,14 @@ def _undecided(image: ContainerImage, target: Target, found: Verdict) -> str:
     ).format(**values)
 
 
-def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
+def newer_cuda_image(kb: KnowledgeBase, target: Target, request: Request) -> Optional[str]:
     """For a plan whose CUDA predates the GPU: the newest NGC image whose CUDA targets it, with
-    its TensorFlow and CUDA and what is (not) known of its GPU code, as an alternative."""
+    its TensorFlow and CUDA and what is (not) known of its GPU code, as an alternative (and
+    the ``tfenv resolve`` line that plans it: ``request`` under --manager container)."""
+    from packaging.specifiers import SpecifierSet
+
+    from tfenv.models._record import replace
+    from tfenv.rerun import line_for
     from tfenv.rules.container_images import ngc_gpu_support
 
     if target.cc is None or (target.platform.key != "linux_x86_64" and not target.system.is_wsl2):
@@ -502,11 +507,15 @@ def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
         if not ok or rel.cuda is None:
             continue
         tf = f"TensorFlow {rel.tensorflow}" if rel.tensorflow else _("a TensorFlow not recorded")
+        asked = replace(request, manager="container")
+        if rel.tensorflow:
+            pinned = str(rel.tensorflow)
+            asked = replace(asked, tf=SpecifierSet(f"=={pinned}"), tf_text=pinned)
         return _(
             "Alternative: NVIDIA's NGC image {image} ({tf}, CUDA {cuda}, facts "
             "{status}) has a CUDA that targets compute capability {cc} ({how}); "
             "whether its TensorFlow carries native kernels for this GPU is not established "
-            "(`tfenv resolve --manager container --tf {release}`; {source})."
+            "(`{command}`; {source})."
         ).format(
             image=rel.image,
             tf=tf,
@@ -514,7 +523,7 @@ def newer_cuda_image(kb: KnowledgeBase, target: Target) -> Optional[str]:
             status=status_text(rel.status),
             cc=target.cc,
             how=how,
-            release=rel.tensorflow,
+            command=line_for(target, asked),
             source=rel.provenance.sources[0].split(" ", 1)[0],
         )
     return None
