@@ -112,11 +112,13 @@ class UnsatisfiableError(TfenvError):
     exit_code = 1
 
 
-# the English text: translate it where it is used, _(LOCK_EXTRA_HINT)
+# the English text: translate it where it is used, _(LOCK_EXTRA_HINT); the requirements in
+# double quotes, which bash, zsh, cmd.exe and PowerShell all read the same (not single ones:
+# cmd.exe passes them on, and pip refuses "'tfenv[lock]'")
 LOCK_EXTRA_HINT = N_(
-    "Install tfenv's lock extra: pip install 'tfenv[lock]' where tfenv is on your index; "
-    "in a checkout of tfenv, pip install -e '.[lock]'; from a wheel, "
-    "pip install './tfenv-<version>-py3-none-any.whl[lock]' (docs/lock.md)."
+    'Install tfenv\'s lock extra: pip install "tfenv[lock]" where tfenv is on your index; '
+    'in a checkout of tfenv, pip install -e ".[lock]"; from a wheel, '
+    'pip install "./tfenv-<version>-py3-none-any.whl[lock]" (docs/lock.md).'
 )
 
 
