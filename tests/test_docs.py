@@ -52,3 +52,21 @@ def test_readme_example_is_what_tfenv_prints(capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert out == shown, "README.md's example is stale: paste the new output"
     assert code == 1  # the example is a machine nothing fits
+
+
+@pytest.mark.shipped_kb
+def test_the_chinese_guides_examples_are_what_tfenv_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """docs/zh/index.md's console blocks are the commands' whole output with the shipped
+    knowledge base (the ways out in them are commands a reader copies)."""
+    page = (ROOT / "docs" / "zh" / "index.md").read_text("utf-8")
+    blocks = re.findall(r"```console\n(.*?)```", page, flags=re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        command, shown = block.split("\n", 1)
+        argv = shlex.split(command.removeprefix("$ "))
+        assert argv[:2] == ["tfenv", "resolve"]
+        main(argv[1:])
+        out = capsys.readouterr().out
+        assert out == shown, f"docs/zh/index.md's example is stale: {command}"
