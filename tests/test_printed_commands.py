@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.golden import team_outputs, upgrade_outputs
+from tests.test_shells import _WINE, _wine_cmd
 from tests.winshell import both
 from tfenv.cli import main
 
@@ -280,3 +281,47 @@ def test_lock_and_check_upgrade_commands_reproduce_their_targets(
             assert got["plan"] is not None, (line, got["conflicts"])
             ran += 1
     assert ran >= 5
+
+
+# -- the Windows lines, in the shells themselves ------------------------------------------
+
+
+def windows_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """Every `tfenv resolve` line printed for the native-Windows machines (ways out, the
+    plans' own commands) and by explain for them."""
+    lines: list[str] = []
+    for flags in MACHINES.values():
+        if flags[flags.index("--os") + 1] != "windows":
+            continue
+        capsys.readouterr()
+        main(["resolve", *flags])
+        lines += _commands_in(capsys.readouterr().out)
+        asked = _resolve(capsys, list(flags))
+        if asked["plan"] is not None:
+            lines += asked["plan"]["commands"]
+    for flags, message in EXPLAINED.values():
+        if flags[flags.index("--os") + 1] == "windows":
+            capsys.readouterr()
+            main(["explain", "--no-detect", *flags, message])
+            lines += _commands_in(capsys.readouterr().out)
+    return lines
+
+
+@pytest.mark.skipif(_WINE is None, reason="Wine is not installed (apt-get install wine64)")
+def test_the_windows_lines_pass_through_wines_cmd_unchanged(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """cmd.exe echoes each line as it hands it to the program: nothing expanded,
+    redirected or split off."""
+    lines = windows_lines(capsys)
+    assert len(lines) >= 8
+    got = _wine_cmd(tmp_path, [f"echo {line}" for line in lines])
+    assert got == lines
+
+
+def test_the_windows_lines_parse_as_plain_powershell_commands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    grammar = pytest.importorskip("tests.test_powershell_grammar")
+    for line in windows_lines(capsys):
+        assert grammar.ps_argv(line) == both(line), line
