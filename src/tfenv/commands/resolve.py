@@ -59,7 +59,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "write requirements.txt / environment.yml / activation script "
             "(activate-tfenv.sh; on native Windows activate-tfenv.bat and .ps1), INSTALL.md "
             "with the numbered steps of the system and conda routes (container route: "
-            "Dockerfile and .devcontainer/devcontainer.json)"
+            "Dockerfile and .devcontainer/devcontainer.json), and .tfenv-emit.json, the record "
+            "of what it wrote: it overwrites nothing else (see --force) and removes what it "
+            "wrote for an earlier plan"
         ),
     )
     parser.add_argument(
