@@ -969,7 +969,9 @@ fsutil.STEP_HOOK = hook
 sys.exit(main(sys.argv[3:]))
 """
 SIGNAL_EMIT = ("resolve", "--os", "linux", "--gpu", "A100", "--driver", "535.104.05",
-               "--python", "3.11", "--manager", "container", "--emit")  # fmt: skip
+               "--python", "3.11", "--manager", "container", "--force", "--emit")  # fmt: skip
+
+_NOT_LEFTOVERS = (".devcontainer", ".tfenv-emit.json")  # the emitted folder and record
 
 
 def _signal_cases(seed: int) -> dict[str, Any]:
@@ -982,7 +984,7 @@ def _signal_cases(seed: int) -> dict[str, Any]:
     codes: Counter[int] = Counter()
     left_after_signal = left_after_next = tracebacks = 0
     with tempfile.TemporaryDirectory(prefix="tfenv-fuzz-signals-") as tmp:
-        for n, (at, signum) in enumerate((a, s) for a in range(1, 9) for s in (2, 15, 9)):
+        for n, (at, signum) in enumerate((a, s) for a in range(1, 12) for s in (2, 15, 9)):
             folder = Path(tmp) / f"{n}-{rng.randrange(1000)}" / "cont"
             (folder / ".devcontainer").mkdir(parents=True)
             for name in ("Dockerfile", ".devcontainer/devcontainer.json"):
@@ -992,14 +994,14 @@ def _signal_cases(seed: int) -> dict[str, Any]:
                                   text=True, timeout=120, check=False)  # fmt: skip
             codes[proc.returncode] += 1
             tracebacks += "Traceback" in proc.stderr or "internal error" in proc.stderr
-            hidden = [p for p in folder.rglob(".*") if p.name != ".devcontainer"]
+            hidden = [p for p in folder.rglob(".*") if p.name not in _NOT_LEFTOVERS]
             left_after_signal += bool(hidden)
             again = subprocess.run([*argv[:3], "0", "0", *SIGNAL_EMIT, str(folder)], env=env,
                                    capture_output=True, timeout=120, check=False)  # fmt: skip
             codes[again.returncode] += 1
-            left_after_next += any(p.name != ".devcontainer" for p in folder.rglob(".*"))
+            left_after_next += any(p.name not in _NOT_LEFTOVERS for p in folder.rglob(".*"))
     return {
-        "cases": 2 * 8 * 3,
+        "cases": 2 * 11 * 3,
         "exit_codes": dict(codes),
         "tracebacks": tracebacks,
         "runs_leaving_files_after_the_signal": left_after_signal,

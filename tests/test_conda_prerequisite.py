@@ -100,8 +100,9 @@ def test_windows_conda_plan_says_where_conda_comes_from(kb: KnowledgeBase) -> No
     found = _installer(kb)
     file = found.file(res.target.platform.conda_subdir)
     assert file is not None
-    assert len(plan.steps) == 1
+    assert len(plan.steps) == 2  # then PowerShell's execution policy (test_execution_policy)
     step = plan.steps[0]
+    assert "Set-ExecutionPolicy" in plan.steps[1]
     for fact in (
         found.name,
         found.page,
@@ -117,7 +118,7 @@ def test_windows_conda_plan_says_where_conda_comes_from(kb: KnowledgeBase) -> No
     text = resolution_text(res)
     assert text.index("Steps:\n  1. conda: ") < text.index("Install:\n  conda create ")
     doc = json.loads(json.dumps(res.to_dict()))
-    assert doc["plan"]["steps"] == [step]
+    assert doc["plan"]["steps"] == list(plan.steps)
 
 
 def test_the_installer_facts_are_sourced_and_dated(kb: KnowledgeBase) -> None:
@@ -159,8 +160,10 @@ def test_linux_and_wsl2_conda_plans_name_the_linux_installer(kb: KnowledgeBase, 
 def test_no_prerequisite_where_conda_was_found_here(kb: KnowledgeBase) -> None:
     res = _windows_conda(kb, detected=frozenset({"os", CONDA_FOUND}))
     assert res.plan is not None
-    assert res.plan.steps == ()
-    assert "Steps:" not in resolution_text(res)
+    # only PowerShell's execution policy is left (for conda's profile in PowerShell)
+    (step,) = res.plan.steps
+    assert "Set-ExecutionPolicy" in step
+    assert not _mentions_installer(resolution_text(res), _installer(kb))
 
 
 @pytest.mark.parametrize(
@@ -197,11 +200,13 @@ def test_build_target_detects_conda_on_this_machine_only(kb: KnowledgeBase, foun
 
 
 def test_install_leaves_the_prerequisite_out_of_what_is_left(kb: KnowledgeBase) -> None:
-    """tfenv install ran conda, so conda is there: nothing is left to do by hand."""
+    """tfenv install ran conda, so conda is there: only PowerShell's execution policy is
+    left to do by hand (for conda's profile in PowerShell)."""
     res = _windows_conda(kb)
     assert res.plan is not None
     assert res.plan.steps
-    assert remaining_steps(Source(res)) == ()
+    assert remaining_steps(Source(res)) == res.plan.steps[1:]
+    assert "Set-ExecutionPolicy" in res.plan.steps[1]
     # a dry run where no conda-family tool is found keeps it
     assert remaining_steps(Source(res), conda_here=False) == res.plan.steps
 

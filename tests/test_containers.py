@@ -19,6 +19,7 @@ from tests.checker import check_plan
 from tests.test_resolve_cases import run_case
 from tfenv.emit import plan_files, write_plan_files
 from tfenv.emit.dockerfile import LOCK_IN_IMAGE
+from tfenv.emit.record import RECORD
 from tfenv.kb import KnowledgeBase
 from tfenv.models.plan import Plan, Resolution
 from tfenv.rules.container_images import mismatch
@@ -402,8 +403,8 @@ LOCK = "numpy==1.26.4 \\\n    --hash=sha256:" + "0" * 64 + "\n"
 def test_lock_in_folder_is_installed_with_hashes(kb: KnowledgeBase, tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("numpy\n")  # no hashes: not a lock
     (tmp_path / "requirements-lock.txt").write_text(LOCK)
-    written = write_plan_files(container(kb, tf="2.17.0"), tmp_path)
-    assert {p.name for p in written} == {"Dockerfile", "devcontainer.json"}
+    written = write_plan_files(container(kb, tf="2.17.0"), tmp_path).written
+    assert {p.name for p in written} == {"Dockerfile", "devcontainer.json", RECORD}
     steps = instructions((tmp_path / "Dockerfile").read_text(), tmp_path)
     copy = next(s["value"] for s in steps if s["instruction"] == "COPY")
     assert json.loads(copy) == ["requirements-lock.txt", LOCK_IN_IMAGE]  # exec (JSON) form

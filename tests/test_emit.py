@@ -14,6 +14,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from tfenv.cli import main
+from tfenv.emit.record import RECORD
 
 GPU = ("--os", "linux", "--cc", "8.6", "--driver", "535.104.05")
 TURING = ("--os", "linux", "--cc", "7.5", "--driver", "535.104.05")
@@ -98,8 +99,8 @@ def test_emitted_files_parse_and_carry_the_pins(
     plan = data["plan"]
     assert plan["route"] == want_route
     files = read_files(folder)
-    # exactly the route's files: nothing else, no temp files left behind
-    assert set(files) == want_files
+    # exactly the route's files and their record: nothing else, no temp files left behind
+    assert set(files) == want_files | {RECORD}
     for name, raw in files.items():
         text = raw.decode("utf-8")
         assert text.endswith("\n"), name
@@ -276,7 +277,7 @@ def test_emit_twice_into_one_folder_overwrites(
     code, _, _ = emit(capsys, argv, tmp_path)
     assert code == 0
     assert read_files(tmp_path) == first
-    assert set(first) == want  # no temp files from either run
+    assert set(first) == want | {RECORD}  # no temp files from either run
 
 
 def test_emit_to_an_existing_file_is_bad_input(

@@ -33,6 +33,7 @@ from tfenv.config import load_config
 from tfenv.doctor import env as target_env
 from tfenv.doctor.checks import Inputs, diagnose
 from tfenv.emit import plan_files, write_plan_files
+from tfenv.emit.record import RECORD
 from tfenv.host.profile import ARCHES, GpuInfo, HostProfile
 from tfenv.lock import check_project, expected_files
 from tfenv.lock.conda import env_file_name, lock_file_name
@@ -143,8 +144,9 @@ def test_emit_writes_the_route_files(name: str, tmp_path: Path) -> None:
     for file_name, text in files.items():
         assert text.strip(), file_name
         _parses(res, file_name, text, tmp_path)
-    written = write_plan_files(res, tmp_path / "out")
-    assert sorted(p.relative_to(tmp_path / "out").as_posix() for p in written) == sorted(files)
+    written = write_plan_files(res, tmp_path / "out").written
+    names = sorted(p.relative_to(tmp_path / "out").as_posix() for p in written)
+    assert names == sorted([*files, RECORD])
 
 
 def _parses(res: Resolution, file_name: str, text: str, tmp_path: Path) -> None:

@@ -233,7 +233,7 @@ def test_emit_writes_bat_and_ps1_not_sh(kb: KnowledgeBase) -> None:
     }
     guide = files["INSTALL.md"]
     assert "\n1. NVIDIA driver" in guide
-    assert "\n7. Verify: python -c" in guide
+    assert "\n8. Verify: python -c" in guide  # 7: PowerShell's execution policy
     assert "```powershell\n$env:CUDA_PATH = " in guide
     assert "\ndel C:" not in guide
     bat = files["activate-tfenv.bat"]

@@ -216,16 +216,18 @@ def replace_all(
     files: Sequence[tuple[str, bytes]],
     mode: int = 0o644,
     modes: Optional[Mapping[str, int]] = None,
+    remove: Sequence[str] = (),
 ) -> list[Path]:
-    """Write every ``(name, data)`` into ``folder``, or none of them (each with ``mode``,
-    or its own from ``modes``).
+    """Write every ``(name, data)`` into ``folder``, and remove the files named in
+    ``remove``, or do none of it (each file with ``mode``, or its own from ``modes``).
 
     A name may hold ``/`` (a file in a subfolder, created as needed). All files are
     staged as temp files first; then, one by one, an existing file is kept as a backup (a
-    hard link, else a rename) and its temp file renamed over it, and at last the backups
-    are removed. If anything fails, every file already replaced is restored from its
-    backup (or removed when it did not exist before), the folders made for the new files
-    are removed again, and the OSError is raised.
+    hard link, else a rename) and its temp file renamed over it, each file to remove is
+    renamed to a backup, and at last the backups are removed. If anything fails, every
+    file already replaced or removed is restored from its backup (or removed when it did
+    not exist before), the folders made for the new files are removed again, and the
+    OSError is raised.
 
     SIGINT, SIGTERM and SIGHUP arriving while the files are swapped wait until the swap
     and its clean-up are done (a signal cannot leave backups behind); temp files and
@@ -233,7 +235,8 @@ def replace_all(
     removes those of a run that is gone (killed by SIGKILL), however recent.
     """
     finals = [_inside(folder, name) for name, _ in files]
-    for final in finals:
+    gone = [_inside(folder, name) for name in remove]
+    for final in finals + gone:
         _check_target(final)
     made: list[Path] = []  # folders this call created, outermost first
     staged: list[Path] = []
@@ -244,18 +247,15 @@ def replace_all(
             remove_leftovers(final.parent, f".{final.name}.", (".tmp", ".bak"))
             _step("stage")
             staged.append(_stage(final, data, (modes or {}).get(name, mode)))
+        for final in gone:
+            remove_leftovers(final.parent, f".{final.name}.", (".tmp", ".bak"))
     except BaseException:
         _discard(staged, made)
         raise
     with _signals_deferred():
         done: list[tuple[Path, Path | None]] = []  # (final, backup or None: it was new)
         try:
-            for tmp, final in zip(staged, finals):
-                _step("backup")
-                backup = _backup(final)
-                done.append((final, backup))
-                _step("rename")
-                os.replace(tmp, final)
+            _swap(staged, finals, gone, done)
         except BaseException as exc:
             problems = _restore(done)
             _discard(staged, made)
@@ -270,6 +270,24 @@ def replace_all(
                 _step("clean")
                 backup.unlink(missing_ok=True)
     return finals
+
+
+def _swap(
+    staged: list[Path], finals: list[Path], gone: list[Path], done: list[tuple[Path, Path | None]]
+) -> None:
+    """Rename each temp file over its final name and each file to remove to a backup,
+    recording in ``done`` what to put back if a later one fails."""
+    for tmp, final in zip(staged, finals):
+        _step("backup")
+        backup = _backup(final)
+        done.append((final, backup))
+        _step("rename")
+        os.replace(tmp, final)
+    for final in gone:
+        _step("backup")
+        aside = _set_aside(final)
+        if aside is not None:
+            done.append((final, aside))
 
 
 def _inside(folder: Path, name: str) -> Path:
@@ -372,6 +390,15 @@ def _backup(final: Path) -> Path | None:
         os.link(final, backup)
     except OSError:
         os.rename(final, backup)  # no hard links here: a rename keeps it as well
+    return backup
+
+
+def _set_aside(final: Path) -> Path | None:
+    """Rename ``final`` (a file to remove) to a hidden backup name; None when it is absent."""
+    if not os.path.lexists(final):
+        return None
+    backup = _fresh_name(final, ".bak")
+    os.rename(final, backup)
     return backup
 
 

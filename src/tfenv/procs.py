@@ -124,7 +124,7 @@ def kill(proc: subprocess.Popen[str]) -> None:
     """SIGKILL a child started by :func:`start` that still runs (its whole group with
     ``own_group``) and wait for it a moment."""
     if proc.poll() is None:
-        _send(proc, signal.SIGKILL)
+        _send(proc, hard=True)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(_GRACE_S)
 
@@ -143,27 +143,29 @@ def end_all() -> None:
         _stopping = True
         procs = list(_running)
     for proc in procs:
-        _send(proc, signal.SIGTERM)
+        _send(proc, hard=False)
     for proc in procs:
         try:
             proc.wait(_GRACE_S)
         except subprocess.TimeoutExpired:
-            _send(proc, signal.SIGKILL)
+            _send(proc, hard=True)
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:
-    _send(proc, signal.SIGKILL)
+    _send(proc, hard=True)
     with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
         proc.communicate(timeout=_GRACE_S)
 
 
-def _send(proc: subprocess.Popen[str], sig: signal.Signals) -> None:
-    """``sig`` to the child, or to its whole process group while it leads one (its pid
-    cannot name another group before it is reaped, which happens only after this)."""
+def _send(proc: subprocess.Popen[str], hard: bool) -> None:
+    """SIGKILL (``hard``) or SIGTERM to the child, or to its whole process group while it
+    leads one (its pid cannot name another group before it is reaped, which happens only
+    after this). On Windows, which has neither signal nor groups here, ``Popen.kill`` and
+    ``Popen.terminate`` (both TerminateProcess)."""
     with contextlib.suppress(OSError):  # it has already exited
         if proc.pid in _leaders and proc.returncode is None:
-            os.killpg(proc.pid, sig)
-        elif sig == signal.SIGKILL:
+            os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
+        elif hard:
             proc.kill()
         else:
             proc.terminate()

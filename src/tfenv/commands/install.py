@@ -319,6 +319,34 @@ def _print_done(out: Outcome) -> None:
     else:
         _p(_("Verify: found a problem (see above)"))
     _p(_("Activate it with: {out}").format(out=_activate_line(out)))
+    if out.layout.windows:
+        _p(_powershell_line(out))
+
+
+def _powershell_line(out: Outcome) -> str:
+    """Windows: what PowerShell needs to activate the environment, whose activation runs a
+    .ps1 script (Activate.ps1; conda's profile and activate-tfenv.ps1): scripts allowed
+    by the execution policy (routes/powershell.py words the plan's step)."""
+    from tfenv.install.shell import command
+    from tfenv.kb import KnowledgeBase
+
+    policy = KnowledgeBase.from_environment().conda.execution_policy
+    allow = {
+        "current_user": command(list(policy.current_user), "windows"),
+        "process": command(list(policy.process), "windows"),
+        "page": policy.page,
+    }
+    if out.layout.conda:
+        return _(
+            "In PowerShell (after conda init powershell), first allow scripts for your user "
+            "with {current_user}, or for this window only with {process} (Microsoft's "
+            "about_Execution_Policies: {page})."
+        ).format(**allow)
+    script = command([str(out.layout.scripts / "Activate.ps1")], "windows")
+    return _(
+        "In PowerShell: {script}, once scripts are allowed for your user with {current_user}, "
+        "or for this window only with {process} (Microsoft's about_Execution_Policies: {page})."
+    ).format(script=script, **allow)
 
 
 def _print_verdict(verdict: Verdict) -> None:

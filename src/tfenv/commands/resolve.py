@@ -59,7 +59,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
             "write requirements.txt / environment.yml / activation script "
             "(activate-tfenv.sh; on native Windows activate-tfenv.bat and .ps1), INSTALL.md "
             "with the numbered steps of the system and conda routes (container route: "
-            "Dockerfile and .devcontainer/devcontainer.json)"
+            "Dockerfile and .devcontainer/devcontainer.json), and .tfenv-emit.json, the record "
+            "of what it wrote: it overwrites nothing else (see --force) and removes what it "
+            "wrote for an earlier plan"
+        ),
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=_(
+            "with --emit: overwrite files in DIR that tfenv did not write (or that were "
+            "changed since it wrote them)"
         ),
     )
     parser.add_argument(
@@ -158,6 +168,10 @@ def run(args: argparse.Namespace) -> int:
         from tfenv.chart.files import check_path
 
         check_path("--chart", args.chart)
+    if getattr(args, "force", False) and args.emit is None:
+        from tfenv.errors import UsageError
+
+        raise UsageError(_("--force goes with --emit DIR: it lets --emit overwrite files."))
     kb = KnowledgeBase.from_environment()
     res = api.resolve(
         args.tf,
@@ -169,17 +183,7 @@ def run(args: argparse.Namespace) -> int:
         kb=kb,
     )
     if args.emit is not None and res.plan is not None:
-        from tfenv.emit import write_plan_files
-
-        written = write_plan_files(res, args.emit, getattr(args, "requirements", None))
-        if not args.json:
-            wrote = _("Wrote {paths}").format(paths=", ".join(str(p) for p in written))
-            print(wrote, file=sys.stderr)
-            if res.plan.image is not None:
-                from tfenv.emit import docker_commands
-
-                for line in docker_commands(res, args.emit):
-                    print(line, file=sys.stderr)
+        _emit(res, args)
     if args.chart is not None:
         _write_chart(kb, res, args.chart, quiet=args.json)
     if args.json:
@@ -189,6 +193,42 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(visible_lines(report.resolution_text(res)))
     return 0 if res.ok else 1
+
+
+def _emit(res: Resolution, args: argparse.Namespace) -> None:
+    """Write the plan's files (``--emit DIR``) and say on stderr what changed in DIR: what
+    was left there is said even with --json (its stdout is the JSON alone)."""
+    from tfenv.emit import docker_commands, write_plan_files
+    from tfenv.textsafe import visible
+
+    done = write_plan_files(
+        res, args.emit, getattr(args, "requirements", None), force=getattr(args, "force", False)
+    )
+    lines = []
+    if not args.json:
+        lines.append(_("Wrote {paths}").format(paths=_paths(done.written)))
+        if done.removed:
+            lines.append(
+                _("Removed {paths}: tfenv wrote them for an earlier plan.").format(
+                    paths=_paths(done.removed)
+                )
+            )
+        if res.plan is not None and res.plan.image is not None:
+            lines += docker_commands(res, args.emit)
+    if done.left:
+        lines.append(
+            _(
+                "Left {paths}: tfenv wrote them for an earlier plan, but they were changed "
+                "since (or an older tfenv, which kept no record, wrote them); remove them if "
+                "this plan does not need them."
+            ).format(paths=_paths(done.left))
+        )
+    for line in lines:
+        print(visible(line), file=sys.stderr)
+
+
+def _paths(paths: list[Path]) -> str:
+    return ", ".join(str(p) for p in paths)
 
 
 def _write_chart(kb: KnowledgeBase, res: Resolution, path: Path, quiet: bool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -11,6 +12,7 @@ from tfenv.emit.devcontainer import render_devcontainer
 from tfenv.emit.dockerfile import render_dockerfile
 from tfenv.emit.environment_yml import render_environment
 from tfenv.emit.install_md import render_install_md
+from tfenv.emit.record import RECORD, changes
 from tfenv.emit.requirements_txt import render_requirements
 from tfenv.errors import UsageError
 from tfenv.fsutil import InputFileError, describe_oserror, read_text, replace_all
@@ -20,7 +22,7 @@ from tfenv.routes import route
 if TYPE_CHECKING:
     from tfenv.models.plan import Resolution
 
-__all__ = ["docker_commands", "find_lock", "plan_files", "write_plan_files"]
+__all__ = ["Emitted", "docker_commands", "find_lock", "plan_files", "write_plan_files"]
 
 _LOCK_MAX = 16 * 1024 * 1024  # the largest requirements lock read
 
@@ -97,9 +99,22 @@ def docker_commands(res: Resolution, folder: Path) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class Emitted:
+    """What ``--emit`` did to the folder: the files it wrote (the record last), the files
+    of an earlier plan it removed, and those it left (changed since, or an older tfenv's)."""
+
+    written: list[Path]
+    removed: list[Path]
+    left: list[Path]
+
+
 def write_plan_files(
-    res: Resolution, folder: Path, requirements: Optional[Path] = None
-) -> list[Path]:
+    res: Resolution, folder: Path, requirements: Optional[Path] = None, force: bool = False
+) -> Emitted:
+    """Write the plan's files into ``folder`` with their record (:mod:`tfenv.emit.record`):
+    a file in the way that tfenv did not write is refused (UsageError) unless ``force``;
+    the files tfenv wrote for an earlier plan that this one does not have are removed."""
     try:
         exists, is_dir = folder.exists(), folder.is_dir()
     except (OSError, ValueError) as exc:
@@ -108,26 +123,49 @@ def write_plan_files(
         ) from None
     if exists and not is_dir:
         raise UsageError(_("--emit {folder}: this is a file, not a folder.").format(folder=folder))
-    files: list[tuple[str, bytes, int]] = []
+    files: dict[str, bytes] = {}
+    used: list[str] = []
     lock: Optional[str] = None
     if res.plan is not None and "dockerfile" in route(res.plan.route).emits:
         lock, text, copied = _lock_in(folder, requirements)
         if lock is not None and res.plan.pip:
             _check_pins_tensorflow(lock, text, res.plan.package)
-        files += [(lock, text.encode("utf-8"), 0o644)] if copied and lock else []
-    for name, text in sorted(plan_files(res, lock).items()):
-        files.append((name, text.encode("utf-8"), 0o755 if name.endswith(".sh") else 0o644))
-    return _write_whole(folder, files)
+        if lock is not None and copied:
+            files[lock] = text.encode("utf-8")
+        elif lock is not None:
+            used.append(lock)  # the folder's own lock: the Dockerfile copies it
+    for name, text in plan_files(res, lock).items():
+        files[name] = text.encode("utf-8")
+    change = changes(folder, files, used, force)
+    if change.refused:
+        raise UsageError(_refusal(folder, change.refused))
+    written = _write_whole(folder, {**files, RECORD: change.record}, change.remove)
+    removed = [folder / name for name in change.remove]
+    _remove_empty_folders(folder, change.remove)
+    return Emitted(written, removed, [folder / name for name in change.left])
 
 
-def _write_whole(folder: Path, files: list[tuple[str, bytes, int]]) -> list[Path]:
-    """Write the emitted tree whole or not at all (``fsutil.replace_all``: a full disk
-    leaves neither a file nor a folder of it), scripts executable."""
+def _refusal(folder: Path, names: tuple[str, ...]) -> str:
+    from tfenv.textsafe import visible
+
+    return _(
+        "--emit {folder}: tfenv did not write {files} there (or it was changed since tfenv "
+        "wrote it), and will not overwrite what it did not write. Move it away, emit into "
+        "another folder, or add --force to overwrite it."
+    ).format(folder=visible(str(folder)), files=", ".join(visible(n) for n in names))
+
+
+def _write_whole(folder: Path, files: dict[str, bytes], remove: tuple[str, ...]) -> list[Path]:
+    """Write the emitted tree and remove the earlier plan's files whole or not at all
+    (``fsutil.replace_all``: a full disk leaves neither a file nor a folder of it),
+    scripts executable, in name order, the record last."""
+    names = [*sorted(n for n in files if n != RECORD), RECORD]
     try:
         return replace_all(
             folder,
-            [(name, data) for name, data, _ in files],
-            modes={name: mode for name, _, mode in files},
+            [(name, files[name]) for name in names],
+            modes={name: 0o755 for name in names if name.endswith(".sh")},
+            remove=remove,
         )
     except OSError as exc:
         raise UsageError(
@@ -135,6 +173,18 @@ def _write_whole(folder: Path, files: list[tuple[str, bytes, int]]) -> list[Path
                 folder=folder, why=describe_oserror(exc)
             )
         ) from None
+
+
+def _remove_empty_folders(folder: Path, removed: tuple[str, ...]) -> None:
+    """Remove the folders (``.devcontainer``) that the removed files leave empty."""
+    for name in removed:
+        parent = (folder / name).parent
+        while parent != folder and folder in parent.parents:
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+            parent = parent.parent
 
 
 def _check_pins_tensorflow(lock: str, text: str, package: str) -> None:

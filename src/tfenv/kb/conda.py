@@ -45,6 +45,7 @@ __all__ = [
     "CudatoolkitFacts",
     "CudnnFacts",
     "DefaultsTfBuild",
+    "ExecutionPolicy",
     "VirtualCuda",
     "load_conda",
 ]
@@ -215,6 +216,21 @@ class CondaInstaller:
 
 
 @dataclass(frozen=True)
+class ExecutionPolicy:
+    """PowerShell's execution policy on Windows, which decides whether a ``.ps1`` script
+    runs (venv's ``Activate.ps1``, ``activate-tfenv.ps1``, the profile ``conda init
+    powershell`` writes): the effective policy of a Windows client where none is set
+    (Restricted: none runs), and the commands that allow local scripts for the current
+    user (kept) or for one PowerShell session."""
+
+    client_default: str = fact(Node.label)
+    current_user: tuple[str, ...] = fact(nonempty(Node.texts, "expected a command"))
+    process: tuple[str, ...] = fact(nonempty(Node.texts, "expected a command"))
+    page: str = fact(lambda n: n.label(400))
+    provenance: Provenance = sourced()
+
+
+@dataclass(frozen=True)
 class CondaFacts:
     virtual_cuda: VirtualCuda
     cuda_version: CudaVersionFacts
@@ -231,6 +247,7 @@ class CondaFacts:
     defaults_provenance: Provenance
     anaconda_defaults_tensorflow: tuple[DefaultsTfBuild, ...]
     installer: CondaInstaller
+    execution_policy: ExecutionPolicy
 
     def conda_forge_build(self, version: Union[Version, str]) -> Optional[CondaTfBuild]:
         """The conda-forge CUDA variants of tensorflow ``version`` (None: no record)."""
@@ -262,6 +279,7 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         "conda_forge_tensorflow",
         "anaconda_defaults_tensorflow",
         "installer",
+        "execution_policy",
     )
     cf = doc.get("conda_forge_tensorflow").only(
         "build_string",
@@ -301,4 +319,5 @@ def load_conda(root: DataRoot = None) -> CondaFacts:
         defaults_provenance=ad.provenance(),
         anaconda_defaults_tensorflow=records(DefaultsTfBuild)(ad.get("builds")),
         installer=read_record(CondaInstaller, doc.get("installer")),
+        execution_policy=read_record(ExecutionPolicy, doc.get("execution_policy")),
     )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from tfenv.i18n import N_, _
 from tfenv.routes.base import GuideStep
+from tfenv.routes.powershell import execution_policy_step
 from tfenv.shells import command, shell_for
 
 if TYPE_CHECKING:
@@ -60,10 +61,14 @@ PREREQUISITE_STEPS = (_WINDOWS, _LINUX, _WSL2, _UNRECORDED)
 
 def conda_steps(kb: KnowledgeBase, target: Target) -> tuple[str, ...]:
     """The manual steps of a plan that runs conda: where conda comes from, unless this is
-    the machine the plan is for and conda was found on it."""
-    if CONDA_FOUND in target.detected:
-        return ()
-    return (_prerequisite(kb.conda.installer, target),)
+    the machine the plan is for and conda was found on it; on native Windows, then what
+    lets PowerShell run conda's profile and activate-tfenv.ps1 (the execution policy)."""
+    steps: tuple[str, ...] = ()
+    if CONDA_FOUND not in target.detected:
+        steps += (_prerequisite(kb.conda.installer, target),)
+    if target.system.is_windows:
+        steps += (execution_policy_step(kb.conda.execution_policy),)
+    return steps
 
 
 def _prerequisite(found: CondaInstaller, target: Target) -> str:

@@ -12,6 +12,7 @@ from tfenv.i18n import N_, _
 from tfenv.kb.prose import prose
 from tfenv.models.plan import verify_command
 from tfenv.models.platform import system
+from tfenv.routes.powershell import execution_policy_step
 from tfenv.shells import command
 
 if TYPE_CHECKING:
@@ -100,6 +101,7 @@ def windows_steps(
                 dll=manual.zlib_dll, note=prose(manual, "zlib_note")
             )
         )
+    steps.append(execution_policy_step(kb.conda.execution_policy))  # for Activate.ps1
     steps.append(_install_step(manual, tf, python))
     steps.append(_verify_step(manual, tf))
     return tuple(steps)
