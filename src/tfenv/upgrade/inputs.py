@@ -246,6 +246,7 @@ def targets(
                 s.allow_cpu or allow_cpu,
                 s.machine.no_gpu,
                 s.cuda_libs or config.cuda_libs,
+                s.tensorflow if s.tensorflow != "latest" else None,
             )
             for s in specs_
         ]
