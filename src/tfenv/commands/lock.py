@@ -198,7 +198,18 @@ def _failure(args: argparse.Namespace, exc: TfenvError) -> dict[str, object]:
         "error": exc.message,
         "hint": exc.hint,
         "failures": [{"target": n, "error": why} for n, why in failures.items()],
+        **_team_failure(exc),
     }
+
+
+def _team_failure(exc: TfenvError) -> dict[str, object]:
+    """No common version: the lines under the error, the blocking targets and the targets
+    that hold the team back (``limits``, as a successful lock gives them)."""
+    from tfenv.errors import NoTeamVersion
+
+    if not isinstance(exc, NoTeamVersion):
+        return {}
+    return {"details": list(exc.details), "blockers": exc.blockers, "limits": exc.limits}
 
 
 def _print_json(doc: Mapping[str, object]) -> None:
