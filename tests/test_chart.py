@@ -379,9 +379,12 @@ def test_the_chosen_strip_is_the_plan_resolve_chose(
 
 def test_matrix_svg_and_html_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     svg, page = tmp_path / "chart.svg", tmp_path / "chart.html"
+    assert main(["matrix"]) == 0
+    table = capsys.readouterr().out
     assert main(["matrix", "--svg", str(svg), "--html", str(page)]) == 0
     out = capsys.readouterr()
-    assert out.out == ""  # the chart was asked for, not the table
+    assert out.out == table  # "also write": the table is printed as without --svg
+    assert "2.15" in table
     assert str(svg) in out.err
     assert str(page) in out.err
     ET.fromstring(svg.read_text("utf-8"))

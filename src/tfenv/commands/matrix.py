@@ -75,10 +75,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if charts:
+    if charts:  # --svg/--html also write a chart: the table is printed all the same
         _write_charts(kb, rows, charts)
-        if not (args.json or args.docs_page or args.markdown):
-            return 0  # the chart was asked for; no table on top of it
     sys.stdout.write(_table(args, rows))
     return 0
 
