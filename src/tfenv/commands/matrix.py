@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 _("--tf {tf!r} is not a TensorFlow series such as 2.15.").format(tf=args.tf)
             )
-        wanted = specs.parse_xy("--tf", args.tf)
+        wanted = specs.parse_xy("--tf", args.tf, "2.15")
         if wanted not in series:
             raise UsageError(
                 _("--tf {value}: the knowledge base has no TensorFlow {wanted} series.").format(
