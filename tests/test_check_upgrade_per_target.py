@@ -152,3 +152,16 @@ def test_a_move_below_one_targets_version_is_a_downgrade(
     assert code == 2
     assert "older than the current" in err
     assert last_of("2.14") in err
+
+
+def test_a_target_held_above_the_move_does_not_make_it_a_downgrade(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The team moves 2.14 -> 2.15 while keeping old-k80 on 2.16 of its own: the move is
+    an upgrade of the targets that move, and old-k80 is held."""
+    path = tmp_path / "tfenv.toml"
+    path.write_text(CONFIG.format(shared="2.14", own="2.16"), encoding="utf-8")
+    code, data = check(capsys, path, "--to", "2.15")
+    assert data["direction"] == "upgrade"
+    assert {t["name"]: t["status"] for t in data["targets"]}["old-k80"] == "held"
+    assert code == 0

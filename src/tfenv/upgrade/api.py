@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.models.target import MachineArgs
     from tfenv.upgrade.assess import Move, TargetInput
-    from tfenv.upgrade.current import CurrentSource
+    from tfenv.upgrade.current import CurrentSource, CurrentState
     from tfenv.upgrade.model import TargetReport, UpgradeReport
 
 __all__ = ["check_upgrade"]
@@ -78,8 +78,8 @@ def check_upgrade(
         move = inputs.make_move(kb, to, pre)
         project = inputs.find_project(_path(config)) if (config or m is None) else None
         source = inputs.current_source(kb, from_version, files, env, project)
-        way = inputs.direction(kb, source, move, allow_downgrade)
         chosen = inputs.targets(kb, m, project, targets, manager, allow_cpu)
+        way = inputs.direction(kb, source, move, allow_downgrade, _moving(source, chosen, move))
         reports = tuple(_assess(kb, project, t, source, move) for t in chosen)
         notes: tuple[str, ...] = ()
         if relock:
@@ -100,6 +100,22 @@ def check_upgrade(
         ) from None
     folder = str(project.folder) if project is not None else None
     return UpgradeReport(source.describe, move.to_text, way, reports, notes, folder)  # type: ignore[arg-type]
+
+
+def _moving(
+    source: CurrentSource, chosen: Sequence[TargetInput], move: Move
+) -> Optional[list[CurrentState]]:
+    """The current states of the targets the move moves, where the team holds some on a
+    TensorFlow of their own (None: every target moves; the source's states decide)."""
+    from tfenv.upgrade.held import holds
+
+    if not any(holds(t, move) for t in chosen):
+        return None
+    return [
+        source.for_target(t.name, t.target.platform.conda_subdir)
+        for t in chosen
+        if not holds(t, move)
+    ]
 
 
 def _assess(

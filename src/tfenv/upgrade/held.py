@@ -21,7 +21,17 @@ if TYPE_CHECKING:
     from tfenv.upgrade.assess import Move, TargetInput
     from tfenv.upgrade.current import CurrentState
 
-__all__ = ["held_report"]
+__all__ = ["held_report", "holds"]
+
+
+def holds(inp: TargetInput, move: Move) -> bool:
+    """Whether the target's own TensorFlow (its key) keeps it from the move's release; a
+    request that takes the release moves with the team."""
+    from tfenv import specs
+
+    if inp.tensorflow is None:
+        return False
+    return not specs.parse_tf_spec(inp.tensorflow).contains(move.version, prereleases=True)
 
 
 def held_report(
@@ -35,11 +45,9 @@ def held_report(
     from tfenv import specs
     from tfenv.upgrade.inputs import newest
 
-    if config is None or inp.tensorflow is None:
+    if config is None or inp.tensorflow is None or not holds(inp, move):
         return None
     own = specs.parse_tf_spec(inp.tensorflow)
-    if own.contains(move.version, prereleases=True):
-        return None  # its own request takes the new release: it moves with the team
     stays = current.version or newest(kb, SpecifierSet(str(own)), move.pre)
     table = f"{config.prefix}targets.{inp.name}"
     sentence = _(
