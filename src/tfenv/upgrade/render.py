@@ -111,7 +111,7 @@ def _target_text(t: TargetReport) -> list[str]:
     head = f"== {t.name}: {t.from_version} -> {t.to_version}  [{_status(t.status)}]"
     out = [head, f"   {t.machine}"]
     if t.held is not None:
-        return [*out, *_wrapped(t.held.sentence, "   "), ""]
+        return [*out, "   " + t.held.sentence, ""]  # one line, as every finding's
     if not t.resolves:
         out.append(
             "   " + _("TensorFlow {version} does not resolve here.").format(version=t.to_version)
@@ -131,15 +131,6 @@ def _target_text(t: TargetReport) -> list[str]:
             out.append(f"     {_package_line(p.change, p.name, p.old, p.new)}  ({p.why})")
     out.append("")
     return out
-
-
-def _wrapped(text: str, indent: str) -> list[str]:
-    import textwrap
-
-    return textwrap.wrap(
-        text, 100, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False,
-        break_long_words=False,
-    )  # fmt: skip
 
 
 def _src(f: UpgradeFinding) -> str:
