@@ -355,14 +355,36 @@ def test_machine_m2_mac(kb: KnowledgeBase) -> None:
     assert strips["2.12"][0] == "fits"  # tensorflow-macos with its paired plug-in
 
 
+def test_the_chosen_strip_is_the_plan_resolve_chose(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--tf 2.3.0: the chart marks 2.3.0, the plan resolve printed, not the series' newest."""
+    chart = tmp_path / "chart.svg"
+    argv = ["resolve", "--os", "windows", "--gpu", "GTX 1060", "--driver", "456.71"]
+    argv += ["--python", "3.8", "--tf", "2.3.0", "--chart", str(chart)]
+    assert main(argv) == 0
+    assert "Plan: TensorFlow 2.3.0," in capsys.readouterr().out
+    chosen = [
+        g for g in ET.fromstring(chart.read_text("utf-8")).iter(f"{NS}g")
+        if g.attrib.get("data-chosen") == "yes"
+    ]  # fmt: skip
+    assert [g.attrib["data-series"] for g in chosen] == ["2.3"]
+    text = " ".join(t.text or "" for t in chosen[0].iter(f"{NS}text"))
+    assert "TensorFlow 2.3.0," in text
+    assert "2.3.4" not in ET.tostring(chosen[0], encoding="unicode")
+
+
 # -- the commands --------------------------------------------------------------------------
 
 
 def test_matrix_svg_and_html_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     svg, page = tmp_path / "chart.svg", tmp_path / "chart.html"
+    assert main(["matrix"]) == 0
+    table = capsys.readouterr().out
     assert main(["matrix", "--svg", str(svg), "--html", str(page)]) == 0
     out = capsys.readouterr()
-    assert out.out == ""  # the chart was asked for, not the table
+    assert out.out == table  # "also write": the table is printed as without --svg
+    assert "2.15" in table
     assert str(svg) in out.err
     assert str(page) in out.err
     ET.fromstring(svg.read_text("utf-8"))

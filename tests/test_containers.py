@@ -498,3 +498,80 @@ def test_ngc_forward_compat(ngc_kb: KnowledgeBase, case: dict[str, Any]) -> None
     for text in expect.get("warnings", []):
         assert any(text in w for w in res.plan.warnings), res.plan.warnings
     assert check_plan(ngc_kb, res) == []
+
+
+# -- the Python asked for ------------------------------------------------------------
+
+
+def test_the_python_asked_for_is_the_images_python(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """--python 3.12 on a release whose newest Python is another: the CUDA base image
+    installs 3.12 (the plan, its reasons and the Dockerfile agree with the Target line)."""
+    res = container(kb, tf="2.21", python="3.12")
+    assert res.plan is not None
+    assert res.plan.python == "3.12"
+    assert res.plan.image == "nvidia/cuda:12.5.0-base-ubuntu22.04"
+    assert any(
+        "Python 3.12: installed in the image, the Python asked for." in r for r in res.plan.reasons
+    )
+    runs = [v for n, v in steps_of(plan_files(res)["Dockerfile"], tmp_path) if n == "RUN"]
+    assert "python3.12 -m venv /opt/venv" in runs[0]
+
+
+@pytest.mark.parametrize(
+    ("python", "image"),
+    [
+        ("3.11", "tensorflow/tensorflow:2.17.0-gpu"),  # the official image carries 3.11
+        ("3.12", "nvidia/cuda:12.3.2-base-ubuntu22.04"),  # it does not carry 3.12
+    ],
+)
+def test_an_image_with_another_python_is_not_taken(
+    kb: KnowledgeBase, python: str, image: str
+) -> None:
+    res = container(kb, tf="2.17.0", python=python)
+    assert res.plan is not None
+    assert (res.plan.image, res.plan.python) == (image, python)
+    if image.startswith("nvidia/cuda"):
+        assert any(
+            "tensorflow/tensorflow:2.17.0-gpu is not used: it carries Python 3.11, and Python "
+            "3.12 was asked for" in r
+            for r in res.plan.reasons
+        )
+
+
+def test_a_python_without_wheels_gives_no_container_plan(kb: KnowledgeBase) -> None:
+    res = run_case(kb, {**LINUX, "tf": "2.15", "python": "3.14"})
+    assert res.plan is None
+    assert any("3.14 (given)" in c.sentence for c in res.conflicts)
+    assert any("Python 3.11" in s.sentence for s in res.suggestions)
+
+
+def test_the_detected_python_does_not_bind_the_image(kb: KnowledgeBase) -> None:
+    """The Python tfenv runs in is the host's: an image brings its own."""
+    from dataclasses import replace
+
+    from tfenv.models.target import Target
+    from tfenv.routes.container import container_view
+
+    host = Target.from_facts(
+        {"os": "linux", "arch": "x86_64", "python": Version("3.8"), "cc": Version("8.6")},
+        detected={"python"},
+    )
+    assert container_view(host).python is None
+    given = replace(host, detected=frozenset())
+    assert container_view(given).python == Version("3.8")
+
+
+def test_an_ngc_way_out_with_another_python_says_which(kb: KnowledgeBase) -> None:
+    """A Maxwell GPU on 2.17 with Python 3.11: NGC 25.02 (Python 3.12) is the way out, and
+    its command asks for that Python, which the container route then honours."""
+    args = {"os": "linux", "gpu": "GTX 970", "driver": "550.54.15", "tf": "2.17"}
+    res = run_case(kb, {**args, "python": "3.11"})
+    ngc = [s for s in res.suggestions if "nvcr.io/nvidia/tensorflow:25.02-tf2-py3" in s.sentence]
+    assert ngc
+    for s in ngc:
+        command = dict(s.fields)["command"]
+        assert " --python 3.12 " in command
+        assert command.endswith(" --manager container")
+    plan = container(kb, **{**args, "tf": "2.17.0", "python": "3.12", "cc": None}).plan
+    assert plan is not None
+    assert (plan.image, plan.python) == ("nvcr.io/nvidia/tensorflow:25.02-tf2-py3", "3.12")

@@ -133,6 +133,77 @@ def test_gpu_lookup(catalog: gpus.GpuCatalog, name: str, cc: str) -> None:
     assert catalog.find(name) == model
 
 
+@pytest.mark.parametrize(
+    ("name", "model"),
+    [
+        ("GTX1060", "NVIDIA GeForce GTX 1060"),
+        ("gtx1060", "NVIDIA GeForce GTX 1060"),
+        ("GeForceGTX1060", "NVIDIA GeForce GTX 1060"),
+        ("gtx1060 6gb", "NVIDIA GeForce GTX 1060 6GB"),
+        ("3070ti", "NVIDIA GeForce RTX 3070 Ti"),  # not the 3070
+        ("3070Ti", "NVIDIA GeForce RTX 3070 Ti"),
+        ("RTX3070Ti", "NVIDIA GeForce RTX 3070 Ti"),
+        ("rtx3070ti", "NVIDIA GeForce RTX 3070 Ti"),
+        ("RTX 3070Ti", "NVIDIA GeForce RTX 3070 Ti"),
+        ("RTX3070", "NVIDIA GeForce RTX 3070"),
+        ("RTX 3070 Ti Laptop", "NVIDIA GeForce RTX 3070 Ti Laptop GPU"),  # stays the laptop part
+        ("RTX3070Ti Laptop", "NVIDIA GeForce RTX 3070 Ti Laptop GPU"),
+        ("rtx 3070ti laptop gpu", "NVIDIA GeForce RTX 3070 Ti Laptop GPU"),
+        ("NVIDIA GeForce GTX 1060 with Max-Q Design", "NVIDIA GeForce GTX 1060"),
+        ("GTX 1060 Max-Q", "NVIDIA GeForce GTX 1060"),
+        ("gtx1060 with max-q design", "NVIDIA GeForce GTX 1060"),
+        # a Max-Q part the catalog names is that part, not its full-power sibling
+        ("NVIDIA GeForce GTX 1650 with Max-Q Design", "NVIDIA GeForce GTX 1650 with Max-Q Design"),
+        ("RTX2080 with Max-Q Design", "NVIDIA GeForce RTX 2080 with Max-Q Design"),
+        ("a10080gb", "NVIDIA A100-SXM4-80GB"),
+    ],
+)
+def test_gpu_names_as_typed_and_as_nvidia_prints_them(
+    catalog: gpus.GpuCatalog, name: str, model: str
+) -> None:
+    """No spaces, any case, a glued Ti and NVIDIA's "with Max-Q Design" suffix name the
+    same GPU; a Max-Q part has its full-power sibling's compute capability."""
+    found = catalog.lookup(name)
+    want = catalog.lookup(model)
+    assert found.compute_capability == want.compute_capability
+    assert found.name == want.name or normalize_cc_family(found, want)
+
+
+def normalize_cc_family(found: gpus.GpuModel, want: gpus.GpuModel) -> bool:
+    """Several models share a short name (the A100 variants): the same compute capability
+    and a name of the same product is a match."""
+    return found.compute_capability == want.compute_capability and want.name.startswith(
+        found.name.split("-")[0]
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GTX 9999",
+        "RTX3070TiX",  # no part of a name is matched on its own
+        "3070tii",
+        "RTX 30",
+        "GTX106",
+        "with Max-Q Design",
+        "Max-Q",
+        "banana",
+        "RTX 3070 Ti Desktop",
+    ],
+)
+def test_names_that_stay_unknown(catalog: gpus.GpuCatalog, name: str) -> None:
+    assert catalog.find(name) is None
+    with pytest.raises(UsageError, match="Unknown GPU"):
+        catalog.lookup(name)
+
+
+def test_spaces_left_out_keep_ambiguity(catalog: gpus.GpuCatalog) -> None:
+    """A name of cards of different compute capability stays ambiguous written together."""
+    for name in ("TITANX", "titan x", "RTX6000"):
+        with pytest.raises(UsageError, match="ambiguous"):
+            catalog.lookup(name)
+
+
 def test_exact_name_beats_alias(catalog: gpus.GpuCatalog) -> None:
     model = catalog.find("NVIDIA H200")
     assert model is not None

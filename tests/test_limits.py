@@ -121,11 +121,14 @@ CASES: dict[str, Case] = {
     # only a pre-release fits: say so and give --pre
     "windows-py314-only-prerelease": Case(
         ("--os", "windows", "--python", "3.14"),
-        says=("Only a pre-release fits this machine: TensorFlow 2.22.0rc0", "tfenv resolve --pre"),
+        says=(
+            "Only a pre-release fits this machine: TensorFlow 2.22.0rc0",
+            'tfenv resolve --os windows --arch x86_64 --python "3.14" --pre',
+        ),
     ),
     "finals-fit-no-pre-way-out": Case(
         ("--os", "windows", "--python", "3.9", "--tf", "2.22"),
-        never=("tfenv resolve --pre", "Only a pre-release fits this machine"),
+        never=("--pre\n", "--pre.", "Only a pre-release fits this machine"),
     ),
 }
 
@@ -182,7 +185,9 @@ def test_pre_way_out_json(capsys: pytest.CaptureFixture[str]) -> None:
     pre = [s for s in doc["suggestions"] if s["message"] == "way-out.pre"]
     assert pre
     assert pre[0]["fields"]["tensorflow"] == "2.22.0rc0"
-    assert pre[0]["fields"]["command"] == "tfenv resolve --pre"
+    assert pre[0]["fields"]["command"] == (
+        'tfenv resolve --os windows --arch x86_64 --python "3.14" --pre'
+    )
 
 
 # -- team lock ----------------------------------------------------------------------------
@@ -460,3 +465,56 @@ def test_a_single_limiting_target_has_no_shared_limit(tmp_path: Path, kb: Knowle
     assert [d["kind"] for d in team.limits_json()] == ["target"]
     body = TEAM.replace('driver = "470.82.01"', 'driver = "550.54.14"')
     assert team_resolve(kb, load_config(_team(tmp_path, body))).shared_limit is None
+
+
+NO_COMMON = """\
+[targets.new]
+os = "linux"
+no-gpu = true
+python = "3.12"
+
+[targets.k80]
+os = "linux"
+gpu = "Tesla K80"
+driver = "470.82.01"
+python = "3.10"
+"""
+
+
+def test_a_failed_lock_names_the_target_that_holds_the_team_back_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'new' runs 2.21.0 alone and only fails 2.14.1, the newest the K80 runs: the K80 is
+    what holds the team back, so it comes first, with why it runs nothing newer and how to
+    split the team; then 'new', each reason and way out on a line of its own."""
+    path = _team(tmp_path, NO_COMMON)
+    capsys.readouterr()
+    assert main(["lock", "--config", str(path), "--offline", "--quiet"]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    head = lines[0]
+    assert "Held back by 'k80': nothing newer than TensorFlow 2.14.1 runs there" in head
+    assert head.index("'k80'", head.index("Held back")) < head.index("'new' cannot run")
+    assert len(head) < 300  # the paragraph is a summary; the reasons are the lines below
+    bullets = [line.strip() for line in lines if line.lstrip().startswith("- ")]
+    assert bullets[0].startswith("- Target 'k80' holds the team at TensorFlow 2.14.1")
+    assert (
+        bullets[1] == "- Target 'new' cannot run TensorFlow 2.14.1, the newest release 'k80' runs:"
+    )
+    assert len(bullets) == 2
+    assert any("compute capability 3.7 (given)" in line for line in lines[1:])
+    assert any('[targets.k80] tensorflow = "2.14"' in line for line in lines[1:])
+    assert any(line.strip() == "Ways out:" for line in lines)
+
+
+def test_a_failed_lock_json_carries_the_holder_and_the_blockers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _team(tmp_path, NO_COMMON)
+    capsys.readouterr()
+    assert main(["lock", "--config", str(path), "--offline", "--quiet", "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is False
+    assert [(x["kind"], x["target"]) for x in doc["limits"]] == [("target", "k80")]
+    assert doc["limits"][0]["split"]["others_share"] == "2.21.0"
+    assert [(b["target"], b["tensorflow"]) for b in doc["blockers"]] == [("new", "2.14.1")]
+    assert doc["details"][0].startswith("- Target 'k80'")

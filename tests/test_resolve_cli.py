@@ -332,3 +332,35 @@ def test_newest_cuda_libs_do_not_claim_tensorflow_was_built_with_them() -> None:
     assert len(why) == 1
     assert "built and tested with CUDA 12.5 and cuDNN 9.3" in why[0]
     assert "what the plan installs" in why[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "example"),
+    [
+        (["resolve", "--os", "linux", "--cc", "abc"], "8.6"),
+        (["resolve", "--os", "linux", "--cc", "8"], "8.6"),
+        (["resolve", "--os", "linux", "--glibc", "2"], "2.35"),
+        (["resolve", "--os", "linux", "--python", "x"], "3.11"),
+        (["check-upgrade", "--from", "2.15", "--os", "linux", "--glibc", "abc"], "2.35"),
+        (["detect", "--glibc", "2"], "2.35"),
+        (["detect", "--python", "3"], "3.11"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else v,
+)
+def test_a_version_flags_hint_gives_its_own_example(
+    argv: list[str], example: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A compute capability's example is 8.6 and glibc's 2.35, not a Python's 3.11."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"is not a version of the form X.Y (for example {example})." in err, err
+
+
+@pytest.mark.parametrize(("key", "example"), [("glibc", "2.35"), ("python", "3.11"), ("cc", "8.6")])
+def test_a_config_versions_hint_gives_its_own_example(
+    key: str, example: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tfenv.toml").write_text(f'[targets.a]\nos = "linux"\n{key} = "2"\n', "utf-8")
+    assert main(["lock", "--config", str(tmp_path), "--offline"]) == 2
+    err = capsys.readouterr().err
+    assert f"(for example {example})" in err, err

@@ -244,9 +244,9 @@ def _flag_facts(kb: KnowledgeBase, m: MachineArgs, base_os: str) -> dict[str, An
     if m.arch is not None:
         changes["arch"] = specs.parse_arch(m.arch)
     if m.glibc is not None:
-        changes["glibc"] = specs.parse_xy("--glibc", m.glibc)
+        changes["glibc"] = specs.parse_xy("--glibc", m.glibc, "2.35")
     if m.python is not None:
-        changes["python"] = specs.parse_xy("--python", m.python)
+        changes["python"] = specs.parse_xy("--python", m.python, "3.11")
     if m.driver is not None:
         changes["driver"] = specs.parse_driver(m.driver)
     if m.no_gpu:

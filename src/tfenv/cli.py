@@ -302,8 +302,11 @@ def _main(args_list: list[str]) -> int:
     if args_list == ["--version"]:  # what argparse's version action prints, without its formatter
         sys.stdout.write(f"tfenv {__version__}\n")
         return 0
+    args: Optional[argparse.Namespace] = None
     try:
         _set_language(args_list)
+        if _json_flag(args_list):  # machine output: English, its errors too (docs/json.md)
+            set_language("en")
         parser = _build_parser(args_list)
         args = parser.parse_args(args_list)
         if args.command is None:
@@ -311,13 +314,9 @@ def _main(args_list: list[str]) -> int:
             return 2
         return _run(args)
     except _ArgvError as exc:
-        _say(str(exc))
-        return 2
+        return _argv_error(exc, args_list)
     except TfenvError as exc:
-        _say(_("tfenv: error: {paragraph}").format(paragraph=exc.paragraph))
-        for line in exc.details:
-            _say(f"  {line}")
-        return exc.exit_code
+        return _tfenv_error(exc, args, args_list)
     except KeyboardInterrupt:
         _end_children()
         _say(_("tfenv: interrupted"))
@@ -330,6 +329,70 @@ def _main(args_list: list[str]) -> int:
         raise
     except Exception as exc:
         return _bug(exc)
+
+
+def _argv_error(exc: _ArgvError, argv: Sequence[str]) -> int:
+    """A command line argparse refuses: its line on stderr (and the error object with
+    ``--json``), exit 2."""
+    _say(str(exc))
+    if _json_flag(argv):
+        _print_error_json(_error_json(_command_word(argv), 2, str(exc), None))
+    return 2
+
+
+def _tfenv_error(exc: TfenvError, args: Optional[argparse.Namespace], argv: Sequence[str]) -> int:
+    """The error paragraph and its lines on stderr (and the error object with ``--json``)."""
+    _say(_("tfenv: error: {paragraph}").format(paragraph=exc.paragraph))
+    for line in exc.details:
+        _say(f"  {line}")
+    if getattr(args, "json", False) or _json_flag(argv):
+        _print_error_json(_tfenv_error_json(args, argv, exc))
+    return exc.exit_code
+
+
+def _json_flag(argv: Sequence[str]) -> bool:
+    """Whether ``--json`` is among the flags (before a bare ``--``): read before argparse,
+    whose own errors then come as JSON too."""
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
+
+
+def _error_json(
+    command: Optional[str], code: int, message: str, hint: Optional[str]
+) -> dict[str, Any]:
+    """The one error object of every command's ``--json`` (docs/json.md): what the error
+    paragraph on stderr says, as values."""
+    return {"command": command, "ok": False, "exit_code": code, "error": message, "hint": hint}
+
+
+def _tfenv_error_json(
+    args: Optional[argparse.Namespace], argv: Sequence[str], exc: TfenvError
+) -> dict[str, Any]:
+    """A TfenvError as the error object: ``details`` when it has lines of its own, and what
+    the command adds (its module's ``error_fields(args, exc)``: lock's failing targets)."""
+    command = getattr(args, "command", None) or _command_word(argv)
+    doc = _error_json(command, exc.exit_code, exc.message, exc.hint)
+    if exc.details:
+        doc["details"] = list(exc.details)
+    if args is not None and command in COMMANDS:
+        more = getattr(_load(COMMANDS[command][0]), "error_fields", None)
+        if more is not None:
+            doc.update(more(args, exc))
+    return doc
+
+
+def _print_error_json(doc: dict[str, Any]) -> None:
+    import json
+
+    try:
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
 
 
 def _run(args: argparse.Namespace) -> int:

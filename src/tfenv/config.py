@@ -223,7 +223,7 @@ def parse_config(table: Mapping[str, Any], path: Path, *, prefix: str = "") -> P
     """Validate an already-parsed ``[tool.tfenv]`` table; ``path`` anchors relative host files."""
     root = Node(table, str(path), prefix.rstrip("."), _invalid).known(*_TOP_KEYS)
     tensorflow = _check(root.opt("tensorflow"), specs.parse_tf_spec) or "latest"
-    python = _xy(root.opt("python"))
+    python = _xy(root.opt("python"), "3.11")
     manager = root.opt("manager").opt_choice(*MANAGERS) or "auto"
     targets = root.opt("targets")
     if not isinstance(targets.value, dict) or not targets.value:
@@ -287,8 +287,8 @@ def _target(
         cc=cc,
         no_gpu=no_gpu,
         driver=_check(t.opt("driver"), specs.parse_driver),
-        glibc=_xy(t.opt("glibc")),
-        python=_xy(t.opt("python")) or python,
+        glibc=_xy(t.opt("glibc"), "2.35"),
+        python=_xy(t.opt("python"), "3.11") or python,
         gpu_index=t.opt("gpu-index").opt_integer(minimum=0, maximum=1023),
     )
     own_cpu = t.opt("allow-cpu").opt_boolean()
@@ -413,10 +413,11 @@ def _check(node: Node, parse: Callable[[str], object]) -> Optional[str]:
     return value
 
 
-def _xy(node: Node) -> Optional[str]:
+def _xy(node: Node, example: str) -> Optional[str]:
+    """A quoted X.Y version (``example``: one of the key's own, 3.11 for a Python)."""
     if isinstance(node.value, float):  # python = 3.11 written without quotes
         raise node.fail(_('must be a quoted string such as "{value}"').format(value=node.value))
-    return _check(node, lambda s: specs.parse_xy("X.Y", s))
+    return _check(node, lambda s: specs.parse_xy("X.Y", s, example))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -12,8 +12,8 @@ from tfenv.i18n import N_, _
 
 TYPE_CHECKING = False  # typing is not imported: `tfenv --version` reads this module
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Optional
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Optional
 
 __all__ = [
     "LOCK_EXTRA_HINT",
@@ -110,6 +110,25 @@ class UnsatisfiableError(TfenvError):
     """A valid request that no TensorFlow stack satisfies."""
 
     exit_code = 1
+
+
+class NoTeamVersion(UnsatisfiableError):
+    """A team without a common TensorFlow version: a short paragraph, a few
+    ``details`` lines per target, and the same as values for ``--json`` (``blockers``,
+    ``limits``: :mod:`tfenv.team`'s ``to_dict()`` values)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        hint: Optional[str] = None,
+        details: tuple[str, ...] = (),
+        blockers: Sequence[Mapping[str, Any]] = (),
+        limits: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        super().__init__(message, hint=hint, details=details)
+        self.blockers = list(blockers)
+        self.limits = list(limits)
 
 
 # the English text: translate it where it is used, _(LOCK_EXTRA_HINT); the requirements in

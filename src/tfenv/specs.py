@@ -161,12 +161,13 @@ def parse_tf_spec(text: str) -> SpecifierSet:
         ) from None
 
 
-def parse_xy(flag: str, text: str) -> Version:
-    """An ``X.Y`` version such as a Python or glibc version."""
+def parse_xy(flag: str, text: str, example: str) -> Version:
+    """An ``X.Y`` version such as a Python or glibc version; ``example`` is one of the
+    flag's own (3.11 for a Python, 2.35 for glibc, 8.6 for a compute capability)."""
     if not _XY.fullmatch(text.strip()):
         raise UsageError(
-            _("{flag} {text} is not a version of the form X.Y (for example 3.11).").format(
-                flag=flag, text=_show(text)
+            _("{flag} {text} is not a version of the form X.Y (for example {example}).").format(
+                flag=flag, text=_show(text), example=example
             )
         )
     return Version(text.strip())
@@ -238,7 +239,7 @@ def cudnn_problem(v: Version) -> Optional[str]:
 
 def parse_cc(text: str, flag: str = "--cc") -> Version:
     """A compute capability such as 8.6; it must be one NVIDIA has shipped (1.0-13.x)."""
-    v = parse_xy(flag, text)
+    v = parse_xy(flag, text, "8.6")
     if cc_problem(v) is not None:
         raise UsageError(
             _("{flag} {value} is not a compute capability of any NVIDIA GPU.").format(

@@ -51,12 +51,33 @@ class Blocker:
     conflicts: tuple[Conflict, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
     tensorflow: Optional[str] = None
+    held_by: tuple[str, ...] = ()  # the targets whose newest release is ``tensorflow``
+
+    def _reason(self) -> str:
+        if self.reason == "team.blocked-at" and self.held_by:
+            holders = ", ".join(f"'{n}'" for n in self.held_by)
+            return messages.render(
+                "team.blocked-by", {"tensorflow": self.tensorflow, "holders": holders}
+            )
+        return messages.render(self.reason, {"tensorflow": self.tensorflow})
+
+    def lines(self) -> list[str]:
+        """The blocker as lines (a failed lock's details): what it cannot run, each of the
+        solver's reasons on a line of its own, then each way out."""
+        head = messages.render(
+            "team.blocker.head", {"target": self.target, "reason": self._reason()}
+        )
+        out = ["- " + head, *("    " + c.sentence for c in self.conflicts)]
+        if self.suggestions:
+            out.append("  " + messages.render("team.ways-out"))
+            out += ["    " + s.sentence for s in self.suggestions]
+        return out
 
     def describe(self) -> str:
         """The blocker in words (:mod:`tfenv.models.messages`)."""
         fields = {
             "target": self.target,
-            "reason": messages.render(self.reason, {"tensorflow": self.tensorflow}),
+            "reason": self._reason(),
             "conflicts": messages.sentences([c.sentence for c in self.conflicts]),
             "ways_out": messages.sentences([s.sentence for s in self.suggestions]),
         }
@@ -104,6 +125,17 @@ class Limit:
             "others": ", ".join(f"'{n}' {v}" for n, v in self.others),
         }
         return messages.render("team.limit+reasons" if self.skipped else "team.limit", fields)
+
+    def lines(self) -> list[str]:
+        """The limit as lines (a failed lock's details): the target, each reason why it runs
+        nothing newer on a line of its own, then how to split the team."""
+        fields = {
+            "target": self.target,
+            "tensorflow": self.tensorflow,
+            "others": ", ".join(f"'{n}' {v}" for n, v in self.others),
+        }
+        head = messages.render("team.limit.head" if self.skipped else "team.limit", fields)
+        return ["- " + head, *("    " + x.sentence for x in self.skipped), "  " + self.split()]
 
     def split(self) -> str:
         """How to split the team: the target's own ``tensorflow``, and what the others get."""
@@ -236,14 +268,37 @@ class TeamResolution:
         return dict(self.resolutions)
 
     def explain(self) -> str:
-        """One paragraph: why there is no common version (empty when there is one)."""
+        """One short paragraph: why there is no common version (empty when there is one).
+        Where some targets run nothing newer than what the others cannot run, it names
+        those first (they hold the team back); :meth:`explain_lines` gives the reasons."""
         if self.ok:
             return ""
         fields = {
             "newest": ", ".join(f"{n} {v}" for n, v in self.newest),
-            "blockers": "; ".join(b.describe() for b in self.blockers),
+            "blockers": "; ".join(
+                messages.render("team.blocker", {"target": b.target, "reason": b._reason()})
+                for b in self.blockers
+            ),
         }
+        if self.limits:
+            fields["holders"] = ", ".join(f"'{x.target}'" for x in self.limits)
+            fields["blocked"] = ", ".join(f"'{b.target}'" for b in self.blockers)
+            fields["tensorflow"] = self.limits[0].tensorflow
+            return messages.render("team.none+held", fields)
         return messages.render("team.none+newest" if self.newest else "team.none", fields)
+
+    def explain_lines(self) -> tuple[str, ...]:
+        """Why there is no common version, a few lines per target: the targets that hold
+        the team back first (why they run nothing newer, how to split the team), then each
+        blocking target (the solver's reasons, its ways out)."""
+        if self.ok:
+            return ()
+        out: list[str] = []
+        for limit in self.limits:
+            out += limit.lines()
+        for blocker in self.blockers:
+            out += blocker.lines()
+        return tuple(out)
 
 
 def request_for(request: Request, spec: TargetSpec) -> Request:
@@ -316,13 +371,15 @@ def team_resolve(
     if not shared:  # every target has its own TensorFlow: nothing is shared
         return TeamResolution(None, tuple(alone.items()), (), tuple(newest.items()), own=own)
     found = _common(kb, shared, targets, request, alone, newest)
-    if found is None:
+    if found is None:  # the targets at the lowest newest release hold the others back
         ceiling = min(Version(newest[s.name]) for s in shared)
+        held = _limits(kb, config, shared, targets, request, alone, newest, ceiling)
         return TeamResolution(
             None,
             tuple(alone.items()),
-            _blockers_at(kb, shared, targets, request, ceiling),
+            _blockers_at(kb, shared, targets, request, ceiling, tuple(x.target for x in held)),
             tuple(newest.items()),
+            held,
             own=own,
         )
     version, at = found
@@ -463,6 +520,7 @@ def _blockers_at(
     targets: dict[str, Target],
     request: Request,
     version: Version,
+    held_by: tuple[str, ...] = (),
 ) -> tuple[Blocker, ...]:
     found = []
     for spec in specs_:
@@ -470,7 +528,7 @@ def _blockers_at(
         res = _solve(kb, targets[spec.name], pinned, full=True)
         if res.plan is None:
             blocker = Blocker(
-                spec.name, "team.blocked-at", res.conflicts, res.suggestions, str(version)
+                spec.name, "team.blocked-at", res.conflicts, res.suggestions, str(version), held_by
             )
             found.append(blocker)
     return tuple(found)

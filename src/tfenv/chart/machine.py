@@ -22,7 +22,7 @@ from tfenv.resolver import solve_once
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
     from tfenv.models.conflict import Conflict
-    from tfenv.models.plan import Resolution
+    from tfenv.models.plan import Plan, Resolution
     from tfenv.models.target import Request, Target
 
 __all__ = ["CATEGORY", "MachineChart", "Strip", "machine_chart", "why_not"]
@@ -60,7 +60,7 @@ def machine_chart(kb: KnowledgeBase, res: Resolution) -> MachineChart:
         parts = res.plan.tensorflow.split(".")
         chosen = ".".join(parts[:2])
     strips = tuple(
-        _strip(kb, res.target, res.request, row, row.series == chosen)
+        _strip(kb, res.target, res.request, row, res.plan if row.series == chosen else None)
         for row in matrix.matrix_rows(kb)
     )
     return MachineChart(
@@ -72,14 +72,13 @@ def machine_chart(kb: KnowledgeBase, res: Resolution) -> MachineChart:
 
 
 def _strip(
-    kb: KnowledgeBase, target: Target, request: Request, row: matrix.Row, chosen: bool
+    kb: KnowledgeBase, target: Target, request: Request, row: matrix.Row, chosen: Optional[Plan]
 ) -> Strip:
-    pre = request.pre or (row.latest is not None and "rc" in row.latest)
-    spec = f"=={row.series}.*"
-    asked = replace(request, tf=SpecifierSet(spec), tf_text=f"{row.series}.*", pre=pre)
-    res = solve_once(kb, target, asked)
-    if res.plan is not None:
-        plan = res.plan
+    """A series' strip; ``chosen``: the plan ``tfenv resolve`` chose, where it is of this
+    series (the strip shows that plan, not the series' newest: ``--tf 2.3.0`` is 2.3.0)."""
+    res = None if chosen is not None else _series(kb, target, request, row)
+    plan = chosen if res is None else res.plan
+    if plan is not None:
         verdict = "warnings" if plan.warnings else "fits"
         title = plan.summary()
         if plan.gpu_code:
@@ -88,13 +87,20 @@ def _strip(
             title = _("{summary}. Warnings: {warnings}").format(
                 summary=title, warnings=" ".join(plan.warnings)
             )
-        text = _(_STRIP[(chosen, bool(plan.warnings))]).format(summary=plan.summary())
-        return Strip(row.series, verdict, text, title, chosen)
+        text = _(_STRIP[(chosen is not None, bool(plan.warnings))]).format(summary=plan.summary())
+        return Strip(row.series, verdict, text, title, chosen is not None)
+    assert res is not None  # a chosen plan is a plan
     verdict, heading = why_not(res.conflicts)
     title = " ".join(res.conflict_sentences) or heading
-    return Strip(
-        row.series, verdict, _("why not: {heading}").format(heading=heading), title, chosen
-    )
+    return Strip(row.series, verdict, _("why not: {heading}").format(heading=heading), title)
+
+
+def _series(kb: KnowledgeBase, target: Target, request: Request, row: matrix.Row) -> Resolution:
+    """The request solved for one series (``--tf X.Y.*``, the rest as given)."""
+    pre = request.pre or (row.latest is not None and "rc" in row.latest)
+    spec = f"=={row.series}.*"
+    asked = replace(request, tf=SpecifierSet(spec), tf_text=f"{row.series}.*", pre=pre)
+    return solve_once(kb, target, asked)
 
 
 #: a strip's line for a plan: (the chosen plan?, with warnings?) -> its template

@@ -66,17 +66,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfenv.errors import TfenvError
-
-    try:
-        return _run(args)
-    except TfenvError as exc:
-        if args.json:  # the summary says it failed; the CLI still prints the prose
-            _print_json(_failure(args, exc))
-        raise
-
-
-def _run(args: argparse.Namespace) -> int:
     from tfenv.lock import api
 
     if args.check:
@@ -189,16 +178,26 @@ def _summary(result: LockOutcome) -> dict[str, object]:
     }
 
 
-def _failure(args: argparse.Namespace, exc: TfenvError) -> dict[str, object]:
+def error_fields(args: argparse.Namespace, exc: TfenvError) -> dict[str, object]:
+    """What a failed lock's ``--json`` error object adds to every command's (the CLI prints
+    it, and the prose on stderr): the failing targets, and with no common version the
+    blocking targets and those that hold the team back."""
     failures = getattr(exc, "failures", {})
     return {
         "command": "lock --check" if args.check else "lock",
-        "ok": False,
-        "exit_code": exc.exit_code,
-        "error": exc.message,
-        "hint": exc.hint,
         "failures": [{"target": n, "error": why} for n, why in failures.items()],
+        **_team_failure(exc),
     }
+
+
+def _team_failure(exc: TfenvError) -> dict[str, object]:
+    """No common version: the blocking targets and the targets that hold the team back
+    (``limits``, as a successful lock gives them); the CLI adds the lines (``details``)."""
+    from tfenv.errors import NoTeamVersion
+
+    if not isinstance(exc, NoTeamVersion):
+        return {}
+    return {"blockers": exc.blockers, "limits": exc.limits}
 
 
 def _print_json(doc: Mapping[str, object]) -> None:

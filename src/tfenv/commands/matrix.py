@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 _("--tf {tf!r} is not a TensorFlow series such as 2.15.").format(tf=args.tf)
             )
-        wanted = specs.parse_xy("--tf", args.tf)
+        wanted = specs.parse_xy("--tf", args.tf, "2.15")
         if wanted not in series:
             raise UsageError(
                 _("--tf {value}: the knowledge base has no TensorFlow {wanted} series.").format(
@@ -75,10 +75,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if charts:
+    if charts:  # --svg/--html also write a chart: the table is printed all the same
         _write_charts(kb, rows, charts)
-        if not (args.json or args.docs_page or args.markdown):
-            return 0  # the chart was asked for; no table on top of it
     sys.stdout.write(_table(args, rows))
     return 0
 

@@ -201,7 +201,7 @@ def _check_overrides(overrides: Mapping[str, str]) -> dict[str, str]:
                 )
             )
         if key in ("glibc", "python"):
-            specs.parse_xy(f"--{key}", value)
+            specs.parse_xy(f"--{key}", value, "2.35" if key == "glibc" else "3.11")
         if key == "driver":
             specs.parse_driver(value)
         given[key] = value

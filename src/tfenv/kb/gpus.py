@@ -11,8 +11,13 @@ A :class:`GpuCatalog` answers "which compute capability is this card?" for the n
 ``nvidia-smi`` prints or a short form a user types ("RTX 3060", "A100 80GB"). The
 exact name wins; then matching ignores case, whitespace, ``-``/``_`` versus spaces,
 ``80 GB`` versus ``80GB``, parentheses and the optional ``NVIDIA ``/``GeForce ``/
-``Tesla `` prefixes; then aliases. An alias shared by models of different compute
-capability must be declared ``ambiguous``; such an alias is never resolved silently.
+``Tesla `` prefixes; then aliases. Where nothing matches so, the same with every space
+left out ("GTX1060", "RTX3070Ti", "3070ti": the whole name, never a part of it, so
+"3070ti" is the 3070 Ti and not the 3070), and then without NVIDIA's "with Max-Q Design"
+suffix (a Max-Q part is the same chip, of the same compute capability, at a lower clock)
+where the catalog has no model of that name. An alias shared by models of different
+compute capability must be declared ``ambiguous``; such an alias is never resolved
+silently.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ _PREFIXES = ("nvidia ", "geforce ", "tesla ")
 _ARCHES = ("aarch64",)
 _GB = re.compile(r"(\d)\s*gb\b")
 _PUNCT = re.compile(r"[-_()/,]")
+# NVIDIA's suffix for the power-limited laptop parts, as normalize_name leaves it
+_MAX_Q = re.compile(r" (?:with )?max ?q(?: design)?$")
 
 
 def normalize_name(name: str) -> str:
@@ -65,6 +72,23 @@ def normalize_name(name: str) -> str:
         if key.startswith(prefix):
             key = key[len(prefix) :]
     return key
+
+
+def _compact(key: str) -> str:
+    """A normalised name with no spaces (nor the prefixes, written together with the rest:
+    "GeForceGTX1060"): how "GTX1060" and "GTX 1060" meet."""
+    out = key.replace(" ", "")
+    for prefix in _PREFIXES:
+        bare = prefix.strip()
+        if out.startswith(bare) and len(out) > len(bare):
+            out = out[len(bare) :]
+    return out
+
+
+def _add(index: dict[str, list[GpuModel]], key: str, model: GpuModel) -> None:
+    bucket = index.setdefault(key, [])
+    if model not in bucket:
+        bucket.append(model)
 
 
 def _name(node: Node) -> str:
@@ -135,12 +159,16 @@ class GpuCatalog:
         self._exact = {m.name: m for m in models}
         self._by_name: dict[str, list[GpuModel]] = {}
         self._by_alias: dict[str, list[GpuModel]] = {}
+        # the same keys with every space left out: "gtx1060", "rtx3070ti"
+        self._by_compact_name: dict[str, list[GpuModel]] = {}
+        self._by_compact_alias: dict[str, list[GpuModel]] = {}
         for model in models:
-            self._by_name.setdefault(normalize_name(model.name), []).append(model)
+            key = normalize_name(model.name)
+            self._by_name.setdefault(key, []).append(model)
+            _add(self._by_compact_name, _compact(key), model)
             for alias in model.aliases:
-                bucket = self._by_alias.setdefault(normalize_name(alias), [])
-                if model not in bucket:
-                    bucket.append(model)
+                _add(self._by_alias, normalize_name(alias), model)
+                _add(self._by_compact_alias, _compact(normalize_name(alias)), model)
         self._ambiguous = {normalize_name(a.alias): a for a in ambiguous}
 
     def __len__(self) -> int:
@@ -154,10 +182,15 @@ class GpuCatalog:
         if exact is not None:
             return (exact,)
         key = normalize_name(name)
-        named = self._by_name.get(key)
-        if named:
-            return tuple(named)
-        return tuple(self._by_alias.get(key, ()))
+        for tried in dict.fromkeys((key, _MAX_Q.sub("", key))):  # then without "Max-Q"
+            found = self._by_name.get(tried) or self._by_alias.get(tried)
+            if found:
+                return tuple(found)
+            compact = _compact(tried)
+            found = self._by_compact_name.get(compact) or self._by_compact_alias.get(compact)
+            if found:
+                return tuple(found)
+        return ()
 
     def is_ambiguous(self, name: str) -> bool:
         """True when ``name`` matches models of more than one compute capability."""

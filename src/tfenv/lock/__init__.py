@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Optional, Union
 
-from tfenv.errors import LOCK_EXTRA_HINT, LockError, TfenvError, UnsatisfiableError
+from tfenv.errors import LOCK_EXTRA_HINT, LockError, NoTeamVersion, TfenvError
 from tfenv.i18n import _
 
 if TYPE_CHECKING:
@@ -103,14 +103,17 @@ class CheckOutcome:
 
 
 def plan_team(kb: KnowledgeBase, config: ProjectConfig) -> TeamResolution:
-    """The team's TensorFlow version and each target's plan; UnsatisfiableError when none."""
+    """The team's TensorFlow version and each target's plan; NoTeamVersion when none."""
     from tfenv.team import team_resolve
 
     team = team_resolve(kb, config)
     if not team.ok:
-        raise UnsatisfiableError(
+        raise NoTeamVersion(
             team.explain(),
             hint=_("Drop or change the blocking target, or pin a TensorFlow version it runs."),
+            details=team.explain_lines(),
+            blockers=[b.to_dict() for b in team.blockers],
+            limits=team.limits_json(),
         )
     return team
 

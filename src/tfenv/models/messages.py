@@ -152,7 +152,10 @@ TEMPLATES: Mapping[str, str] = {
     # a team without a common version (team.py)
     "team.no-stack": N_("has no TensorFlow stack at all"),
     "team.blocked-at": N_("cannot run TensorFlow {tensorflow}, the newest that the others allow"),
+    "team.blocked-by": N_("cannot run TensorFlow {tensorflow}, the newest release {holders} runs"),
     "team.blocker": N_("target '{target}' {reason}."),
+    "team.blocker.head": N_("Target '{target}' {reason}:"),
+    "team.ways-out": N_("Ways out:"),
     "team.blocker+conflicts": N_("target '{target}' {reason}: {conflicts}"),
     "team.blocker+ways-out": N_("target '{target}' {reason}. Ways out: {ways_out}"),
     "team.blocker+conflicts+ways-out": N_(
@@ -162,6 +165,11 @@ TEMPLATES: Mapping[str, str] = {
     "team.none+newest": N_(
         "No TensorFlow version runs on every target (newest per target: {newest}); {blockers}"
     ),
+    "team.none+held": N_(
+        "No TensorFlow version runs on every target (newest per target: {newest}). Held back by "
+        "{holders}: nothing newer than TensorFlow {tensorflow} runs there, and {blocked} cannot "
+        "run {tensorflow}."
+    ),
     # a team version held down by one target (team.py: Limit)
     "team.limit": N_(
         "Target '{target}' holds the team at TensorFlow {tensorflow}; the others run newer "
@@ -170,6 +178,10 @@ TEMPLATES: Mapping[str, str] = {
     "team.limit+reasons": N_(
         "Target '{target}' holds the team at TensorFlow {tensorflow}: {reasons} The others "
         "run newer releases alone ({others})."
+    ),
+    "team.limit.head": N_(
+        "Target '{target}' holds the team at TensorFlow {tensorflow}; the others run newer "
+        "releases alone ({others}). Why not newer:"
     ),
     # a team version no single target stops at: the newest release all targets share
     "team.shared": N_(

@@ -195,7 +195,10 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
     view = container_view(t)
     for rel, how in ngc_gpu_way_outs(kb, view, r.tf):
         wanted = f"=={rel.tensorflow}"
-        plan = solve(t, replace(r, tf=SpecifierSet(wanted), tf_text=wanted, manager="container"))
+        there = _ngc_python(t, rel)
+        plan = solve(
+            there, replace(r, tf=SpecifierSet(wanted), tf_text=wanted, manager="container")
+        )
         if plan is None or plan.image != rel.image:
             continue
         last = kb.containers.ngc_last_release == rel.release
@@ -205,7 +208,7 @@ def _ngc_gpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional
             tensorflow=rel.tensorflow,
             status=rel.status,
             how=how,
-            command=_tfenv(t, t, replace(r, tf_text=str(rel.tensorflow), manager="container")),
+            command=_tfenv(t, there, replace(r, tf_text=str(rel.tensorflow), manager="container")),
         )
     return None
 
@@ -219,7 +222,10 @@ def _ngc_cudnn(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Option
         return None
     for rel, how in ngc_cudnn_way_outs(kb, container_view(t), r.tf):
         wanted = f"=={rel.tensorflow}"
-        plan = solve(t, replace(r, tf=SpecifierSet(wanted), tf_text=wanted, manager="container"))
+        there = _ngc_python(t, rel)
+        plan = solve(
+            there, replace(r, tf=SpecifierSet(wanted), tf_text=wanted, manager="container")
+        )
         if plan is None or plan.image != rel.image:
             continue  # the command would not give this image
         return Suggestion.of(
@@ -230,9 +236,21 @@ def _ngc_cudnn(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Option
             cuda=rel.cuda,
             status=rel.status,
             how=how,
-            command=_tfenv(t, t, replace(r, tf_text=str(rel.tensorflow), manager="container")),
+            command=_tfenv(t, there, replace(r, tf_text=str(rel.tensorflow), manager="container")),
         )
     return None
+
+
+def _ngc_python(t: Target, rel: NgcRelease) -> Target:
+    """The machine with the NGC image's Python where another was asked for (the container
+    route takes an image only with the Python asked for, and an image's Python cannot be
+    chosen): the way out's command then says ``--python``."""
+    from tfenv.routes.container import container_view
+
+    asked = container_view(t).python
+    if asked is None or rel.python is None or asked == rel.python:
+        return t
+    return replace(t, python=rel.python)
 
 
 def _conda_cpu(kb: KnowledgeBase, solve: Solve, t: Target, r: Request) -> Optional[Suggestion]:

@@ -64,9 +64,12 @@ def docker_run(image: str, command: str = "") -> str:
 
 def container_view(target: Target) -> Target:
     """The target as a container sees it: Linux (WSL2 on Windows), the host's GPU and driver;
-    the image brings its own Python and glibc."""
+    the image brings its own glibc, and its own Python unless one was asked for (``--python``
+    or a host file's: the image must then carry it, or install it). The Python detected on
+    this machine does not matter to an image."""
     os_name = "wsl2" if target.system.is_windows else target.os
-    return replace(target, os=os_name, python=None, glibc=None)
+    python = None if "python" in target.detected else target.python
+    return replace(target, os=os_name, python=python, glibc=None)
 
 
 def _image(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[ContainerImage]:
@@ -208,7 +211,10 @@ class ContainerRoute(Route):
             cudnn,
             _packages(image, python, pip),
             reasons=(
-                *(coded("image", r, image=image.image) for r in _reasons(kb, opt, image, python)),
+                *(
+                    coded("image", r, image=image.image)
+                    for r in _reasons(kb, opt, image, python, target.python is not None)
+                ),
                 *pin_reasons,
                 *(coded("image-runs", r, image=image.image) for r in clause_reasons),
             ),
@@ -263,8 +269,20 @@ def _packages(image: ContainerImage, python: Optional[Version], pip: tuple[str, 
 
 
 def _reasons(
-    kb: KnowledgeBase, opt: TfOption, image: ContainerImage, python: Optional[Version]
+    kb: KnowledgeBase,
+    opt: TfOption,
+    image: ContainerImage,
+    python: Optional[Version],
+    asked: bool = False,
 ) -> tuple[str, ...]:
+    """Why this image; ``asked``: the Python was asked for (the view kept it)."""
+    if image.family == "cuda-base" and asked:
+        return (
+            *image.why,
+            _("Python {python}: installed in the image, the Python asked for.").format(
+                python=python
+            ),
+        )
     if image.family == "cuda-base":
         return (
             *image.why,
@@ -299,9 +317,14 @@ def _reasons(
             )
         )
     py = f"Python {image.python}" if image.python else _("its Python (version not recorded)")
-    out.append(
-        _("Python: the image's own, {python}; the host's Python does not matter.").format(python=py)
-    )
+    if asked:
+        out.append(_("Python: the image's own, {python}, the Python asked for.").format(python=py))
+    else:
+        out.append(
+            _("Python: the image's own, {python}; the host's Python does not matter.").format(
+                python=py
+            )
+        )
     if image.family == "ngc":
         out += _ngc_notes(kb, image)
     return tuple(out)

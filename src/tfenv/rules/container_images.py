@@ -95,7 +95,22 @@ def choose(kb: KnowledgeBase, opt: TfOption, target: Target) -> Optional[Contain
     """The image for ``opt`` on a Linux x86_64 (or WSL2) host, or None."""
     if target.platform.key != "linux_x86_64":
         return None
-    return ngc_image(kb, opt, target) or _official(kb, opt) or _cuda_base(kb, opt)
+    python = target.python  # a Python asked for: an image with another one does not fit
+    return (
+        _with_python(ngc_image(kb, opt, target), python)
+        or _with_python(_official(kb, opt), python)
+        or _cuda_base(kb, opt, python)
+    )
+
+
+def _with_python(
+    image: Optional[ContainerImage], python: Optional[Version]
+) -> Optional[ContainerImage]:
+    """``image`` unless a Python was asked for and the image carries another (or one not
+    recorded): an image's Python cannot be chosen; a CUDA base image installs any."""
+    if image is None or python is None or image.python == python:
+        return image
+    return None
 
 
 # -- the official images --------------------------------------------------------------
@@ -163,14 +178,15 @@ def _official(kb: KnowledgeBase, opt: TfOption) -> Optional[ContainerImage]:
     )
 
 
-def _not_official(kb: KnowledgeBase, opt: TfOption) -> str:
-    """Why the official image of ``opt`` is not used (the route takes a CUDA base instead)."""
+def _not_official(kb: KnowledgeBase, opt: TfOption, python: Optional[Version] = None) -> str:
+    """Why the official image of ``opt`` is not used (the route takes a CUDA base instead);
+    ``python``: the Python asked for."""
     official = kb.containers.official
     build = opt.build.linux if opt.build else None
     rec = official.release(opt.version)
     if rec is not None:
         return _("{refusal}.").format(
-            refusal=_refusal(official.image(opt.version), rec, build, opt.version)
+            refusal=_refusal(official.image(opt.version), rec, build, opt.version, python)
         )
     text = _("No official image of TensorFlow {version} is recorded").format(version=opt.version)
     for other in kb.containers.official.series(opt.version):
@@ -194,7 +210,24 @@ def _not_official(kb: KnowledgeBase, opt: TfOption) -> str:
     return _("{text}.").format(text=text)
 
 
-def _refusal(image: str, rec: OfficialRelease, build: Optional[CudaBuild], version: Version) -> str:
+def _refusal(
+    image: str,
+    rec: OfficialRelease,
+    build: Optional[CudaBuild],
+    version: Version,
+    python: Optional[Version] = None,
+) -> str:
+    if rec.status != "unknown" and mismatch(rec.cuda, rec.cudnn, build, version) is None:
+        return _(
+            "The official image {image} is not used: it carries Python {have}, and Python "
+            "{python} was asked for ({status}; {sources})"
+        ).format(
+            image=image,
+            have=rec.python or _("(not recorded)"),
+            python=python,
+            status=status_text(rec.status),
+            sources="; ".join(rec.provenance.sources),
+        )
     if rec.status == "unknown":
         return _(
             "The official image {image} is not used: what it carries is not known ({note})"
@@ -211,7 +244,9 @@ def _refusal(image: str, rec: OfficialRelease, build: Optional[CudaBuild], versi
 # -- NVIDIA's CUDA base images, with Python and tensorflow[and-cuda] ------------------
 
 
-def _cuda_base(kb: KnowledgeBase, opt: TfOption) -> Optional[ContainerImage]:
+def _cuda_base(
+    kb: KnowledgeBase, opt: TfOption, python: Optional[Version] = None
+) -> Optional[ContainerImage]:
     if opt.package != "tensorflow":
         return None
     build = opt.build.linux if opt.build else None
@@ -256,7 +291,7 @@ def _cuda_base(kb: KnowledgeBase, opt: TfOption) -> Optional[ContainerImage]:
         status=base.status,
         require=base.require_cuda,
         require_status=base.status,
-        why=(_not_official(kb, opt), instead),
+        why=(_not_official(kb, opt, python), instead),
         pip=specs,
     )
 

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from tfenv.config import ProjectConfig
     from tfenv.kb import KnowledgeBase
     from tfenv.models.target import MachineArgs
-    from tfenv.upgrade.assess import TargetInput
-    from tfenv.upgrade.current import CurrentSource
+    from tfenv.upgrade.assess import Move, TargetInput
+    from tfenv.upgrade.current import CurrentSource, CurrentState
     from tfenv.upgrade.model import TargetReport, UpgradeReport
 
 __all__ = ["check_upgrade"]
@@ -65,7 +65,6 @@ def check_upgrade(
     ``relock`` diffs every pin against a fresh lock (the package index, as ``tfenv
     lock``)."""
     from tfenv.upgrade import inputs
-    from tfenv.upgrade.assess import assess
     from tfenv.upgrade.model import UpgradeReport
 
     if sum([from_version is not None, bool(from_files), from_env is not None]) > 1:
@@ -79,12 +78,9 @@ def check_upgrade(
         move = inputs.make_move(kb, to, pre)
         project = inputs.find_project(_path(config)) if (config or m is None) else None
         source = inputs.current_source(kb, from_version, files, env, project)
-        way = inputs.direction(kb, source, move, allow_downgrade)
         chosen = inputs.targets(kb, m, project, targets, manager, allow_cpu)
-        reports = tuple(
-            assess(kb, t, source.for_target(t.name, t.target.platform.conda_subdir), move)
-            for t in chosen
-        )
+        way = inputs.direction(kb, source, move, allow_downgrade, _moving(source, chosen, move))
+        reports = tuple(_assess(kb, project, t, source, move) for t in chosen)
         notes: tuple[str, ...] = ()
         if relock:
             reports = _relocked(kb, project, source, chosen, reports, index_url, offline)
@@ -104,6 +100,37 @@ def check_upgrade(
         ) from None
     folder = str(project.folder) if project is not None else None
     return UpgradeReport(source.describe, move.to_text, way, reports, notes, folder)  # type: ignore[arg-type]
+
+
+def _moving(
+    source: CurrentSource, chosen: Sequence[TargetInput], move: Move
+) -> Optional[list[CurrentState]]:
+    """The current states of the targets the move moves, where the team holds some on a
+    TensorFlow of their own (None: every target moves; the source's states decide)."""
+    from tfenv.upgrade.held import holds
+
+    if not any(holds(t, move) for t in chosen):
+        return None
+    return [
+        source.for_target(t.name, t.target.platform.conda_subdir)
+        for t in chosen
+        if not holds(t, move)
+    ]
+
+
+def _assess(
+    kb: KnowledgeBase,
+    project: Optional[ProjectConfig],
+    inp: TargetInput,
+    source: CurrentSource,
+    move: Move,
+) -> TargetReport:
+    """One target's report: held where the team keeps it on its own TensorFlow."""
+    from tfenv.upgrade.assess import assess
+    from tfenv.upgrade.held import held_report
+
+    current = source.for_target(inp.name, inp.target.platform.conda_subdir)
+    return held_report(kb, project, inp, current, move) or assess(kb, inp, current, move)
 
 
 def _machine(

@@ -9,7 +9,7 @@ issues of the new release and the recorded packaging and API changes crossed.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -38,6 +38,7 @@ class TargetInput:
     allow_cpu: bool = False
     no_gpu: bool = False
     cuda_libs: str = "build"  # the CUDA-library preference of its pip plans (cuda-libs)
+    tensorflow: Optional[str] = None  # a configured target's own TensorFlow (its key)
 
 
 @dataclass(frozen=True)

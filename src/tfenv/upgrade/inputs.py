@@ -129,12 +129,20 @@ def _refuse_only_pre(kb: KnowledgeBase, spec: SpecifierSet, text: str) -> None:
     )
 
 
-def direction(kb: KnowledgeBase, source: CurrentSource, move: Move, allow_down: bool) -> str:
-    """upgrade, downgrade or same; a downgrade needs ``allow_down``."""
-    starts = [
-        state.version or newest(kb, SpecifierSet(_spec_of(state.spec)))
-        for _, state in source.states
-    ]
+def direction(
+    kb: KnowledgeBase,
+    source: CurrentSource,
+    move: Move,
+    allow_down: bool,
+    moving: Optional[Sequence[CurrentState]] = None,
+) -> str:
+    """upgrade, downgrade or same; a downgrade needs ``allow_down``. ``moving``: the
+    current states of the targets that move (not those the team holds on a TensorFlow of
+    their own); None: every state of the source."""
+    states = [s for _, s in source.states] if moving is None else list(moving)
+    if not states:  # every target is held: nothing moves
+        return "upgrade"
+    starts = [state.version or newest(kb, SpecifierSet(_spec_of(state.spec))) for state in states]
     highest = max(starts)
     if move.version < highest and not allow_down:
         raise UsageError(
@@ -246,6 +254,7 @@ def targets(
                 s.allow_cpu or allow_cpu,
                 s.machine.no_gpu,
                 s.cuda_libs or config.cuda_libs,
+                s.tensorflow if s.tensorflow != "latest" else None,
             )
             for s in specs_
         ]

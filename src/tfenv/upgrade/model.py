@@ -9,6 +9,7 @@ from tfenv.models.conflict import Conflict, Suggestion
 
 __all__ = [
     "SEVERITIES",
+    "Held",
     "PackageChange",
     "Severity",
     "TargetReport",
@@ -67,6 +68,26 @@ class PackageChange:
 
 
 @dataclass(frozen=True)
+class Held:
+    """A target the team keeps on a TensorFlow of its own (its ``tensorflow`` key in the
+    configuration) that the move's release does not match: it does not move, so it is
+    not checked and does not count towards the exit status."""
+
+    tensorflow: str  # the target's own request, as written ("2.10")
+    config: str  # the configuration file
+    table: str  # the target's table in it ("targets.old", "tool.tfenv.targets.old")
+    sentence: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tensorflow": self.tensorflow,
+            "config": self.config,
+            "table": self.table,
+            "sentence": self.sentence,
+        }
+
+
+@dataclass(frozen=True)
 class TargetReport:
     """Everything ``check-upgrade`` found for one target machine."""
 
@@ -74,7 +95,7 @@ class TargetReport:
     machine: str  # Target.describe()
     from_version: Optional[str]
     to_version: Optional[str]  # what the new plan installs, or the release that was checked
-    resolves: bool
+    resolves: Optional[bool]  # None: not checked (a held target)
     current: Optional[dict[str, Any]] = None  # Plan.to_dict() of the current version
     new: Optional[dict[str, Any]] = None  # Plan.to_dict() of the new version
     findings: tuple[UpgradeFinding, ...] = ()  # what the move changes
@@ -85,12 +106,15 @@ class TargetReport:
     suggestions: tuple[Suggestion, ...] = ()
     packages: tuple[PackageChange, ...] = ()
     packages_basis: Optional[str] = None  # how the package diff was made; None: no diff
+    held: Optional[Held] = None  # kept on its own TensorFlow by the team: not moving
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
 
     @property
     def status(self) -> str:
+        if self.held is not None:
+            return "held"
         # a release this target cannot run blocks, even where the current one could not either
         if self.count("blocker") or any(f.severity == "blocker" for f in self.standing):
             return "blocked"
@@ -114,6 +138,7 @@ class TargetReport:
                 "basis": self.packages_basis,
                 "changes": [p.to_dict() for p in self.packages],
             },
+            "held": self.held.to_dict() if self.held is not None else None,
         }
 
 
@@ -136,7 +161,7 @@ class UpgradeReport:
 
     @property
     def warned(self) -> bool:
-        return any(t.status != "safe" for t in self.targets)
+        return any(t.status not in ("safe", "held") for t in self.targets)
 
     def exit_code(self, strict: bool = False) -> int:
         if self.blocked or (strict and self.warned):

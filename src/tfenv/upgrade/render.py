@@ -14,7 +14,12 @@ __all__ = ["short_source", "to_json", "to_markdown", "to_text"]
 # the words of the severities and statuses (the JSON keeps the codes: blocker, blocked)
 _MARK = {"blocker": N_("BLOCKER"), "warning": N_("WARNING"), "info": N_("info")}
 _STANDING = N_("standing conditions (the same before and after the move; not changes)")
-_STATUS = {"blocked": N_("BLOCKED"), "warnings": N_("works, with warnings"), "safe": N_("safe")}
+_STATUS = {
+    "blocked": N_("BLOCKED"),
+    "warnings": N_("works, with warnings"),
+    "safe": N_("safe"),
+    "held": N_("held by the team"),
+}
 
 
 def _mark(severity: str) -> str:
@@ -30,18 +35,35 @@ def to_json(report: UpgradeReport, strict: bool = False) -> str:
 
 
 def _verdict(report: UpgradeReport, strict: bool) -> str:
-    return _move_verdict(report, strict) + _standing_note(report)
+    return _move_verdict(report, strict) + _standing_note(report) + _held_note(report)
 
 
 def _move_verdict(report: UpgradeReport, strict: bool) -> str:
     if report.blocked:
         names = ", ".join(t.name for t in report.targets if t.status == "blocked")
         return _("Not safe: blocked on {targets}.").format(targets=names)
+    held = any(t.held for t in report.targets)
     if report.warned:
         if strict:
+            if held:
+                return _("Works on every target that moves, with warnings (--strict: fails).")
             return _("Works everywhere, with warnings (--strict: fails).")
+        if held:
+            return _("Works on every target that moves, with warnings.")
         return _("Works everywhere, with warnings.")
+    if held:
+        return _("Safe on every target that moves.")
     return _("Safe on every target.")
+
+
+def _held_note(report: UpgradeReport) -> str:
+    names = ", ".join(t.name for t in report.targets if t.held)
+    if not names:
+        return ""
+    # TRANSLATORS: follows the verdict in the same paragraph (the leading space included)
+    return _(
+        " Held by the team on a TensorFlow of their own, not moving and not checked: {targets}."
+    ).format(targets=names)
 
 
 def _standing_note(report: UpgradeReport) -> str:
@@ -88,6 +110,8 @@ def to_text(report: UpgradeReport, strict: bool = False) -> str:
 def _target_text(t: TargetReport) -> list[str]:
     head = f"== {t.name}: {t.from_version} -> {t.to_version}  [{_status(t.status)}]"
     out = [head, f"   {t.machine}"]
+    if t.held is not None:
+        return [*out, "   " + t.held.sentence, ""]  # one line, as every finding's
     if not t.resolves:
         out.append(
             "   " + _("TensorFlow {version} does not resolve here.").format(version=t.to_version)
@@ -252,9 +276,9 @@ def _markdown(report: UpgradeReport, strict: bool, icon: str) -> str:
         "|---|---|---|---|---|---|",
     ]
     for t in report.targets:
+        counts = "- | -" if t.held else f"{t.count('blocker')} | {t.count('warning')}"
         lines.append(
-            f"| {t.name} | {t.from_version} | {t.to_version} | {_status(t.status)} | "
-            f"{t.count('blocker')} | {t.count('warning')} |"
+            f"| {t.name} | {t.from_version} | {t.to_version} | {_status(t.status)} | {counts} |"
         )
     for t in report.targets:
         lines += _target_markdown(t)
@@ -264,6 +288,8 @@ def _markdown(report: UpgradeReport, strict: bool, icon: str) -> str:
 
 def _target_markdown(t: TargetReport) -> list[str]:
     out = ["", f"#### {t.name} ({_status(t.status)})", "", f"_{_md(t.machine)}_", ""]
+    if t.held is not None:
+        return [*out, t.held.sentence]
     if t.findings:
         out += [_("| severity | kind | what changes | fix | source |"), "|---|---|---|---|---|"]
         out += [
