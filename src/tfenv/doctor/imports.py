@@ -3,6 +3,7 @@ and run the checks of a plan's Verify step there (the GPU list, a computation)."
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from tfenv.doctor.findings import Finding, Status
 from tfenv.i18n import _
 from tfenv.models.sentence import said
 
-__all__ = ["ImportResult", "run_import_check"]
+__all__ = ["ImportResult", "error_line", "run_import_check"]
 
 _MARK = "TFENV-DOCTOR-RESULT "
 _SCRIPT = r"""
@@ -102,7 +103,7 @@ def run_import_check(
         return ImportResult((f,), None, "")
     data = _result(proc.stdout)
     if data is None:
-        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        last = error_line(proc.stderr)
         f = Finding(
             "import",
             "problem",
@@ -118,6 +119,22 @@ def run_import_check(
         )
         return ImportResult((f,), None, proc.stderr)
     return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)
+
+
+#: a line that names the exception a failed run ended with (``TypeError: ...``)
+_EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?::.*)?")
+
+
+def error_line(log: str) -> str:
+    """The line of a failed import's log that says what went wrong: the last exception
+    line (``TypeError: Unable to convert ...``), else the last line with text, stripped
+    (a traceback's last line is often an indented detail such as a tab and ``() ->
+    handle``, which says nothing alone)."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if _EXCEPTION_LINE.fullmatch(line):
+            return line
+    return lines[-1] if lines else _("(no output)")
 
 
 def _result(stdout: str) -> Optional[dict[str, Any]]:
