@@ -124,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
         from tfenv.doctor.imports import run_import_check
 
         python = env.interpreter or args.interpreter or sys.executable
-        result = run_import_check(python, args.timeout, has_gpu=here.has_gpu)
+        from tfenv.doctor.checks import fix_os
+
+        result = run_import_check(python, args.timeout, has_gpu=here.has_gpu, os=fix_os(inputs))
         findings += list(result.findings)
         log = result.log
     _print(findings, log, args.json, where)

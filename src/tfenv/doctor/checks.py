@@ -13,7 +13,7 @@ from tfenv.doctor import libs
 from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
-from tfenv.doctor.runtime import check_runtime
+from tfenv.doctor.runtime import check_runtime, pip_line
 from tfenv.doctor.windows_dlls import check_windows_dlls
 from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.i18n import _, ngettext
@@ -126,7 +126,8 @@ def diagnose(inp: Inputs) -> list[Finding]:
                 ),
                 said(
                     "fix-install-tensorflow",
-                    _("pip install tensorflow (run `tfenv resolve` first to pick a version)"),
+                    _("{command} (run `tfenv resolve` first to pick a version)"),
+                    command=pip_line(inp.env, ["install", "tensorflow"], fix_os(inp)),
                 ),
             )
         )
@@ -140,12 +141,18 @@ def diagnose(inp: Inputs) -> list[Finding]:
         and tf.package not in CPU_DISTRIBUTIONS
     )
     findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
-    findings += check_runtime(inp.kb, inp.env, tf.version, inp.host.os)
+    findings += check_runtime(inp.kb, inp.env, tf.version, fix_os(inp))
     findings.append(_gpu_summary(inp.host))
     if gpu_build and build is not None and inp.host.has_gpu:
         findings += _gpu_checks(inp, tf, build, platform)
     findings += _env_findings(inp.environ)
     return findings
+
+
+def fix_os(inp: Inputs) -> str:
+    """The system whose shell the fixes are written for: the environment's own layout
+    (a native Windows one: ``Scripts\\python.exe``), else the machine's."""
+    return inp.env.shell_os or inp.host.os
 
 
 def _machine_finding(host: HostProfile) -> Finding:

@@ -55,13 +55,18 @@ class ImportResult:
 
 
 def run_import_check(
-    python: str, timeout: float, has_gpu: bool = True, env: Optional[Mapping[str, str]] = None
+    python: str,
+    timeout: float,
+    has_gpu: bool = True,
+    env: Optional[Mapping[str, str]] = None,
+    os: str = "linux",
 ) -> ImportResult:
     """Import TensorFlow in ``python``, isolated: ``-I`` (no current folder, user site or
     PYTHON* variables) in a new empty folder, so a ``tensorflow.py`` or ``tensorflow/``
     where tfenv was started cannot be imported instead. ``has_gpu``: whether this machine
     has an NVIDIA GPU (without one, a CUDA build that sees none is what is expected);
-    ``env``: the child's environment (None: tfenv's own), e.g. an activated environment's."""
+    ``env``: the child's environment (None: tfenv's own), e.g. an activated environment's;
+    ``os``: the system whose shell a fix is written for."""
     from tfenv import procs
 
     try:
@@ -118,7 +123,19 @@ def run_import_check(
             ),
         )
         return ImportResult((f,), None, proc.stderr)
-    return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)
+    return ImportResult(tuple(_findings(data, has_gpu, _install(python, os))), data, proc.stderr)
+
+
+def _install(python: str, os: str) -> str:
+    """``PYTHON -m pip install tensorflow`` in ``os``'s shell (``python`` in the activated
+    environment where the path cannot start a Windows command bare)."""
+    from pathlib import Path
+
+    from tfenv.doctor.env import TargetEnv
+    from tfenv.doctor.runtime import pip_line
+
+    target = TargetEnv(Path(python).parent, None, (), (), (), False, interpreter=python)
+    return pip_line(target, ["install", "tensorflow"], os)
 
 
 #: a line that names the exception a failed run ended with (``TypeError: ...``)
@@ -150,7 +167,9 @@ def _result(stdout: str) -> Optional[dict[str, Any]]:
     return None
 
 
-def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
+def _findings(
+    data: dict[str, Any], has_gpu: bool = True, install: str = "pip install tensorflow"
+) -> list[Finding]:
     if data.get("missing"):
         return [
             Finding(
@@ -160,7 +179,7 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
                     "import-missing",
                     _("TensorFlow is not installed for this interpreter (import tensorflow fails)"),
                 ),
-                fix=said("fix-pip-install-tensorflow", _("pip install tensorflow")),
+                fix=said("fix-pip-install-tensorflow", "{command}", command=install),
             )
         ]
     version = data.get("version")

@@ -186,15 +186,18 @@ def and_cuda_pin(ctx: Context, name: str) -> Optional[str]:
     return str(pin) if pin is not None else None
 
 
-def pip_command(ctx: Context, *specs: str, os: Optional[str] = None) -> str:
+def pip_command(ctx: Context, *specs: str, os: Optional[str] = None, module: bool = False) -> str:
     """``pip install SPEC...`` written for the shell of the machine at hand (``os``, or the
-    context's machine; POSIX when unknown). A spec from the pasted text that cmd.exe or
-    PowerShell would change is written for a POSIX shell instead (never unescaped)."""
+    context's machine; POSIX when unknown); ``module``: ``python -m pip install SPEC...``
+    (the environment's own pip, whatever ``pip`` on PATH is). A spec from the pasted text
+    that cmd.exe or PowerShell would change is written for a POSIX shell instead (never
+    unescaped)."""
     from tfenv.shells import UnsafeWord, command, shell_for
 
     machine = ctx.machine
     target_os = os or (machine.os if machine is not None else "linux")
+    argv = ["python", "-m", "pip", "install", *specs] if module else ["pip", "install", *specs]
     try:
-        return command(["pip", "install", *specs], shell_for(target_os))
+        return command(argv, shell_for(target_os))
     except UnsafeWord:
-        return command(["pip", "install", *specs], "posix")
+        return command(argv, "posix")

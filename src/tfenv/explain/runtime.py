@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
+from tfenv.explain.common import pip_command
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
 from tfenv.models.plan import excluded
@@ -98,11 +99,12 @@ def _answer(package: str) -> Callable[[Mapping[str, str], Context], Answer]:
             )
             return Answer(tuple(facts))
         facts += [_constraint_fact(tf, python, c) for c in found]
-        lines = " ".join(f"'{c.line}'" for c in found)
         fix = _(
-            "`python -m pip install {lines}` in this environment (TensorFlow {tf}); "
+            "`{command}` in this environment (TensorFlow {tf}); "
             "`tfenv resolve --tf {tf} --python {python}` plans it with this pin."
-        ).format(lines=lines, tf=tf, python=python)
+        ).format(
+            command=pip_command(ctx, *(c.line for c in found), module=True), tf=tf, python=python
+        )
         return Answer(tuple(facts), fix)
 
     return answer

@@ -1,0 +1,115 @@
+"""Every fix doctor and explain print is a command for the target's shell, built by
+tfenv.shells: a Windows environment (Scripts\\python.exe) gets the one form cmd.exe and
+PowerShell read alike, a POSIX one shlex quoting, and no fix is formatted by hand."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.winshell import both
+from tfenv.cli import main
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "tfenv"
+
+
+def _windows_venv(root: Path) -> Path:
+    """A native Windows venv as it lies on disk: Scripts\\python.exe, Lib\\site-packages
+    (TensorFlow 2.10.1 under NumPy 2.0.2), pyvenv.cfg."""
+    (root / "Scripts").mkdir(parents=True)
+    (root / "Scripts" / "python.exe").write_bytes(b"MZ")
+    (root / "pyvenv.cfg").write_text("home = C:\\Python310\nversion = 3.10.11\n")
+    site = root / "Lib" / "site-packages"
+    for name, version in (("tensorflow", "2.10.1"), ("numpy", "2.0.2")):
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    return root
+
+
+def test_doctor_on_an_activated_windows_venv_prints_a_windows_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    venv = _windows_venv(tmp_path / "venv")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    assert main(["doctor", "--json", "--no-gpu"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    fix = {f["id"]: f for f in doc["findings"]}["runtime-numpy"]["fix"]
+    python = str(venv / "Scripts" / "python.exe")
+    assert fix == f'{python} -m pip install "numpy<2"'
+    assert both(fix) == [python, "-m", "pip", "install", "numpy<2"]
+
+
+def test_doctor_prefix_windows_venv_prints_a_windows_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    venv = _windows_venv(tmp_path / "venv")
+    assert main(["doctor", "--prefix", str(venv), "--no-gpu"]) == 1
+    out = capsys.readouterr().out
+    assert '-m pip install "numpy<2"' in out
+    assert "'numpy<2'" not in out
+
+
+@pytest.mark.parametrize(
+    ("os_flags", "want"),
+    [
+        (["--os", "windows"], 'python -m pip install "protobuf<4"'),
+        (["--os", "linux"], "python -m pip install 'protobuf<4'"),
+    ],
+)
+def test_explain_protobuf_fix_in_the_targets_shell(
+    os_flags: list[str], want: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "TypeError: Descriptors cannot be created directly."
+    argv = ["explain", "--json", "--no-detect", *os_flags, "--python", "3.8", "--tf", "2.3.4"]
+    assert main([*argv, text]) == 0
+    fix = json.loads(capsys.readouterr().out)["matches"][0]["fix"]
+    assert f"`{want}`" in fix
+    command = fix.split("`")[1]
+    if os_flags[1] == "windows":
+        assert both(command) == ["python", "-m", "pip", "install", "protobuf<4"]
+    else:
+        done = subprocess.run(["bash", "-n", "-c", command], capture_output=True, check=False)
+        assert done.returncode == 0, done.stderr
+
+
+_HAND_MADE = re.compile(r"""pip install (?:--[\w-]+ )*['"]?\{|pip install '|`pip install [\w\[]""")
+
+
+def test_no_fix_in_doctor_or_explain_formats_a_pip_command_by_hand() -> None:
+    found = [
+        f"{path.relative_to(SRC)}:{n}: {line.strip()}"
+        for folder in ("doctor", "explain")
+        for path in sorted((SRC / folder).glob("*.py"))
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if _HAND_MADE.search(line) and "``" not in line  # (a docstring's example)
+    ]
+    assert found == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX venv")
+def test_a_pin_fix_names_the_environments_own_interpreter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing nvidia-* wheel of TensorFlow 2.15.1, checked for a GPU machine: the fix is
+    the venv's python -m pip, POSIX-quoted (the environment's pip, whatever pip is on PATH)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python3*/site-packages"))
+    for name, version in (("tensorflow", "2.15.1"), ("nvidia-cuda-runtime-cu12", "12.2.140")):
+        info = site / f"{name}-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    argv = ["doctor", "--json", "--prefix", str(venv), "--os", "linux", "--gpu", "RTX 3090"]
+    main([*argv, "--driver", "550.54.14"])
+    doc = json.loads(capsys.readouterr().out)
+    fixes = [f["fix"] for f in doc["findings"] if f["id"].startswith("pin-") and f["fix"]]
+    assert fixes
+    python = str(venv / "bin" / "python3")
+    for fix in fixes:
+        assert fix.startswith(f"{python} -m pip install 'nvidia-"), fix
