@@ -113,3 +113,42 @@ def test_a_pin_fix_names_the_environments_own_interpreter(
     python = str(venv / "bin" / "python3")
     for fix in fixes:
         assert fix.startswith(f"{python} -m pip install 'nvidia-"), fix
+
+
+def test_a_hidden_gpu_on_a_windows_environment_is_unset_per_windows_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`unset` is no cmd.exe or PowerShell command: the fix gives each shell's own line, and
+    cmd.exe's really unsets the variable (Wine's cmd.exe, where installed)."""
+    from tests.test_shells import _WINE, _wine_cmd
+
+    venv = _windows_venv(tmp_path / "venv")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "-1")
+    main(["doctor", "--json", "--no-gpu"])
+    doc = json.loads(capsys.readouterr().out)
+    fix = {f["id"]: f for f in doc["findings"]}["env-cuda-visible-devices"]["fix"]
+    assert (
+        fix == "cmd.exe: set \"CUDA_VISIBLE_DEVICES=\"; PowerShell: $env:CUDA_VISIBLE_DEVICES = ''"
+    )
+    if _WINE is None:
+        return
+    cmd_line = fix.split("cmd.exe: ", 1)[1].split("; PowerShell: ")[0]
+    got = _wine_cmd(
+        tmp_path,
+        [
+            'set "CUDA_VISIBLE_DEVICES=-1"',
+            cmd_line,
+            "if defined CUDA_VISIBLE_DEVICES (echo still set) else (echo unset)",
+        ],
+    )
+    assert got[-1:] == ["unset"], got
+
+
+def test_explain_without_the_environments_tensorflow_gives_a_windows_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "TypeError: Descriptors cannot be created directly."
+    assert main(["explain", "--json", "--no-detect", "--os", "windows", text]) == 0
+    fix = json.loads(capsys.readouterr().out)["matches"][0]["fix"]
+    assert fix.startswith('`python -m pip install "protobuf<4"` in this environment')

@@ -88,7 +88,7 @@ def _answer(package: str) -> Callable[[Mapping[str, str], Context], Answer]:
                 )
             facts.append(unknown.format(package=package))
             facts += _recorded(ctx, package)
-            return Answer(tuple(facts))
+            return Answer(tuple(facts), _unknown_fix(ctx, package))
         found = [c for c in ctx.kb.runtime.constraints_for(tf, python) if c.package == package]
         if not found:
             facts.append(
@@ -108,6 +108,21 @@ def _answer(package: str) -> Callable[[Mapping[str, str], Context], Answer]:
         return Answer(tuple(facts), fix)
 
     return answer
+
+
+def _unknown_fix(ctx: Context, package: str) -> Optional[str]:
+    """The fix when the environment's TensorFlow is not known: the bound most releases
+    record, as a command for the machine's shell (None: none recorded, the catalog's)."""
+    from collections import Counter
+
+    lines = Counter(c.line for c in ctx.kb.runtime.constraints if c.package == package)
+    if not lines:
+        return None
+    line = lines.most_common(1)[0][0]
+    return _(
+        "`{command}` in this environment if its TensorFlow is one the recorded bounds name "
+        "(`tfenv doctor` run there reads it and prints the exact fix), or upgrade TensorFlow."
+    ).format(command=pip_command(ctx, line, module=True))
 
 
 def _recorded(ctx: Context, package: str) -> list[str]:
