@@ -14,6 +14,7 @@ import pytest
 
 from tests.winshell import both
 from tfenv.cli import main
+from tfenv.kb import KnowledgeBase
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "tfenv"
 
@@ -152,3 +153,24 @@ def test_explain_without_the_environments_tensorflow_gives_a_windows_command(
     assert main(["explain", "--json", "--no-detect", "--os", "windows", text]) == 0
     fix = json.loads(capsys.readouterr().out)["matches"][0]["fix"]
     assert fix.startswith('`python -m pip install "protobuf<4"` in this environment')
+
+
+def test_the_xla_flags_fix_runs_in_bash_for_a_folder_with_a_space(
+    tmp_path: Path, kb: KnowledgeBase
+) -> None:
+    """The libdevice fix's export, run as printed in bash, sets XLA_FLAGS to the whole folder
+    (a hand-written ``export XLA_FLAGS=...`` split it at the space: bash failed on the rest)."""
+    from tests.test_doctor import _run, _venv
+
+    prefix = _venv(tmp_path / "my envs", "2.13.1")
+    nvcc = prefix / "lib" / "python3.11" / "site-packages" / "nvidia" / "cuda_nvcc"
+    (nvcc / "nvvm" / "libdevice").mkdir(parents=True)
+    (nvcc / "nvvm" / "libdevice" / "libdevice.10.bc").write_bytes(b"")
+    fix = str(_run(prefix, kb, {})["xla-libdevice"].fix)
+    command = fix.split("`tfenv resolve --emit`, or ", 1)[1]
+    done = subprocess.run(
+        ["bash", "-c", f'{command}\nprintf %s "$XLA_FLAGS"'],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"--xla_gpu_cuda_data_dir={nvcc}"

@@ -27,7 +27,10 @@ __all__ = [
     "join",
     "lowest_wheel",
     "nvidia_driver",
+    "pip_command",
     "series_list",
+    "shell_command",
+    "shell_word",
     "span",
     "version_or_none",
 ]
@@ -184,6 +187,23 @@ def and_cuda_pin(ctx: Context, name: str) -> Optional[str]:
     want = str(canonicalize_name(name))
     pin = next((p for p in wheels.pins if p.name == want), None) if wheels else None
     return str(pin) if pin is not None else None
+
+
+def shell_command(ctx: Context, argv: Sequence[str], os: Optional[str] = None) -> str:
+    """``argv`` written for the shell of the machine at hand (``os``, or the context's
+    machine; POSIX when unknown)."""
+    from tfenv.shells import command, shell_for
+
+    machine = ctx.machine
+    return command(argv, shell_for(os or (machine.os if machine is not None else "linux")))
+
+
+def shell_word(ctx: Context, text: str) -> str:
+    """One word for the shell of the machine at hand (POSIX when unknown)."""
+    from tfenv.shells import shell_for, word
+
+    machine = ctx.machine
+    return word(text, shell_for(machine.os if machine is not None else "linux"))
 
 
 def pip_command(ctx: Context, *specs: str, os: Optional[str] = None, module: bool = False) -> str:
