@@ -160,3 +160,17 @@ def test_explain_answers_for_the_activated_venvs_tensorflow(
     assert main(["explain", text]) == 0
     out = capsys.readouterr().out
     assert f"Environment: {broken_venv}/bin/python3 (the activated virtual environment" in out
+
+
+def test_an_unreadable_activated_environment_is_bad_input_for_doctor_not_for_explain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """doctor names the variable (exit 2, no traceback); explain answers without it."""
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("VIRTUAL_ENV", str(tmp_path / "empty"))
+    assert main(["doctor"]) == 2
+    err = capsys.readouterr().err
+    assert f"VIRTUAL_ENV {tmp_path / 'empty'}: no site-packages folder found" in err
+    assert "Traceback" not in err
+    assert main(["explain", "TypeError: Descriptors cannot be created directly."]) == 0
+    assert "Environment:" not in capsys.readouterr().out

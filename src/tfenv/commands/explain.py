@@ -121,7 +121,8 @@ def _machine(
     """This machine's profile (None with --no-detect, or when --host, --os or --arch describe
     another machine), with the Python and the packages of the environment the user is in
     (:func:`tfenv.commands.doctor.user_environment`), the machine to answer for: the one
-    --host or the flags describe, else this one, and that environment (None: none read)."""
+    --host or the flags describe, else this one, and that environment (None: none read, or
+    an activated one that cannot be read)."""
     from tfenv import api
     from tfenv.commands.resolve import given_machine
 
@@ -146,7 +147,7 @@ def _machine(
     return host, target, where
 
 
-def _in_user_environment(host: HostProfile) -> tuple[HostProfile, Where]:
+def _in_user_environment(host: HostProfile) -> tuple[HostProfile, Optional[Where]]:
     """``host`` with the Python and the TensorFlow-related packages of the environment the
     user is in (detect reads tfenv's own interpreter)."""
     import os
@@ -155,9 +156,13 @@ def _in_user_environment(host: HostProfile) -> tuple[HostProfile, Where]:
     from packaging.version import InvalidVersion, Version
 
     from tfenv.commands.doctor import user_environment
+    from tfenv.errors import UsageError
     from tfenv.host import _wanted_package
 
-    env, where = user_environment(os.environ)
+    try:
+        env, where = user_environment(os.environ)
+    except UsageError:  # an activated environment that cannot be read: answer without it
+        return host, None
     if where.source == "tfenv":
         return host, where
     try:
