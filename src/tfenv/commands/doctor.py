@@ -1,15 +1,18 @@
 """``tfenv doctor``: diagnose an installed TensorFlow environment.
 
-Reads the target environment from disk (the current one, ``--interpreter PATH`` or
-``--prefix DIR``) and checks TensorFlow, the nvidia-* wheels, the CUDA libraries,
-ptxas/libdevice, the driver and the GPUs against the knowledge base, for this machine or,
-with ``--host FILE`` or the machine flags (``--gpu``, ``--driver`` ...), for the machine
-the environment is meant for: a GPU environment built on a CI runner or in a Docker build,
-where there is no GPU, is checked as it will run there. Nothing from the target
-environment runs unless asked: ``--load-libraries`` loads each CUDA library found (in a
-child process; their initialisation code runs), ``--import`` also imports TensorFlow in an
-isolated child interpreter, on this machine. Exit 0 when healthy, 1 when a problem was
-found, 2 for bad input.
+Reads the target environment (``--interpreter PATH``, ``--prefix DIR``, else the one the
+user is in: the activated venv, the activated conda environment, the python on PATH, else
+tfenv's own; :mod:`tfenv.doctor.where`) and checks TensorFlow, the nvidia-* wheels, the
+CUDA libraries, ptxas/libdevice, the driver and the GPUs against the knowledge base, for
+this machine or, with ``--host FILE`` or the machine flags (``--gpu``, ``--driver`` ...),
+for the machine the environment is meant for: a GPU environment built on a CI runner or
+in a Docker build, where there is no GPU, is checked as it will run there. Nothing from
+the target environment runs unless asked (the python on PATH, or --interpreter, is asked
+for its paths in an isolated child that imports only the standard library):
+``--load-libraries`` loads each CUDA library found (in a child process; their
+initialisation code runs), ``--import`` also imports TensorFlow in an isolated child
+interpreter, on this machine. Exit 0 when healthy, 1 when a problem was found, 2 for bad
+input.
 """
 
 from __future__ import annotations
