@@ -26,7 +26,7 @@ def _windows_venv(root: Path) -> Path:
     (root / "Scripts" / "python.exe").write_bytes(b"MZ")
     (root / "pyvenv.cfg").write_text("home = C:\\Python310\nversion = 3.10.11\n")
     site = root / "Lib" / "site-packages"
-    for name, version in (("tensorflow", "2.10.1"), ("numpy", "2.0.2")):
+    for name, version in (("tensorflow", "2.10.1"), ("numpy", "2.0.2"), ("pip", "24.0")):
         info = site / f"{name}-{version}.dist-info"
         info.mkdir(parents=True)
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
@@ -112,8 +112,8 @@ def test_a_pin_fix_names_the_environments_own_interpreter(
     fixes = [f["fix"] for f in doc["findings"] if f["id"].startswith("pin-") and f["fix"]]
     assert fixes
     python = str(venv / "bin" / "python3")
-    for fix in fixes:
-        assert fix.startswith(f"{python} -m pip install 'nvidia-"), fix
+    for fix in fixes:  # (a venv without pip: pip comes first, from ensurepip)
+        assert fix.startswith(f"{python} -m ensurepip && {python} -m pip install 'nvidia-"), fix
 
 
 def test_a_hidden_gpu_on_a_windows_environment_is_unset_per_windows_shell(
@@ -174,3 +174,40 @@ def test_the_xla_flags_fix_runs_in_bash_for_a_folder_with_a_space(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"--xla_gpu_cuda_data_dir={nvcc}"
+
+
+def test_an_environment_without_pip_gets_pip_first_in_each_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`uv venv` makes no pip: `python -m pip` would fail there. The Windows form is two
+    commands in order (Windows PowerShell 5.1 has no &&); each reads alike in both shells."""
+    venv = _windows_venv(tmp_path / "venv")
+    for meta in (venv / "Lib" / "site-packages").glob("pip-*.dist-info/METADATA"):
+        meta.unlink()
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    main(["doctor", "--json", "--no-gpu"])
+    fix = {f["id"]: f for f in json.loads(capsys.readouterr().out)["findings"]}["runtime-numpy"][
+        "fix"
+    ]
+    python = str(venv / "Scripts" / "python.exe")
+    assert fix == f'{python} -m ensurepip, then {python} -m pip install "numpy<2"'
+    first, second = fix.split(", then ")
+    assert both(first) == [python, "-m", "ensurepip"]
+    assert both(second) == [python, "-m", "pip", "install", "numpy<2"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX venv")
+def test_the_ensurepip_half_of_a_fix_really_gives_a_venv_pip(tmp_path: Path) -> None:
+    """The first command of a no-pip environment's fix, run as printed in bash, installs pip
+    there from the standard library (no network); doctor then writes the plain fix."""
+    from tfenv.doctor import env as target_env
+    from tfenv.doctor.runtime import fix_command
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    env = target_env.from_prefix(venv)
+    fix = str(fix_command(env, "numpy<2"))
+    ensure, rest = fix.split(" && ")
+    done = subprocess.run(["bash", "-c", ensure], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert str(fix_command(target_env.from_prefix(venv), "numpy<2")) == rest

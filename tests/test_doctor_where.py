@@ -121,7 +121,10 @@ def test_doctor_reads_the_activated_venv_and_says_so(
     found = {f["id"]: f for f in doc["findings"]}  # type: ignore[attr-defined]
     assert found["tensorflow"]["title"].startswith("tensorflow 2.10.1 (pip)")
     assert found["runtime-numpy"]["status"] == "problem"
-    assert found["runtime-numpy"]["fix"] == f"{broken_venv}/bin/python3 -m pip install 'numpy<2'"
+    python = f"{broken_venv}/bin/python3"  # a venv without pip: pip comes first
+    assert found["runtime-numpy"]["fix"] == (
+        f"{python} -m ensurepip && {python} -m pip install 'numpy<2'"
+    )
     assert main(["doctor", "--no-gpu"]) == 1
     out = capsys.readouterr().out
     assert out.startswith(

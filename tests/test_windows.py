@@ -480,7 +480,7 @@ def _windows_venv(root: Path, version: str = "3.10.11") -> Path:
         f"home = C:\\Python310\ninclude-system-site-packages = false\nversion = {version}\n"
     )
     site = root / "Lib" / "site-packages"
-    for name, version_ in (("tensorflow", "2.10.1"), ("numpy", "2.0.2")):
+    for name, version_ in (("tensorflow", "2.10.1"), ("numpy", "2.0.2"), ("pip", "24.0")):
         info = site / f"{name}-{version_}.dist-info"
         info.mkdir(parents=True)
         (info / "METADATA").write_text(

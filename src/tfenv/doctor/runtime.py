@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
     from tfenv.kb import KnowledgeBase
 
-__all__ = ["check_runtime", "fix_command", "pip_line"]
+__all__ = ["check_runtime", "fix_command", "lacks_pip", "pip_line"]
 
 
 def check_runtime(
@@ -115,17 +115,32 @@ def pip_line(env: TargetEnv, args: Sequence[str], os: str = "linux") -> str:
 
 def _pip(env: TargetEnv, args: Sequence[str], os: str) -> tuple[str, bool]:
     """The command and whether it must run in the activated environment (a Windows
-    interpreter path that cannot start a command bare: ``python`` stands for it)."""
+    interpreter path that cannot start a command bare: ``python`` stands for it). An
+    environment without pip (``uv venv`` makes none) gets pip first, from the standard
+    library's ``ensurepip``: on POSIX one line joined by ``&&``; for cmd.exe and PowerShell
+    (Windows PowerShell 5.1 has no ``&&``) two commands, in order."""
     from tfenv.shells import UnsafeWord, command, shell_for
 
     shell = shell_for(os)
-    pip = ["-m", "pip", *args]
+    python, activated = "python", shell != "posix"
     if env.interpreter:
         try:
-            return command([env.interpreter, *pip], shell), False
+            command([env.interpreter], shell)
+            python, activated = env.interpreter, False
         except UnsafeWord:
             pass
-    return command(["python", *pip], shell), shell != "posix"
+    ran = command([python, "-m", "pip", *args], shell)
+    if not lacks_pip(env):
+        return ran, activated
+    ensure = command([python, "-m", "ensurepip"], shell)
+    if shell == "posix":
+        return f"{ensure} && {ran}", activated
+    return _("{ensurepip}, then {command}").format(ensurepip=ensure, command=ran), activated
+
+
+def lacks_pip(env: TargetEnv) -> bool:
+    """Whether the environment has an interpreter and site-packages but no pip in them."""
+    return bool(env.interpreter and env.site_packages) and env.dist("pip") is None
 
 
 def _version(text: str) -> Optional[Version]:
