@@ -261,11 +261,14 @@ def test_pins_follow_what_tfenv_pins_and_the_machine_caps(
     cudnn = found["pin-nvidia-cudnn-cu12"]
     assert cudnn.status == "problem"
     assert "compute capability 7.0" in cudnn.detail
-    assert (cudnn.fix or "").startswith("pip install 'nvidia-cudnn-cu12==9.10.")
+    assert (cudnn.fix or "").startswith("python -m pip install 'nvidia-cudnn-cu12==9.10.")
     assert found["pin-nvidia-nccl-cu12"].status == "problem"
     assert "does not match" in found["pin-nvidia-nccl-cu12"].title
     assert found["pin-nvidia-curand-cu12"].status == "problem"  # missing
-    assert found["pin-nvidia-curand-cu12"].fix == "pip install 'nvidia-curand-cu12==10.3.6.82'"
+    assert (
+        found["pin-nvidia-curand-cu12"].fix
+        == "python -m pip install 'nvidia-curand-cu12==10.3.6.82'"
+    )
     # an RTX 4090 runs the newest cuDNN of the range
     ada = _run(prefix, kb, {}, host=_host_gpu("8.9", "NVIDIA GeForce RTX 4090"))
     assert ada["pin-nvidia-cudnn-cu12"].status == "ok"

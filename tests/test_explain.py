@@ -312,3 +312,18 @@ def test_windows_answers_speak_chinese(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "has Windows wheels for Python" not in out
     assert "TensorFlow 2.10.1" in out
+
+
+def test_cli_line_of_a_match_across_a_line_break_is_one_line_without_an_escape(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = (
+        "A module that was compiled using NumPy 1.x cannot be run in\n"
+        "NumPy 2.0.2 as it may crash. To support both 1.x and 2.x\n"
+    )
+    assert main(["explain", "--no-detect", text]) == 0
+    shown = [line for line in capsys.readouterr().out.splitlines() if "line:" in line]
+    assert shown == [
+        "  line:  A module that was compiled using NumPy 1.x cannot be run in NumPy 2.0.2 as "
+        "it may crash. To support both 1.x and 2.x"
+    ]

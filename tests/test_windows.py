@@ -414,7 +414,7 @@ def test_doctor_names_the_other_version_of_a_dll(tmp_path: Path, kb: KnowledgeBa
     assert cudart.title == "cudart64_110.dll (CUDA 11.x) is not on PATH; another version of it is"
     assert "cudart64_101.dll (CUDA 10.1) in " in cudart.detail
     assert cudart.fix is not None
-    assert "tfenv resolve --os windows --tf 2.10" in cudart.fix
+    assert '(tfenv resolve --tf "2.10" lists the steps for this machine)' in cudart.fix
     cudnn = found["windows-dll-version-cudnn"]
     assert "cudnn64_7.dll (cuDNN 7)" in cudnn.detail
     assert cudnn.title.startswith("cudnn64_8.dll (cuDNN 8) ")
@@ -480,7 +480,7 @@ def _windows_venv(root: Path, version: str = "3.10.11") -> Path:
         f"home = C:\\Python310\ninclude-system-site-packages = false\nversion = {version}\n"
     )
     site = root / "Lib" / "site-packages"
-    for name, version_ in (("tensorflow", "2.10.1"), ("numpy", "2.0.2")):
+    for name, version_ in (("tensorflow", "2.10.1"), ("numpy", "2.0.2"), ("pip", "24.0")):
         info = site / f"{name}-{version_}.dist-info"
         info.mkdir(parents=True)
         (info / "METADATA").write_text(

@@ -1,15 +1,18 @@
 """``tfenv doctor``: diagnose an installed TensorFlow environment.
 
-Reads the target environment from disk (the current one, ``--interpreter PATH`` or
-``--prefix DIR``) and checks TensorFlow, the nvidia-* wheels, the CUDA libraries,
-ptxas/libdevice, the driver and the GPUs against the knowledge base, for this machine or,
-with ``--host FILE`` or the machine flags (``--gpu``, ``--driver`` ...), for the machine
-the environment is meant for: a GPU environment built on a CI runner or in a Docker build,
-where there is no GPU, is checked as it will run there. Nothing from the target
-environment runs unless asked: ``--load-libraries`` loads each CUDA library found (in a
-child process; their initialisation code runs), ``--import`` also imports TensorFlow in an
-isolated child interpreter, on this machine. Exit 0 when healthy, 1 when a problem was
-found, 2 for bad input.
+Reads the target environment (``--interpreter PATH``, ``--prefix DIR``, else the one the
+user is in: the activated venv, the activated conda environment, the python on PATH, else
+tfenv's own; :mod:`tfenv.doctor.where`) and checks TensorFlow, the nvidia-* wheels, the
+CUDA libraries, ptxas/libdevice, the driver and the GPUs against the knowledge base, for
+this machine or, with ``--host FILE`` or the machine flags (``--gpu``, ``--driver`` ...),
+for the machine the environment is meant for: a GPU environment built on a CI runner or
+in a Docker build, where there is no GPU, is checked as it will run there. Nothing from
+the target environment runs unless asked (the python on PATH, or --interpreter, is asked
+for its paths in an isolated child that imports only the standard library):
+``--load-libraries`` loads each CUDA library found (in a child process; their
+initialisation code runs), ``--import`` also imports TensorFlow in an isolated child
+interpreter, on this machine. Exit 0 when healthy, 1 when a problem was found, 2 for bad
+input.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Optional
 
 from tfenv.i18n import _, ngettext
@@ -24,6 +28,7 @@ from tfenv.i18n import _, ngettext
 if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
     from tfenv.doctor.findings import Finding
+    from tfenv.doctor.where import Where
     from tfenv.host.profile import HostProfile
     from tfenv.kb import KnowledgeBase
 
@@ -99,20 +104,12 @@ def _seconds(text: str) -> float:
 
 def run(args: argparse.Namespace) -> int:
     import os
-    from pathlib import Path
 
-    from tfenv.doctor import env as target_env
     from tfenv.doctor.checks import Inputs, diagnose
     from tfenv.host import detect
     from tfenv.kb import KnowledgeBase
 
-    if args.interpreter is not None:
-        flag = getattr(args, "interpreter_flag", "--interpreter")
-        env = target_env.from_python(_interpreter(args.interpreter, flag), flag=flag)
-    elif args.prefix is not None:
-        env = target_env.from_prefix(Path(args.prefix))
-    else:
-        env = target_env.current()
+    env, where = _environment(args)
     kb = KnowledgeBase.from_environment()
     here = detect(gpu_catalog=lambda: kb.gpus)
     machine = _target_machine(kb, args, here, env)
@@ -130,11 +127,54 @@ def run(args: argparse.Namespace) -> int:
         from tfenv.doctor.imports import run_import_check
 
         python = env.interpreter or args.interpreter or sys.executable
-        result = run_import_check(python, args.timeout, has_gpu=here.has_gpu)
+        from tfenv.doctor.checks import fix_os
+
+        result = run_import_check(python, args.timeout, has_gpu=here.has_gpu, os=fix_os(inputs))
         findings += list(result.findings)
         log = result.log
-    _print(findings, log, args.json)
+    _print(findings, log, args.json, where)
     return 1 if any(f.status == "problem" for f in findings) else 0
+
+
+def _environment(args: argparse.Namespace) -> tuple[TargetEnv, Where]:
+    """The environment to check and how it was chosen: --interpreter, --prefix, else the
+    one the user is in (:func:`tfenv.doctor.where.locate`)."""
+    import os
+    from pathlib import Path
+
+    from tfenv.doctor import env as target_env
+    from tfenv.doctor.where import Where
+
+    if args.interpreter is not None:
+        flag = getattr(args, "interpreter_flag", "--interpreter")
+        env = target_env.from_python(_interpreter(args.interpreter, flag), flag=flag)
+        return env, Where("interpreter", env.interpreter, env.prefix)
+    if args.prefix is not None:
+        env = target_env.from_prefix(Path(args.prefix))
+        return env, Where("prefix", env.interpreter, env.prefix)
+    return user_environment(os.environ)
+
+
+def user_environment(environ: Mapping[str, str]) -> tuple[TargetEnv, Where]:
+    """The environment the user is in, read: an activated one from its folder (nothing
+    runs), the python on PATH by asking it (isolated, stdlib only); tfenv's own when
+    there is none, or when the python on PATH cannot be run."""
+    from tfenv.doctor import env as target_env
+    from tfenv.doctor.where import Where, locate
+    from tfenv.errors import UsageError
+
+    where = locate(environ)
+    if where.source in ("VIRTUAL_ENV", "CONDA_PREFIX") and where.prefix is not None:
+        env = target_env.from_prefix(where.prefix, flag=where.source)
+        return env, Where(where.source, env.interpreter, where.prefix)
+    if where.source == "PATH" and where.interpreter is not None:
+        try:
+            env = target_env.from_python(where.interpreter, flag="PATH")
+            return env, Where("PATH", where.interpreter, env.prefix)
+        except UsageError:
+            pass  # (a stub or a broken python on PATH): tfenv's own, and it says so
+    env = target_env.current()
+    return env, Where("tfenv", env.interpreter, env.prefix)
 
 
 def _interpreter(text: str, flag: str) -> str:
@@ -184,10 +224,13 @@ def _target_machine(
 _LOG_LINES = 60  # the most of the import's log text mode prints (JSON carries 20,000 chars)
 
 
-def _print(findings: list[Finding], log: str, as_json: bool) -> None:
+def _print(findings: list[Finding], log: str, as_json: bool, where: Where) -> None:
+    from tfenv.doctor.where import describe
+
     if as_json:
         doc: dict[str, object] = {
             "healthy": not any(f.status == "problem" for f in findings),
+            "environment": where.to_dict(),
             "findings": [f.to_dict() for f in findings],
         }
         if log:
@@ -196,6 +239,8 @@ def _print(findings: list[Finding], log: str, as_json: bool) -> None:
         return
     from tfenv.textsafe import visible
 
+    print(_("Checking: {where}").format(where=visible(describe(where))))
+    print()
     for f in findings:
         print(f"[{_MARK[f.status]}] {visible(f.title)}")
         if f.detail:

@@ -22,6 +22,7 @@ from tfenv.kb.prose import prose
 if TYPE_CHECKING:
     from packaging.version import Version
 
+    from tfenv.doctor.where import Where
     from tfenv.explain import Explanation, Match
     from tfenv.host.profile import HostProfile
     from tfenv.kb import KnowledgeBase
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     text, cut = _text(args)
     kb = KnowledgeBase.from_environment()
-    host, target = _machine(kb, args)
+    host, target, where = _machine(kb, args)
     result = explain(text, kb, host, target=target, tf=_tf(kb, args.tf))
     if cut:
         print(
@@ -70,9 +71,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.json:
-        print(json.dumps(_to_dict(result), indent=2))
+        doc = _to_dict(result)
+        doc["environment"] = where.to_dict() if where is not None else None
+        print(json.dumps(doc, indent=2))
     else:
-        _print(result)
+        _print(result, where)
     return 0 if result.known else 1
 
 
@@ -114,10 +117,12 @@ def read_file(path: Path) -> tuple[str, bool]:
 
 def _machine(
     kb: KnowledgeBase, args: argparse.Namespace
-) -> tuple[Optional[HostProfile], Optional[Target]]:
+) -> tuple[Optional[HostProfile], Optional[Target], Optional[Where]]:
     """This machine's profile (None with --no-detect, or when --host, --os or --arch describe
-    another machine) and the machine to answer for: the one --host or the flags describe,
-    else this one."""
+    another machine), with the Python and the packages of the environment the user is in
+    (:func:`tfenv.commands.doctor.user_environment`), the machine to answer for: the one
+    --host or the flags describe, else this one, and that environment (None: none read, or
+    an activated one that cannot be read)."""
     from tfenv import api
     from tfenv.commands.resolve import given_machine
 
@@ -129,14 +134,43 @@ def _machine(
         from tfenv.host import detect
 
         host = detect(gpu_catalog=lambda: kb.gpus)
+    where = None
+    if host is not None:
+        host, where = _in_user_environment(host)
     if m is None:
-        return host, None
+        return host, None, where
     if host is None and not elsewhere:
         from dataclasses import replace
 
         m = replace(m, os="linux")  # --no-detect: the flags describe a Linux machine
     target = api.build_target(kb, m, detect=(lambda: host) if host is not None else None)
-    return host, target
+    return host, target, where
+
+
+def _in_user_environment(host: HostProfile) -> tuple[HostProfile, Optional[Where]]:
+    """``host`` with the Python and the TensorFlow-related packages of the environment the
+    user is in (detect reads tfenv's own interpreter)."""
+    import os
+    from dataclasses import replace
+
+    from packaging.version import InvalidVersion, Version
+
+    from tfenv.commands.doctor import user_environment
+    from tfenv.errors import UsageError
+    from tfenv.host import _wanted_package
+
+    try:
+        env, where = user_environment(os.environ)
+    except UsageError:  # an activated environment that cannot be read: answer without it
+        return host, None
+    if where.source == "tfenv":
+        return host, where
+    try:
+        python = Version(env.python) if env.python else host.python
+    except InvalidVersion:
+        python = host.python
+    packages = tuple((d.name, d.version) for d in env.distributions if _wanted_package(d.name))
+    return replace(host, python=python, packages=packages), where
 
 
 def _tf(kb: KnowledgeBase, text: Optional[str]) -> Optional[Version]:
@@ -264,12 +298,17 @@ def _to_dict(result: Explanation) -> dict[str, object]:
     }
 
 
-def _print(result: Explanation) -> None:
+def _print(result: Explanation, where: Optional[Where]) -> None:
+    from tfenv.doctor.where import describe
+    from tfenv.textsafe import visible
+
     if not result.known:
         print(_("tfenv does not recognise this message."))
         print(_("Run `tfenv doctor` (and `tfenv doctor --import`) to check the environment."))
         return
     print(_("Machine: {machine}").format(machine=result.machine))
+    if where is not None:
+        print(_("Environment: {where}").format(where=visible(describe(where))))
     errors, noise = result.errors, result.noise
     shown = errors or noise
     if len(shown) > 1 or result.lines > 1:

@@ -13,14 +13,14 @@ from tfenv.doctor import libs
 from tfenv.doctor.cuda_libs import check_libraries, check_pins
 from tfenv.doctor.env import TargetEnv
 from tfenv.doctor.findings import Finding, Status
-from tfenv.doctor.runtime import check_runtime
+from tfenv.doctor.runtime import check_runtime, pip_line
 from tfenv.doctor.windows_dlls import check_windows_dlls
 from tfenv.doctor.xla import CUDA_HOME, check_xla
 from tfenv.i18n import _, ngettext
 from tfenv.kb.index import CPU_DISTRIBUTIONS, TF_DISTRIBUTIONS
 from tfenv.kb.releases import build_of
 from tfenv.models.platform import os_title, platform_of, system
-from tfenv.models.sentence import said
+from tfenv.models.sentence import Sentence, said
 from tfenv.rules.gpu_code import describe_caps, gpu_code
 from tfenv.shells import command
 
@@ -126,11 +126,12 @@ def diagnose(inp: Inputs) -> list[Finding]:
                 ),
                 said(
                     "fix-install-tensorflow",
-                    _("pip install tensorflow (run `tfenv resolve` first to pick a version)"),
+                    _("{command} (run `tfenv resolve` first to pick a version)"),
+                    command=pip_line(inp.env, ["install", "tensorflow"], fix_os(inp)),
                 ),
             )
         )
-        return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ)]
+        return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ, fix_os(inp))]
     build = build_of(inp.kb, tf.version)
     found = platform_of(inp.host.os, inp.host.arch)
     platform = found.key if found else None
@@ -140,12 +141,18 @@ def diagnose(inp: Inputs) -> list[Finding]:
         and tf.package not in CPU_DISTRIBUTIONS
     )
     findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
-    findings += check_runtime(inp.kb, inp.env, tf.version, inp.host.os)
+    findings += check_runtime(inp.kb, inp.env, tf.version, fix_os(inp))
     findings.append(_gpu_summary(inp.host))
     if gpu_build and build is not None and inp.host.has_gpu:
         findings += _gpu_checks(inp, tf, build, platform)
-    findings += _env_findings(inp.environ)
+    findings += _env_findings(inp.environ, fix_os(inp))
     return findings
+
+
+def fix_os(inp: Inputs) -> str:
+    """The system whose shell the fixes are written for: the environment's own layout
+    (a native Windows one: ``Scripts\\python.exe``), else the machine's."""
+    return inp.env.shell_os or inp.host.os
 
 
 def _machine_finding(host: HostProfile) -> Finding:
@@ -569,7 +576,22 @@ def _compute_finding(gpu: GpuInfo, build: TfBuild, cache: str) -> Finding:
     )
 
 
-def _env_findings(environ: Mapping[str, str]) -> list[Finding]:
+def _unset_cvd(os: str) -> Sentence:
+    """How to unset CUDA_VISIBLE_DEVICES in the shells of ``os`` (cmd.exe and PowerShell
+    have no one form for it)."""
+    from tfenv.shells import set_variable, shell_for
+
+    if shell_for(os) == "posix":
+        return said("fix-unset-cvd", _("unset CUDA_VISIBLE_DEVICES"))
+    return said(
+        "fix-unset-cvd-windows",
+        _("cmd.exe: {cmd}; PowerShell: {powershell}"),
+        cmd=set_variable("CUDA_VISIBLE_DEVICES", "", "cmd"),
+        powershell=set_variable("CUDA_VISIBLE_DEVICES", "", "powershell"),
+    )
+
+
+def _env_findings(environ: Mapping[str, str], os: str = "linux") -> list[Finding]:
     out = []
     cvd = environ.get("CUDA_VISIBLE_DEVICES")
     if cvd is not None and cvd.strip() in ("", "-1"):
@@ -578,7 +600,7 @@ def _env_findings(environ: Mapping[str, str]) -> list[Finding]:
                 "env-cuda-visible-devices",
                 "warning",
                 said("env-cvd-hides", _("CUDA_VISIBLE_DEVICES={cvd!r} hides every GPU"), cvd=cvd),
-                fix=said("fix-unset-cvd", _("unset CUDA_VISIBLE_DEVICES")),
+                fix=_unset_cvd(os),
             )
         )
     shown = [f"{k}={environ[k]}" for k in _ENV_VARS if k in environ]

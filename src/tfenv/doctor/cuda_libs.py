@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 from tfenv.doctor import libs
 from tfenv.doctor.env import Distribution, TargetEnv
 from tfenv.doctor.findings import ACTIVATE_FIX, Finding
+from tfenv.doctor.runtime import pip_line
 from tfenv.i18n import _
 from tfenv.models.sentence import Sentence, said
 
@@ -59,6 +60,7 @@ def check_pins(
     the caps the machine's GPU and driver set."""
     from tfenv.kb.cuda_wheels import cuda_wheels
 
+    os = env.shell_os or host.os
     if ws is None or not ws.and_cuda:
         return []
     py = python if python and ws.serves(python) else next(iter(reversed(ws.pythons)), "")
@@ -78,6 +80,7 @@ def check_pins(
             )
         ]
     installed = [d for d in env.distributions if d.name.startswith("nvidia-")]
+    extra = tf_label.replace(" ", "[and-cuda]==")
     if not installed:
         return [
             Finding(
@@ -95,8 +98,9 @@ def check_pins(
                 ),
                 said(
                     "fix-pip-install-extra",
-                    _("pip install '{value}'"),
-                    value=tf_label.replace(" ", "[and-cuda]=="),
+                    "{command}",
+                    command=pip_line(env, ["install", extra], os),
+                    value=extra,
                 ),
             )
         ]
@@ -105,7 +109,9 @@ def check_pins(
     caps = {p.name: p.version for p in newest.pins} if newest is not None else {}
     why = "; ".join(newest.caps) if newest is not None else ""
     out = [
-        _pin_finding(env, pin, caps.get(pin.name), why, tf_label, kb.and_cuda.component(pin.name))
+        _pin_finding(
+            env, pin, caps.get(pin.name), why, tf_label, kb.and_cuda.component(pin.name), os
+        )
         for pin in build.pins
     ]
     if build.dropped:
@@ -130,9 +136,13 @@ def _pin_finding(
     why: str,
     tf_label: str,
     component: Optional[str],
+    os: str,
 ) -> Finding:
     fid = f"pin-{pin.name}"
     want = f"{pin.name}=={pin.version}"
+    install_want = said(
+        "fix-pip-install-pin", "{command}", command=pip_line(env, ["install", want], os), want=want
+    )
     try:
         spec = Requirement(pin.requirement).specifier
     except InvalidRequirement:
@@ -151,7 +161,7 @@ def _pin_finding(
             "problem",
             said("pin-missing", _("{name} is missing"), name=pin.name),
             built,
-            said("fix-pip-install-pin", _("pip install '{want}'"), want=want),
+            install_want,
         )
     try:
         have = Version(dist.version)
@@ -186,7 +196,7 @@ def _pin_finding(
                 spec=spec,
             ),
             built,
-            said("fix-pip-install-pin", _("pip install '{want}'"), want=want),
+            install_want,
         )
     if cap is not None and have > cap:
         bad = component == "cudnn"  # no cuDNN for the GPU: nothing runs
@@ -202,7 +212,13 @@ def _pin_finding(
             said(
                 "pin-too-new-why", _("{why}: {name} up to {cap}"), why=why, name=pin.name, cap=cap
             ),
-            said("fix-pip-install-cap", _("pip install '{name}=={cap}'"), name=pin.name, cap=cap),
+            said(
+                "fix-pip-install-cap",
+                "{command}",
+                command=pip_line(env, ["install", f"{pin.name}=={cap}"], os),
+                name=pin.name,
+                cap=cap,
+            ),
         )
     return Finding(
         fid,
@@ -251,10 +267,11 @@ def check_libraries(
     ]
     if load:
         reports = libs.load(reports)
-    return [_library_finding(r, env, tf_label) for r in reports]
+    os = env.shell_os or ("windows" if windows else "linux")
+    return [_library_finding(r, env, tf_label, os) for r in reports]
 
 
-def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Finding:
+def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str, os: str) -> Finding:
     fid = f"lib-{r.key}"
     name = r.wanted or f"lib{r.key}"
     if r.path is None:
@@ -268,7 +285,7 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
             "problem",
             said("lib-not-found", _("{name} not found"), name=name),
             detail,
-            _install_fix(r, tf_label),
+            _install_fix(r, env, tf_label, os),
         )
     if r.version:
         where = said(
@@ -286,7 +303,7 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
             "problem",
             said("lib-cannot-load", _("{name} cannot be loaded"), name=name),
             said("lib-load-error", "{where}: {error}", where=where, error=r.error),
-            _broken_fix(r, env),
+            _broken_fix(r, env, os),
         )
     if not r.on_path:
         return Finding(
@@ -307,21 +324,22 @@ def _library_finding(r: libs.LibraryReport, env: TargetEnv, tf_label: str) -> Fi
     return Finding(fid, "ok", title, where)
 
 
-def _install_fix(r: libs.LibraryReport, tf_label: str) -> Sentence:
+def _install_fix(r: libs.LibraryReport, env: TargetEnv, tf_label: str, os: str) -> Sentence:
     name, _sep, version = tf_label.partition("==")
     extra = f"{name}[and-cuda]=={version}" if version else f"{name}[and-cuda]"
     return said(
         "fix-install-library",
         _(
-            "install the library this TensorFlow pins (pip install '{extra}' brings {library}) and "
+            "install the library this TensorFlow pins ({command} brings {library}) and "
             "source activate-tfenv.sh from `tfenv resolve --emit DIR`"
         ),
+        command=pip_line(env, ["install", extra], os),
         extra=extra,
         library=r.wanted or r.key,
     )
 
 
-def _broken_fix(r: libs.LibraryReport, env: TargetEnv) -> Sentence:
+def _broken_fix(r: libs.LibraryReport, env: TargetEnv, os: str) -> Sentence:
     """The copy that does not load is the cause: say where it comes from and how it goes."""
     assert r.path is not None
     folder, file = r.path.parent, r.path.name
@@ -357,9 +375,11 @@ def _broken_fix(r: libs.LibraryReport, env: TargetEnv) -> Sentence:
         if dist is not None:
             return said(
                 "fix-reinstall-wheel",
-                _(
-                    "reinstall the wheel that holds it: pip install --force-reinstall --no-deps "
-                    "'{name}=={version}'"
+                _("reinstall the wheel that holds it: {command}"),
+                command=pip_line(
+                    env,
+                    ["install", "--force-reinstall", "--no-deps", f"{dist.name}=={dist.version}"],
+                    os,
                 ),
                 name=dist.name,
                 version=dist.version,

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import sysconfig
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.parser import HeaderParser
 from pathlib import Path
 from typing import Optional
@@ -28,10 +28,11 @@ __all__ = [
 ]
 
 _META_MAX = 4 * 1024 * 1024  # package metadata larger than this is not metadata
+#: what the target interpreter is asked (valid on every Python tfenv plans: 3.6 and later)
 _PROBE = (
-    "import json, sys, sysconfig; p = sysconfig.get_paths(); "
+    "import json, os, sys, sysconfig; p = sysconfig.get_paths(); "
     "print(json.dumps({'prefix': sys.prefix, 'python': '%d.%d' % sys.version_info[:2], "
-    "'paths': [p['purelib'], p['platlib']]}))"
+    "'paths': [p['purelib'], p['platlib']], 'windows': os.name == 'nt'}))"
 )
 
 
@@ -58,6 +59,13 @@ class TargetEnv:
     conda: tuple[CondaRecord, ...]
     is_conda: bool
     interpreter: Optional[str] = None  # the python executable, when known
+    windows: bool = False  # a native Windows environment (Scripts\\python.exe, Lib\\site-packages)
+
+    @property
+    def shell_os(self) -> Optional[str]:
+        """The system whose shell a command for this environment is written for, where the
+        environment's own layout says (native Windows); None: the machine's."""
+        return "windows" if self.windows else None
 
     def dist(self, name: str) -> Optional[Distribution]:
         key = normalise(name)
@@ -76,7 +84,7 @@ def current() -> TargetEnv:
     paths = sysconfig.get_paths()
     site = _unique([Path(paths["purelib"]), Path(paths["platlib"])])
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return _build(Path(sys.prefix), python, site, sys.executable)
+    return replace(_build(Path(sys.prefix), python, site, sys.executable), windows=os.name == "nt")
 
 
 def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpreter") -> TargetEnv:
@@ -114,38 +122,44 @@ def from_python(executable: str, timeout: float = 20.0, flag: str = "--interpret
             ).format(flag=flag, executable=executable, value=path or _("the top"), problem=problem)
         )
 
-    root = Node(data, "probe", errors=bad).only("prefix", "python", "paths")
+    root = Node(data, "probe", errors=bad).only("prefix", "python", "paths", "windows")
     paths = [Path(n.label(4096)) for n in root.get("paths").items()]
     python = root.get("python").label(16)
-    return _build(Path(root.get("prefix").label(4096)), python, _unique(paths), executable)
+    windows = bool(root.opt("windows").opt_boolean())
+    env = _build(Path(root.get("prefix").label(4096)), python, _unique(paths), executable)
+    return replace(env, windows=windows)
 
 
-def from_prefix(prefix: Path) -> TargetEnv:
-    """An environment given by its folder (a venv or conda prefix)."""
+def from_prefix(prefix: Path, flag: str = "--prefix") -> TargetEnv:
+    """An environment given by its folder (a venv or conda prefix; ``flag``: where the
+    folder came from, named in errors: ``--prefix``, ``VIRTUAL_ENV``, ``CONDA_PREFIX``)."""
+    from tfenv.doctor.where import interpreter_in
+
     if not str(prefix).strip():
-        raise UsageError(_("--prefix needs a folder; it is empty."))
+        raise UsageError(_("{flag} needs a folder; it is empty.").format(flag=flag))
     try:
         is_dir = prefix.is_dir()
     except (OSError, ValueError):
         is_dir = False
     if not is_dir:
-        raise UsageError(_("--prefix {prefix}: no such folder.").format(prefix=prefix))
+        raise UsageError(_("{flag} {prefix}: no such folder.").format(flag=flag, prefix=prefix))
     candidates = sorted(prefix.glob("lib/python3*/site-packages"))
+    windows = not candidates and (prefix / "Lib" / "site-packages").is_dir()
     candidates += [p for p in (prefix / "Lib" / "site-packages",) if p.is_dir()]
     if not candidates:
         raise UsageError(
             _(
-                "--prefix {prefix}: no site-packages folder found (looked for "
+                "{flag} {prefix}: no site-packages folder found (looked for "
                 "lib/python3.*/site-packages and Lib/site-packages)."
-            ).format(prefix=prefix)
+            ).format(flag=flag, prefix=prefix)
         )
     python = None
     if candidates[0].parent.name.startswith("python3"):
         python = candidates[0].parent.name[len("python") :]
     else:  # Windows' Lib\site-packages names no version: the venv's or conda's record does
         python = _python_recorded(prefix)
-    exe = _interpreter_in(prefix)
-    return _build(prefix, python, candidates, exe)
+    exe = interpreter_in(prefix, windows)
+    return replace(_build(prefix, python, candidates, exe), windows=windows)
 
 
 _PYVENV_VERSION = re.compile(r"^\s*version(?:_info)?\s*=\s*(3\.\d+)\.", re.MULTILINE)
@@ -170,15 +184,6 @@ def _python_recorded(prefix: Path) -> Optional[str]:
         return None
     found = {m.group(1) for m in map(_CONDA_PYTHON.fullmatch, names) if m}
     return found.pop() if len(found) == 1 else None
-
-
-def _interpreter_in(prefix: Path) -> Optional[str]:
-    """The prefix's interpreter, as an absolute path (it runs in a neutral folder); not
-    resolved: a venv's python is a link that must keep its own path."""
-    for rel in ("bin/python3", "bin/python", "python.exe", "Scripts/python.exe"):
-        if (prefix / rel).exists():
-            return os.path.abspath(prefix / rel)
-    return None
 
 
 def _unique(paths: list[Path]) -> tuple[Path, ...]:

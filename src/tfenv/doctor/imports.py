@@ -3,6 +3,7 @@ and run the checks of a plan's Verify step there (the GPU list, a computation)."
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from tfenv.doctor.findings import Finding, Status
 from tfenv.i18n import _
 from tfenv.models.sentence import said
 
-__all__ = ["ImportResult", "run_import_check"]
+__all__ = ["ImportResult", "error_line", "run_import_check"]
 
 _MARK = "TFENV-DOCTOR-RESULT "
 _SCRIPT = r"""
@@ -54,13 +55,18 @@ class ImportResult:
 
 
 def run_import_check(
-    python: str, timeout: float, has_gpu: bool = True, env: Optional[Mapping[str, str]] = None
+    python: str,
+    timeout: float,
+    has_gpu: bool = True,
+    env: Optional[Mapping[str, str]] = None,
+    os: str = "linux",
 ) -> ImportResult:
     """Import TensorFlow in ``python``, isolated: ``-I`` (no current folder, user site or
     PYTHON* variables) in a new empty folder, so a ``tensorflow.py`` or ``tensorflow/``
     where tfenv was started cannot be imported instead. ``has_gpu``: whether this machine
     has an NVIDIA GPU (without one, a CUDA build that sees none is what is expected);
-    ``env``: the child's environment (None: tfenv's own), e.g. an activated environment's."""
+    ``env``: the child's environment (None: tfenv's own), e.g. an activated environment's;
+    ``os``: the system whose shell a fix is written for."""
     from tfenv import procs
 
     try:
@@ -102,7 +108,7 @@ def run_import_check(
         return ImportResult((f,), None, "")
     data = _result(proc.stdout)
     if data is None:
-        last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        last = error_line(proc.stderr)
         f = Finding(
             "import",
             "problem",
@@ -117,7 +123,35 @@ def run_import_check(
             ),
         )
         return ImportResult((f,), None, proc.stderr)
-    return ImportResult(tuple(_findings(data, has_gpu)), data, proc.stderr)
+    return ImportResult(tuple(_findings(data, has_gpu, _install(python, os))), data, proc.stderr)
+
+
+def _install(python: str, os: str) -> str:
+    """``PYTHON -m pip install tensorflow`` in ``os``'s shell (``python`` in the activated
+    environment where the path cannot start a Windows command bare)."""
+    from pathlib import Path
+
+    from tfenv.doctor.env import TargetEnv
+    from tfenv.doctor.runtime import pip_line
+
+    target = TargetEnv(Path(python).parent, None, (), (), (), False, interpreter=python)
+    return pip_line(target, ["install", "tensorflow"], os)
+
+
+#: a line that names the exception a failed run ended with (``TypeError: ...``)
+_EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?::.*)?")
+
+
+def error_line(log: str) -> str:
+    """The line of a failed import's log that says what went wrong: the last exception
+    line (``TypeError: Unable to convert ...``), else the last line with text, stripped
+    (a traceback's last line is often an indented detail such as a tab and ``() ->
+    handle``, which says nothing alone)."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if _EXCEPTION_LINE.fullmatch(line):
+            return line
+    return lines[-1] if lines else _("(no output)")
 
 
 def _result(stdout: str) -> Optional[dict[str, Any]]:
@@ -133,7 +167,9 @@ def _result(stdout: str) -> Optional[dict[str, Any]]:
     return None
 
 
-def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
+def _findings(
+    data: dict[str, Any], has_gpu: bool = True, install: str = "pip install tensorflow"
+) -> list[Finding]:
     if data.get("missing"):
         return [
             Finding(
@@ -143,7 +179,7 @@ def _findings(data: dict[str, Any], has_gpu: bool = True) -> list[Finding]:
                     "import-missing",
                     _("TensorFlow is not installed for this interpreter (import tensorflow fails)"),
                 ),
-                fix=said("fix-pip-install-tensorflow", _("pip install tensorflow")),
+                fix=said("fix-pip-install-tensorflow", "{command}", command=install),
             )
         ]
     version = data.get("version")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Optional
 
 from packaging.specifiers import SpecifierSet
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
     from tfenv.kb import KnowledgeBase
 
-__all__ = ["check_runtime", "fix_command"]
+__all__ = ["check_runtime", "fix_command", "lacks_pip", "pip_line"]
 
 
 def check_runtime(
@@ -92,25 +93,54 @@ def fix_command(env: TargetEnv, line: str, os: str = "linux") -> Sentence:
     On native Windows (one form for cmd.exe and PowerShell) the interpreter is named only
     where it can start a command bare (``C:\\envs\\tf\\Scripts\\python.exe``; a quoted
     path is a string to PowerShell): else ``python``, in the activated environment."""
-    from tfenv.shells import UnsafeWord, command, shell_for
-
-    shell = shell_for(os)
-    pip = ["-m", "pip", "install", line]
-    if env.interpreter:
-        try:
-            ran = command([env.interpreter, *pip], shell)
-            return said("fix-pip-command", "{command}", command=ran, line=line)
-        except UnsafeWord:
-            pass
-    found = command(["python", *pip], shell)
-    if shell == "posix":
-        return said("fix-pip-command", "{command}", command=found, line=line)
+    ran, activated = _pip(env, ["install", line], os)
+    if not activated:
+        return said("fix-pip-command", "{command}", command=ran, line=line)
     return said(
         "fix-pip-command-activated",
         _("{command} (in the activated environment)"),
-        command=found,
+        command=ran,
         line=line,
     )
+
+
+def pip_line(env: TargetEnv, args: Sequence[str], os: str = "linux") -> str:
+    """``python -m pip ARGS`` run by this environment's interpreter, written for ``os``'s
+    shell as :func:`fix_command` writes it (a command the fix sentences quote)."""
+    ran, activated = _pip(env, args, os)
+    if not activated:
+        return ran
+    return _("{command} (in the activated environment)").format(command=ran)
+
+
+def _pip(env: TargetEnv, args: Sequence[str], os: str) -> tuple[str, bool]:
+    """The command and whether it must run in the activated environment (a Windows
+    interpreter path that cannot start a command bare: ``python`` stands for it). An
+    environment without pip (``uv venv`` makes none) gets pip first, from the standard
+    library's ``ensurepip``: on POSIX one line joined by ``&&``; for cmd.exe and PowerShell
+    (Windows PowerShell 5.1 has no ``&&``) two commands, in order."""
+    from tfenv.shells import UnsafeWord, command, shell_for
+
+    shell = shell_for(os)
+    python, activated = "python", shell != "posix"
+    if env.interpreter:
+        try:
+            command([env.interpreter], shell)
+            python, activated = env.interpreter, False
+        except UnsafeWord:
+            pass
+    ran = command([python, "-m", "pip", *args], shell)
+    if not lacks_pip(env):
+        return ran, activated
+    ensure = command([python, "-m", "ensurepip"], shell)
+    if shell == "posix":
+        return f"{ensure} && {ran}", activated
+    return _("{ensurepip}, then {command}").format(ensurepip=ensure, command=ran), activated
+
+
+def lacks_pip(env: TargetEnv) -> bool:
+    """Whether the environment has an interpreter and site-packages but no pip in them."""
+    return bool(env.interpreter and env.site_packages) and env.dist("pip") is None
 
 
 def _version(text: str) -> Optional[Version]:

@@ -25,6 +25,7 @@ from tfenv.doctor.findings import Finding
 from tfenv.i18n import _
 from tfenv.kb.prose import prose, status_text
 from tfenv.models.sentence import Sentence, coded, said
+from tfenv.shells import command
 
 if TYPE_CHECKING:
     from tfenv.kb import KnowledgeBase
@@ -283,11 +284,13 @@ def _other_versions(
                     "fix-install-dll-version",
                     _(
                         "install the {version} that provides {wanted} and put its folder on PATH "
-                        "(tfenv resolve --os windows --tf {series} lists the steps)"
+                        "({command} lists the steps for this machine)"
                     ),
                     version=version,
                     wanted=name,
-                    series=f"{tf.major}.{tf.minor}",
+                    command=command(
+                        ["tfenv", "resolve", "--tf", f"{tf.major}.{tf.minor}"], "windows"
+                    ),
                 ),
             )
         )

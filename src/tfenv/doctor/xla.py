@@ -277,9 +277,10 @@ def _no_ptxas(search: Search, wheel: Optional[Path]) -> Finding:
             ),
             said(
                 "fix-ptxas-export",
-                _(
-                    "source activate-tfenv.sh from `tfenv resolve --emit DIR`, or export "
-                    "PATH={parent}:$PATH XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
+                _("source activate-tfenv.sh from `tfenv resolve --emit DIR`, or {command}"),
+                command=_exports(
+                    ("PATH", f"{wheel.parent}:$PATH"),
+                    ("XLA_FLAGS", f"--xla_gpu_cuda_data_dir={nvcc}"),
                 ),
                 parent=wheel.parent,
                 nvcc=nvcc,
@@ -352,10 +353,8 @@ def check_libdevice(search: Search) -> Finding:
             ),
             said(
                 "fix-libdevice-export",
-                _(
-                    "source activate-tfenv.sh from `tfenv resolve --emit DIR`, or export "
-                    "XLA_FLAGS=--xla_gpu_cuda_data_dir={nvcc}"
-                ),
+                _("source activate-tfenv.sh from `tfenv resolve --emit DIR`, or {command}"),
+                command=_exports(("XLA_FLAGS", f"--xla_gpu_cuda_data_dir={nvcc}")),
                 nvcc=nvcc,
             ),
         )
@@ -396,3 +395,11 @@ def check_xla(
     ptxas = Search(environ, site, cuda_home, ptxas_places, build_cuda)
     libdevice = Search(environ, site, cuda_home, libdevice_places, build_cuda)
     return [check_ptxas(ptxas, driver_cuda, floor, need), check_libdevice(libdevice)]
+
+
+def _exports(*pairs: tuple[str, str]) -> str:
+    """``export NAME="VALUE"; ...`` for a POSIX shell (XLA's checks are Linux's), by
+    :func:`tfenv.shells.set_variable`: a folder with a space stays one value."""
+    from tfenv.shells import set_variable
+
+    return "; ".join(set_variable(name, value, "posix") for name, value in pairs)

@@ -168,9 +168,13 @@ def _plain(name: str, value: str) -> str:
 
 
 def _line_of(text: str, m: re.Match[str]) -> str:
+    """The lines the match spans, as one line: a message a pattern reads across a line
+    break (``The signature was`` / ``() -> handle``) is joined with a space, each line
+    stripped (never a newline shown as an escape)."""
     start = text.rfind("\n", 0, m.start()) + 1
-    end = text.find("\n", m.end())
-    line = text[start : end if end >= 0 else len(text)].strip()
+    end = text.find("\n", max(m.end() - 1, m.start()))
+    spanned = text[start : end if end >= 0 else len(text)].splitlines()
+    line = " ".join(part.strip() for part in spanned if part.strip())
     return line if len(line) <= 300 else line[:297] + "..."
 
 

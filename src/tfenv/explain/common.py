@@ -27,7 +27,10 @@ __all__ = [
     "join",
     "lowest_wheel",
     "nvidia_driver",
+    "pip_command",
     "series_list",
+    "shell_command",
+    "shell_word",
     "span",
     "version_or_none",
 ]
@@ -186,15 +189,35 @@ def and_cuda_pin(ctx: Context, name: str) -> Optional[str]:
     return str(pin) if pin is not None else None
 
 
-def pip_command(ctx: Context, *specs: str, os: Optional[str] = None) -> str:
+def shell_command(ctx: Context, argv: Sequence[str], os: Optional[str] = None) -> str:
+    """``argv`` written for the shell of the machine at hand (``os``, or the context's
+    machine; POSIX when unknown)."""
+    from tfenv.shells import command, shell_for
+
+    machine = ctx.machine
+    return command(argv, shell_for(os or (machine.os if machine is not None else "linux")))
+
+
+def shell_word(ctx: Context, text: str) -> str:
+    """One word for the shell of the machine at hand (POSIX when unknown)."""
+    from tfenv.shells import shell_for, word
+
+    machine = ctx.machine
+    return word(text, shell_for(machine.os if machine is not None else "linux"))
+
+
+def pip_command(ctx: Context, *specs: str, os: Optional[str] = None, module: bool = False) -> str:
     """``pip install SPEC...`` written for the shell of the machine at hand (``os``, or the
-    context's machine; POSIX when unknown). A spec from the pasted text that cmd.exe or
-    PowerShell would change is written for a POSIX shell instead (never unescaped)."""
+    context's machine; POSIX when unknown); ``module``: ``python -m pip install SPEC...``
+    (the environment's own pip, whatever ``pip`` on PATH is). A spec from the pasted text
+    that cmd.exe or PowerShell would change is written for a POSIX shell instead (never
+    unescaped)."""
     from tfenv.shells import UnsafeWord, command, shell_for
 
     machine = ctx.machine
     target_os = os or (machine.os if machine is not None else "linux")
+    argv = ["python", "-m", "pip", "install", *specs] if module else ["pip", "install", *specs]
     try:
-        return command(["pip", "install", *specs], shell_for(target_os))
+        return command(argv, shell_for(target_os))
     except UnsafeWord:
-        return command(["pip", "install", *specs], "posix")
+        return command(argv, "posix")

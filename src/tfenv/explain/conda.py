@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 
 from packaging.version import Version
 
-from tfenv.explain.common import join, span, version_or_none
+from tfenv.explain.common import join, shell_command, shell_word, span, version_or_none
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
 from tfenv.kb.prose import prose
@@ -75,7 +75,7 @@ def _conda_cuda(groups: Mapping[str, str], ctx: Context) -> Answer:
             "install ... (nvidia-smi there shows 'CUDA Version'), or `tfenv lock`, which solves "
             "with the target's {name} without a GPU here; or install the CPU build: {cpu}."
         )
-    cpu = f"'tensorflow={tf or '2.*'}=cpu*'"
+    cpu = shell_word(ctx, f"tensorflow={tf or '2.*'}=cpu*")
     return Answer(
         tuple(facts), fix.format(override=override, example=example, name=vc.name, cpu=cpu)
     )
@@ -122,9 +122,16 @@ def _cudatoolkit(groups: Mapping[str, str], ctx: Context) -> Answer:
     )
     if pick is not None:
         version, variant = pick
-        command = (
-            f"conda install -c conda-forge 'tensorflow={version}={variant.build_glob}' "
-            f"'cuda-version={variant.cuda}'"
+        command = shell_command(
+            ctx,
+            [
+                "conda",
+                "install",
+                "-c",
+                "conda-forge",
+                f"tensorflow={version}={variant.build_glob}",
+                f"cuda-version={variant.cuda}",
+            ],
         )
         fix = _(
             "{ask}; for TensorFlow, conda-forge's CUDA builds bring their own CUDA libraries: "

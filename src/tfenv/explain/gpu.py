@@ -190,7 +190,7 @@ def _ptx_isa(groups: Mapping[str, str], ctx: Context) -> Answer:
         facts.append(seen)
     nvcc = ctx.kb.and_cuda.wheel("cuda-nvcc", cuda.major) if cuda is not None else None
     wheel = lowest_wheel(ctx.kb, nvcc, cuda, ctx.platform) if nvcc and cuda else None
-    install = f"`pip install '{nvcc}>={wheel}'`" if wheel is not None else None
+    install = f"`{pip_command(ctx, f'{nvcc}>={wheel}')}`" if wheel is not None else None
     if floor is not None and install is not None:
         fix: Optional[str] = _(
             "Update the NVIDIA driver to {floor} or newer; if a ptxas reported it, put a ptxas "
@@ -331,7 +331,7 @@ def _nvcc_fix(ctx: Context, need: Version) -> str:
         floor = need if need.major == major else Version(f"{major}.0")
         wheel = lowest_wheel(ctx.kb, nvcc, floor, ctx.platform) if nvcc is not None else None
         install = (
-            f"`pip install '{nvcc}>={wheel}'`"
+            f"`{pip_command(ctx, f'{nvcc}>={wheel}')}`"
             if wheel is not None
             else _("a CUDA {need} or newer toolkit").format(need=need)
         )
@@ -461,7 +461,7 @@ def _driver_ptxas(groups: Mapping[str, str], ctx: Context) -> Answer:
         for v in (wheel_versions(ctx.kb, wheel, ctx.platform) if wheel is not None else [])
         if v.major == driver_cuda.major and v.minor <= driver_cuda.minor
     ]
-    install = f"`pip install '{wheel}=={max(fits)}'`" if fits else None
+    install = f"`{pip_command(ctx, f'{wheel}=={max(fits)}')}`" if fits else None
     if floor is not None and install is not None:
         fix: Optional[str] = _(
             "Update the NVIDIA driver to {floor} or newer (CUDA {cuda}); or use the ptxas of "

@@ -226,9 +226,9 @@ def _prerelease_fact(
     names = ", ".join(str(r.version) for r in pres[-3:])
     return _(
         "A pre-release has one: {name} {versions} has a wheel for Python {python} on {where}; "
-        "pip takes pre-releases only when asked (`pip install --pre {name}`, or "
-        "`{name}=={last}`)."
+        "pip takes pre-releases only when asked (`{command}`, or `{name}=={last}`)."
     ).format(
+        command=pip_command(ctx, "--pre", req.name),
         name=req.name,
         versions=names,
         python=py or _("this Python"),
@@ -448,9 +448,10 @@ def windows_gpu_fix(ctx: Context) -> Optional[str]:
     install = f"tensorflow-gpu=={gpu}" if gpu else f"{last.gpu_package}=={last.series}.*"
     return _(
         "For the GPU on native Windows the last release is TensorFlow {series}: `{install}` "
-        "with CUDA {cuda} and cuDNN {cudnn}; newer releases run on the CPU there (pip install "
-        "tensorflow), or on the GPU under WSL2 ({wsl2})."
+        "with CUDA {cuda} and cuDNN {cudnn}; newer releases run on the CPU there ({cpu}), or on "
+        "the GPU under WSL2 ({wsl2})."
     ).format(
+        cpu=pip_command(ctx, "tensorflow", os="windows"),
         series=last.series,
         install=pip_command(ctx, install, os="windows"),
         cuda=last.windows.cuda,

@@ -105,8 +105,13 @@ def windows_facts(ctx: Context) -> tuple[list[str], Optional[str]]:
         "For the GPU on native Windows use TensorFlow {series} with CUDA "
         "{cuda} and cuDNN {cudnn} (their bin folders on PATH, or "
         "os.add_dll_directory before importing TensorFlow); for newer releases use WSL2 with "
-        "`pip install tensorflow[and-cuda]`."
-    ).format(series=last.series, cuda=last.windows.cuda, cudnn=last.windows.cudnn)
+        "`{command}`."
+    ).format(
+        series=last.series,
+        cuda=last.windows.cuda,
+        cudnn=last.windows.cudnn,
+        command=pip_command(ctx, "tensorflow[and-cuda]", os="wsl2"),
+    )
     return facts, fix
 
 

@@ -56,6 +56,13 @@ def _kernel_module(groups: Mapping[str, str], ctx: Context) -> Answer:
     return Answer((text.format(kernel=k, user=u),))
 
 
+def _pip(specs: list[str]) -> str:
+    """``pip install SPEC...`` for macOS's shell (a POSIX one)."""
+    from tfenv.shells import command
+
+    return command(["pip", "install", *specs], "posix")
+
+
 def _first(pattern: re.Pattern[str], text: str) -> str:
     m = pattern.search(text)
     return m.group("v") if m else ""
@@ -83,18 +90,22 @@ def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
             facts.append(
                 _(
                     "{have}; TensorFlow {tf} pairs with tensorflow-metal {metal} "
-                    "({status}): pip install 'tensorflow-metal=={metal}'."
+                    "({status}): {command}."
                 ).format(
-                    have=have, tf=tf, metal=plugin.version, status=status_text(plugin.pair.status)
+                    have=have,
+                    tf=tf,
+                    metal=plugin.version,
+                    status=status_text(plugin.pair.status),
+                    command=_pip([f"tensorflow-metal=={plugin.version}"]),
                 )
             )
         elif pair is not None:
             facts.append(
                 _(
                     "{have}; TensorFlow {tf} pairs with tensorflow-metal {metal} on "
-                    "{package} {tf} ({status}): pip install '{package}=={tf}' "
-                    "'tensorflow-metal=={metal}'."
+                    "{package} {tf} ({status}): {command}."
                 ).format(
+                    command=_pip([f"{pair.package}=={tf}", f"tensorflow-metal=={pair.metal}"]),
                     have=have,
                     tf=tf,
                     metal=pair.metal,
@@ -113,10 +124,8 @@ def _metal(groups: Mapping[str, str], ctx: Context) -> Answer:
         version, best = newest
         pythons = ", ".join(str(p) for p in best.pythons)
         facts.append(
-            _(
-                "Newest pair: pip install 'tensorflow=={tf}' 'tensorflow-metal=={metal}' "
-                "(Python {pythons}; {status})."
-            ).format(
+            _("Newest pair: {command} (Python {pythons}; {status}).").format(
+                command=_pip([f"tensorflow=={version}", f"tensorflow-metal=={best.version}"]),
                 tf=version,
                 metal=best.version,
                 pythons=pythons,

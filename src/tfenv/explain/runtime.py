@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
+from tfenv.explain.common import pip_command, shell_command
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
 from tfenv.models.plan import excluded
@@ -87,7 +88,7 @@ def _answer(package: str) -> Callable[[Mapping[str, str], Context], Answer]:
                 )
             facts.append(unknown.format(package=package))
             facts += _recorded(ctx, package)
-            return Answer(tuple(facts))
+            return Answer(tuple(facts), _unknown_fix(ctx, package))
         found = [c for c in ctx.kb.runtime.constraints_for(tf, python) if c.package == package]
         if not found:
             facts.append(
@@ -98,14 +99,49 @@ def _answer(package: str) -> Callable[[Mapping[str, str], Context], Answer]:
             )
             return Answer(tuple(facts))
         facts += [_constraint_fact(tf, python, c) for c in found]
-        lines = " ".join(f"'{c.line}'" for c in found)
         fix = _(
-            "`python -m pip install {lines}` in this environment (TensorFlow {tf}); "
-            "`tfenv resolve --tf {tf} --python {python}` plans it with this pin."
-        ).format(lines=lines, tf=tf, python=python)
+            "`{command}` in this environment (TensorFlow {tf}); `{plan}` plans it with this pin."
+        ).format(
+            command=pip_command(ctx, *(c.line for c in found), module=True),
+            tf=tf,
+            plan=_plan_line(ctx, str(tf), str(python)),
+        )
         return Answer(tuple(facts), fix)
 
     return answer
+
+
+def _plan_line(ctx: Context, tf: str, python: str) -> str:
+    """The ``tfenv resolve`` line of release ``tf`` on ``python``: for the machine explain
+    was told about, with its every fact (:func:`tfenv.rerun.line_for`); else for this one,
+    which it detects."""
+    from dataclasses import replace
+
+    from packaging.specifiers import SpecifierSet
+
+    from tfenv.models.target import Request
+    from tfenv.rerun import line_for
+
+    m = ctx.machine
+    if m is None:
+        return shell_command(ctx, ["tfenv", "resolve", "--tf", tf, "--python", python])
+    pinned = Request(tf=SpecifierSet(f"=={tf}"), tf_text=tf)
+    return line_for(replace(m, python=Version(python)), pinned, tf)
+
+
+def _unknown_fix(ctx: Context, package: str) -> Optional[str]:
+    """The fix when the environment's TensorFlow is not known: the bound most releases
+    record, as a command for the machine's shell (None: none recorded, the catalog's)."""
+    from collections import Counter
+
+    lines = Counter(c.line for c in ctx.kb.runtime.constraints if c.package == package)
+    if not lines:
+        return None
+    line = lines.most_common(1)[0][0]
+    return _(
+        "`{command}` in this environment if its TensorFlow is one the recorded bounds name "
+        "(`tfenv doctor` run there reads it and prints the exact fix), or upgrade TensorFlow."
+    ).format(command=pip_command(ctx, line, module=True))
 
 
 def _recorded(ctx: Context, package: str) -> list[str]:

@@ -145,6 +145,7 @@ DOCTOR_CODES: dict[str, str] = {
     "fix-use-wsl2": "use WSL2 and the CUDA wheels (command)",
     "fix-cuda-build": "replace the package with the CUDA build tfenv resolve plans",
     "fix-unset-cvd": "unset CUDA_VISIBLE_DEVICES",
+    "fix-unset-cvd-windows": "unset CUDA_VISIBLE_DEVICES in cmd.exe (cmd), PowerShell (powershell)",
     "fix-install-driver": "install the NVIDIA driver",
     "fix-update-driver": "update the driver to the floor (floor)",
     "fix-driver-branch-limit": "the GPU's driver branch ends below the floor: another release",

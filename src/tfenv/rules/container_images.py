@@ -199,8 +199,8 @@ def _not_official(kb: KnowledgeBase, opt: TfOption, python: Optional[Version] = 
             more = _("{image} exists, its contents are not known").format(image=image)
         elif fits is None:
             more = _(
-                "{image} carries TensorFlow {version} (tfenv resolve --tf "
-                "{version} --manager container uses it)"
+                "{image} carries TensorFlow {version} (the container plan of TensorFlow "
+                "{version} uses it)"
             ).format(image=image, version=spec.version)
         else:
             more = _("the series' image {image} is not used either: {why}").format(
