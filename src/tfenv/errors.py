@@ -27,6 +27,7 @@ __all__ = [
     "InstallError",
     "KBValidationError",
     "LockError",
+    "NoTeamVersion",
     "SolverGaveUp",
     "TfenvError",
     "UnsafeWord",
