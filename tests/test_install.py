@@ -318,6 +318,30 @@ def test_another_machine_only_in_dry_run(
     assert "cuda_11.2.2_461.33_win10.exe" in out
 
 
+@pytest.mark.parametrize("conda", [False, True])
+def test_windows_steps_show_windows_paths(
+    conda: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Windows plan's steps, shown on Linux, name DIR as Windows does: never joined onto
+    this machine's current folder, with backslashes, and uv as the Windows machine's."""
+    monkeypatch.chdir(tmp_path)
+    flags = ["--os", "windows", "--python", "3.10", "--tf", "2.10", "--dry-run"]
+    if conda:
+        flags += ["--gpu", "RTX 3060", "--driver", "536.0", "--manager", "conda"]
+    code, out, _ = _install(capsys, r"C:\envs\tf23", *flags)
+    assert code == 0
+    assert isinstance(out, str)
+    assert str(tmp_path) not in out
+    assert "/" not in out.split("Still to do by hand:")[0].replace("/GPU", "")
+    if conda:
+        assert r"conda create -y -p C:\envs\tf23 " in out
+        assert r"uv pip install --python C:\envs\tf23\python.exe " in out
+    else:
+        assert 'uv venv --python "3.10" C:\\envs\\tf23\n' in out
+        assert r"uv pip install --python C:\envs\tf23\Scripts\python.exe " in out
+    assert r"'tfenv doctor --prefix C:\envs\tf23 --import' after activating" in out
+
+
 def test_conda_route_without_conda(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

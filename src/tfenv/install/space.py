@@ -99,7 +99,7 @@ def preflight(out: Outcome, options: Options) -> str:
         )
     uv = find_uv(options.environ) if options.use_uv else None
     cache = None if uv is None else uv_cache_dir(uv, options.environ)
-    return _report(_checked(_sized(pins, options), out.layout.prefix, cache))
+    return _report(_checked(_sized(pins, options), out.layout.folder, cache))
 
 
 def _sized(pins: list[tuple[str, str]], options: Options) -> Optional[Estimate]:

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfenv.doctor.findings import Finding
@@ -92,7 +93,7 @@ def verify(
         return Verdict((f,))
     result = run_import_check(str(layout.python), timeout, here.has_gpu, env=activated)
     findings = list(result.findings)
-    env = target_env.from_prefix(layout.prefix)
+    env = target_env.from_prefix(layout.folder)
     given = plan.gpu and not here.has_gpu and target.cc is not None
     inputs = Inputs(
         env=env,
@@ -139,9 +140,9 @@ def activated_environ(layout: Layout, environ: Mapping[str, str]) -> dict[str, s
     if layout.conda:
         base["CONDA_PREFIX"] = str(layout.prefix)
         base["PATH"] = os.pathsep.join([str(layout.scripts), base.get("PATH", "")])
-        hooks = sorted((layout.prefix / "etc" / "conda" / "activate.d").glob("*.sh"))
+        hooks = sorted((layout.folder / "etc" / "conda" / "activate.d").glob("*.sh"))
     else:
-        hooks = [layout.scripts / "activate"]
+        hooks = [Path(layout.scripts) / "activate"]
     shell = shutil.which("bash", path=base.get("PATH")) or "/bin/sh"
     script = 'for f in "$@"; do . "$f" >/dev/null 2>&1 || exit 97; done; env -0'
     try:
@@ -169,9 +170,9 @@ def _windows_activated(layout: Layout, base: dict[str, str]) -> dict[str, str]:
         base["CONDA_PREFIX"] = str(layout.prefix)
         dirs = [layout.prefix, layout.prefix / "Library" / "bin", layout.prefix / "Scripts"]
         base["PATH"] = os.pathsep.join([*map(str, dirs), base.get("PATH", "")])
-        hooks = sorted((layout.prefix / "etc" / "conda" / "activate.d").glob("*.bat"))
+        hooks = sorted((layout.folder / "etc" / "conda" / "activate.d").glob("*.bat"))
     else:
-        hooks = [layout.scripts / "activate.bat"]
+        hooks = [Path(layout.scripts) / "activate.bat"]
     calls = " && ".join(f'call "{h}" >nul' for h in hooks)
     line = f"{calls} && set" if calls else "set"
     proc = procs.run(["cmd", "/d", "/s", "/c", line], timeout=60, env=base, errors="replace")
