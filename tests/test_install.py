@@ -90,6 +90,53 @@ def test_install_text_report(
     assert f"Activate it with: . {env}/bin/activate" in out
 
 
+def _pip_after_activation(env: Path) -> list[str]:
+    """What a real bash that activated ``env`` finds as ``pip``, and whose pip ``pip`` and
+    ``env/bin/python3 -m pip`` (doctor's fixes) are, with another pip first on PATH
+    before activation (tfenv's own environment's)."""
+    script = (
+        '. "$1/bin/activate" && command -v pip && pip --version && '
+        '"$1/bin/python3" -m pip --version'
+    )
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    ran = subprocess.run(
+        ["bash", "-c", script, "bash", str(env)],
+        env={**os.environ, "PATH": path, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        **TEXT,
+    )
+    return str(ran.stdout).splitlines()
+
+
+@pytest.mark.parametrize("how", ["uv", "lockfile", "venv"])
+def test_environment_has_its_own_pip(
+    how: str, tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every environment tfenv install makes has pip: after activation ``pip`` is the
+    environment's (not another Python's, where ``pip install x`` would land elsewhere), and
+    ``python -m pip`` works (uv: ``uv venv --seed``; venv: ensurepip). A lockfile is still
+    installed with --require-hashes."""
+    url = ["--index-url", install_index.url]
+    env = tmp_path / "env"
+    if how == "lockfile":
+        project = _locked_project(tmp_path, install_index.url, capsys)
+        argv = ["--target", "here", "--config", str(project), *url]
+    else:
+        argv = [*PLAN, *url, *(["--no-uv"] if how == "venv" else [])]
+    code, doc, err = _install(capsys, str(env), *argv, "--json")
+    assert code == 0, err
+    which, pip, module = _pip_after_activation(env)
+    assert which == str(env / "bin" / "pip")
+    site = str(env / "lib")
+    assert site in pip, pip
+    assert site in module, module
+    assert isinstance(doc, dict)
+    create, packages = doc["steps"][0]["commands"][0], doc["steps"][1]["commands"][0]
+    if how != "venv":
+        assert " venv --seed " in create
+    if how == "lockfile":
+        assert "--require-hashes -r" in packages
+
+
 def test_failure_mid_install_leaves_nothing(
     tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -270,7 +317,7 @@ def test_dry_run_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, _ = _install(capsys, str(env), *PLAN, "--dry-run")
     assert code == 0
     assert isinstance(out, str)
-    told = re.search(r"uv venv --python (\S+) (\S+)\n", out)
+    told = re.search(r"uv venv --seed --python (\S+) (\S+)\n", out)
     assert told is not None
     assert told.group(2) == str(env)
     python = subprocess.run([told.group(1), "-c", "import sys; print(sys.version)"], **TEXT)
@@ -337,7 +384,7 @@ def test_windows_steps_show_windows_paths(
         assert r"conda create -y -p C:\envs\tf23 " in out
         assert r"uv pip install --python C:\envs\tf23\python.exe " in out
     else:
-        assert 'uv venv --python "3.10" C:\\envs\\tf23\n' in out
+        assert 'uv venv --seed --python "3.10" C:\\envs\\tf23\n' in out
         assert r"uv pip install --python C:\envs\tf23\Scripts\python.exe " in out
     assert r"'tfenv doctor --prefix C:\envs\tf23 --import' after activating" in out
 
@@ -356,7 +403,7 @@ def test_conda_route_without_conda(
         "conda create -y -n tf-2.10.1 --override-channels -c conda-forge 'python=3.10' "
         "'cudatoolkit=11.2.2' 'cudnn=8.1.0.77'"
     )
-    assert want in out
+    assert f"{want} pip\n" in out  # the environment's own pip, for the pip step and doctor's fixes
     # the environments folder of a conda not installed yet is unknown: pip and doctor go
     # through the environment's name, not a folder guessed under the current one
     pip = "conda run -n tf-2.10.1 python -m pip install --disable-pip-version-check"

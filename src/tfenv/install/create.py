@@ -71,11 +71,20 @@ def find_uv(environ: Mapping[str, str]) -> Optional[str]:
         return shutil.which("uv", path=environ.get("PATH", ""))
 
 
-def uv_venv_command(uv: str, python: str, prefix: PurePath, offline: bool) -> list[str]:
-    return [uv, "venv", "--python", python, *(["--offline"] if offline else []), str(prefix)]
+def uv_venv_command(
+    uv: str, python: str, prefix: PurePath, offline: bool, index_url: Optional[str] = None
+) -> list[str]:
+    """``uv venv --seed``: the environment gets its own pip (and, below Python 3.12,
+    setuptools and wheel), as ``python -m venv`` gives it, so ``pip`` after activation and
+    ``python -m pip`` (doctor's fixes) are the environment's. The seed comes from the index
+    and cache the packages come from (``index_url``, ``offline``)."""
+    index = ["--index-url", index_url] if index_url else []
+    extra = ["--offline"] if offline else []
+    return [uv, "venv", "--seed", "--python", python, *index, *extra, str(prefix)]
 
 
 def venv_command(interpreter: list[str], prefix: PurePath) -> list[str]:
+    """``python -m venv``: with pip (ensurepip's, from the interpreter itself)."""
     return [*interpreter, "-m", "venv", str(prefix)]
 
 

@@ -126,7 +126,10 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
     found = _interpreter(python, os_name, environ)
     if uv is not None:  # told the interpreter found here, else left to find or fetch one
         told = found[0] if found is not None and len(found) == 1 else python
-        tool, make = "uv", create.uv_venv_command(uv, told, layout.prefix, options.offline)
+        tool, make = (
+            "uv",
+            create.uv_venv_command(uv, told, layout.prefix, options.offline, options.index_url),
+        )
     elif found is not None:
         tool, make = "venv", create.venv_command(found, layout.prefix)
     else:
@@ -200,7 +203,8 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
         make = conda.lock_create_command(shown, where, source.lock)
         pip_specs: tuple[str, ...] = ()
     else:
-        make = conda.create_command(shown, where, plan.conda, plan.channels, options.offline)
+        specs = conda.with_pip(plan.conda)
+        make = conda.create_command(shown, where, specs, plan.channels, options.offline)
         pip_specs = plan.pip
     layout = Layout(prefix, os_name, conda=True)
     missing = "" if tool is not None else _("No conda, mamba or micromamba is installed here.")
