@@ -30,9 +30,11 @@ SIX = "/files/six-1.16.0-py2.py3-none-any.whl"
 
 @pytest.fixture(autouse=True)
 def _uv_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh uv cache per test; pip reads no configuration (the machine's own index)."""
+    """A fresh uv cache and tfenv cache per test; pip reads no configuration (the
+    machine's own index)."""
     cache = tmp_path / "uv-cache"
     monkeypatch.setenv("UV_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TFENV_CACHE_DIR", str(tmp_path / "tfenv-cache"))
     monkeypatch.setenv("UV_HTTP_RETRIES", "0")
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
@@ -604,6 +606,27 @@ def test_install_says_how_much_space_it_needs(
     assert "free at " in doc["space"]
     assert doc["space"] in err
     assert any(r.endswith("/tensorflow-cpu/") for r in install_index.requests)
+
+
+def test_the_same_pins_are_sized_once(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Installing the same plan from the same index again takes the estimate from tfenv's
+    cache (a pinned version's files do not change): the index is not asked again, so a
+    size it gives now is not seen; another index is asked."""
+    url = ["--index-url", install_index.url]
+    code, first, err = _install(capsys, str(tmp_path / "a"), *PLAN, *url, "--json")
+    assert code == 0, err
+    _sized(install_index, "tensorflow", 10**15)
+    code, again, err = _install(capsys, str(tmp_path / "b"), *PLAN, *url, "--json")
+    assert code == 0, err
+    assert isinstance(first, dict)
+    assert isinstance(again, dict)
+    assert again["space"].split(", ")[0] == first["space"].split(", ")[0]  # "about N MB for"
+    other = install_index.url.replace("127.0.0.1", "localhost")
+    code, _, err = _install(capsys, str(tmp_path / "c"), *PLAN, "--index-url", other)
+    assert code == 2, err
+    assert "Not enough disk space" in err
 
 
 def test_install_refuses_when_the_disk_is_short(
