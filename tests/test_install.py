@@ -207,6 +207,29 @@ def test_force_never_deletes_a_foreign_folder(
     assert not_a_dir.read_text() == "x"
 
 
+@pytest.mark.parametrize("marker", ["empty", "other", "link"])
+def test_force_needs_tfenv_installs_own_marker(
+    marker: str, tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--force replaces a folder only when its marker is tfenv install's own record (a
+    regular file saying tfenv install created it): a file of that name that is empty, says
+    something else, or is a link to tfenv's marker elsewhere does not make a folder ours."""
+    ours = tmp_path / "ours"
+    assert _install(capsys, str(ours), *PLAN, "--index-url", install_index.url)[0] == 0
+    env = tmp_path / "project"
+    env.mkdir()
+    (env / "notes.txt").write_text("mine")
+    if marker == "link":
+        (env / MARKER).symlink_to(ours / MARKER)
+    else:
+        (env / MARKER).write_text("" if marker == "empty" else '{"created-by": "me"}\n')
+    code, _, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--force")
+    assert code == 2
+    assert "did not create it" in err
+    assert (env / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in env.iterdir()) == [MARKER, "notes.txt"]
+
+
 def test_empty_folder_with_force_is_emptied_again_on_failure(
     tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
 ) -> None:
