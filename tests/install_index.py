@@ -6,9 +6,9 @@ The fake ``tensorflow`` (and ``tensorflow-cpu``) 2.15.1 wheels, and a 2.10.1 for
 ``tf.config.list_physical_devices``, ``tf.sysconfig.get_build_info``, a computation); with
 ``FAKE_TF_FAIL`` set in the environment the import fails the way a NumPy 1.x build fails
 under NumPy 2, so the verify path that asks explain can be tested; ``FAKE_TF_SLEEP`` makes
-the import take that many seconds. The seed ``uv venv --seed`` installs (pip: this
-interpreter's own bundled wheel) is served too. Served by
-:class:`tests.lock_index.LockIndex` (faults, wrong hashes, hangs).
+the import take that many seconds, ``FAKE_TF_TEARDOWN`` the interpreter's exit. The seed
+``uv venv --seed`` installs (pip: this interpreter's own bundled wheel) is served too.
+Served by :class:`tests.lock_index.LockIndex` (faults, wrong hashes, hangs).
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ __version__ = "2.15.1"
 if os.environ.get("FAKE_TF_SLEEP"):
     import time
     time.sleep(float(os.environ["FAKE_TF_SLEEP"]))
+if os.environ.get("FAKE_TF_TEARDOWN"):
+    import atexit, time
+    atexit.register(time.sleep, float(os.environ["FAKE_TF_TEARDOWN"]))
 if os.environ.get("FAKE_TF_FAIL"):
     import sys
     print("A module that was compiled using NumPy 1.x cannot be run in", file=sys.stderr)

@@ -274,6 +274,25 @@ def test_venv_and_pip_without_uv(
     assert (env / "bin" / "pip").exists()
 
 
+def test_verify_does_not_wait_for_tensorflows_teardown(
+    tmp_path: Path,
+    install_index: LockIndex,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The import check's child ends once its result is out: TensorFlow's teardown at exit
+    (threads, static destructors: up to seconds) checks nothing and is not waited for."""
+    monkeypatch.setenv("FAKE_TF_TEARDOWN", "60")
+    env = tmp_path / "env"
+    url = ["--index-url", install_index.url]
+    code, doc, err = _install(capsys, str(env), *PLAN, *url, "--timeout", "20", "--json")
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    verify = next(s for s in doc["steps"] if s["step"] == "verify")
+    assert verify["outcome"] == "ok"
+    assert verify["seconds"] < 20
+
+
 def test_verify_problem_is_explained(
     tmp_path: Path,
     install_index: LockIndex,
