@@ -6,12 +6,14 @@ The fake ``tensorflow`` (and ``tensorflow-cpu``) 2.15.1 wheels, and a 2.10.1 for
 ``tf.config.list_physical_devices``, ``tf.sysconfig.get_build_info``, a computation); with
 ``FAKE_TF_FAIL`` set in the environment the import fails the way a NumPy 1.x build fails
 under NumPy 2, so the verify path that asks explain can be tested; ``FAKE_TF_SLEEP`` makes
-the import take that many seconds. Served by :class:`tests.lock_index.LockIndex` (faults,
-wrong hashes, hangs).
+the import take that many seconds, ``FAKE_TF_TEARDOWN`` the interpreter's exit. The seed
+``uv venv --seed`` installs (pip: this interpreter's own bundled wheel) is served too.
+Served by :class:`tests.lock_index.LockIndex` (faults, wrong hashes, hangs).
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +33,9 @@ __version__ = "2.15.1"
 if os.environ.get("FAKE_TF_SLEEP"):
     import time
     time.sleep(float(os.environ["FAKE_TF_SLEEP"]))
+if os.environ.get("FAKE_TF_TEARDOWN"):
+    import atexit, time
+    atexit.register(time.sleep, float(os.environ["FAKE_TF_TEARDOWN"]))
 if os.environ.get("FAKE_TF_FAIL"):
     import sys
     print("A module that was compiled using NumPy 1.x cannot be run in", file=sys.stderr)
@@ -90,7 +95,23 @@ def build_install_wheels(folder: Path) -> Path:
     make_wheel(folder, "absl-py", "2.1.0", "py3-none-any", ("six>=1.10",))
     make_wheel(folder, "six", "1.16.0", "py2.py3-none-any", ())
     make_wheel(folder, "numpy", "1.26.4", "py3-none-any", ())
+    _seed_wheels(folder)
     return folder
+
+
+def _seed_wheels(folder: Path) -> None:
+    """What ``uv venv --seed`` installs, served without network: the real pip (and
+    setuptools) wheels bundled with this interpreter's ensurepip, and a small ``wheel``
+    (seeded below Python 3.12)."""
+    import ensurepip
+
+    bundled = sorted((Path(ensurepip.__file__).parent / "_bundled").glob("*.whl"))
+    assert any(p.name.startswith("pip-") for p in bundled), f"no pip wheel bundled: {bundled}"
+    for wheel in bundled:
+        shutil.copy(wheel, folder)
+    if not any(p.name.startswith("setuptools-") for p in bundled):
+        make_wheel(folder, "setuptools", "69.0.0", "py3-none-any", ())
+    make_wheel(folder, "wheel", "0.43.0", "py3-none-any", ())
 
 
 @pytest.fixture(name="install_wheels", scope="module")

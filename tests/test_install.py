@@ -30,9 +30,11 @@ SIX = "/files/six-1.16.0-py2.py3-none-any.whl"
 
 @pytest.fixture(autouse=True)
 def _uv_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh uv cache per test; pip reads no configuration (the machine's own index)."""
+    """A fresh uv cache and tfenv cache per test; pip reads no configuration (the
+    machine's own index)."""
     cache = tmp_path / "uv-cache"
     monkeypatch.setenv("UV_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TFENV_CACHE_DIR", str(tmp_path / "tfenv-cache"))
     monkeypatch.setenv("UV_HTTP_RETRIES", "0")
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
@@ -88,6 +90,53 @@ def test_install_text_report(
     assert isinstance(out, str)
     assert "Verify: ok" in out
     assert f"Activate it with: . {env}/bin/activate" in out
+
+
+def _pip_after_activation(env: Path) -> list[str]:
+    """What a real bash that activated ``env`` finds as ``pip``, and whose pip ``pip`` and
+    ``env/bin/python3 -m pip`` (doctor's fixes) are, with another pip first on PATH
+    before activation (tfenv's own environment's)."""
+    script = (
+        '. "$1/bin/activate" && command -v pip && pip --version && '
+        '"$1/bin/python3" -m pip --version'
+    )
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    ran = subprocess.run(
+        ["bash", "-c", script, "bash", str(env)],
+        env={**os.environ, "PATH": path, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        **TEXT,
+    )
+    return str(ran.stdout).splitlines()
+
+
+@pytest.mark.parametrize("how", ["uv", "lockfile", "venv"])
+def test_environment_has_its_own_pip(
+    how: str, tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every environment tfenv install makes has pip: after activation ``pip`` is the
+    environment's (not another Python's, where ``pip install x`` would land elsewhere), and
+    ``python -m pip`` works (uv: ``uv venv --seed``; venv: ensurepip). A lockfile is still
+    installed with --require-hashes."""
+    url = ["--index-url", install_index.url]
+    env = tmp_path / "env"
+    if how == "lockfile":
+        project = _locked_project(tmp_path, install_index.url, capsys)
+        argv = ["--target", "here", "--config", str(project), *url]
+    else:
+        argv = [*PLAN, *url, *(["--no-uv"] if how == "venv" else [])]
+    code, doc, err = _install(capsys, str(env), *argv, "--json")
+    assert code == 0, err
+    which, pip, module = _pip_after_activation(env)
+    assert which == str(env / "bin" / "pip")
+    site = str(env / "lib")
+    assert site in pip, pip
+    assert site in module, module
+    assert isinstance(doc, dict)
+    create, packages = doc["steps"][0]["commands"][0], doc["steps"][1]["commands"][0]
+    if how != "venv":
+        assert " venv --seed " in create
+    if how == "lockfile":
+        assert "--require-hashes -r" in packages
 
 
 def test_failure_mid_install_leaves_nothing(
@@ -158,6 +207,29 @@ def test_force_never_deletes_a_foreign_folder(
     assert not_a_dir.read_text() == "x"
 
 
+@pytest.mark.parametrize("marker", ["empty", "other", "link"])
+def test_force_needs_tfenv_installs_own_marker(
+    marker: str, tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--force replaces a folder only when its marker is tfenv install's own record (a
+    regular file saying tfenv install created it): a file of that name that is empty, says
+    something else, or is a link to tfenv's marker elsewhere does not make a folder ours."""
+    ours = tmp_path / "ours"
+    assert _install(capsys, str(ours), *PLAN, "--index-url", install_index.url)[0] == 0
+    env = tmp_path / "project"
+    env.mkdir()
+    (env / "notes.txt").write_text("mine")
+    if marker == "link":
+        (env / MARKER).symlink_to(ours / MARKER)
+    else:
+        (env / MARKER).write_text("" if marker == "empty" else '{"created-by": "me"}\n')
+    code, _, err = _install(capsys, str(env), *PLAN, "--index-url", install_index.url, "--force")
+    assert code == 2
+    assert "did not create it" in err
+    assert (env / "notes.txt").read_text() == "mine"
+    assert sorted(p.name for p in env.iterdir()) == [MARKER, "notes.txt"]
+
+
 def test_empty_folder_with_force_is_emptied_again_on_failure(
     tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -200,6 +272,25 @@ def test_venv_and_pip_without_uv(
     assert "-m venv" in commands[0]
     assert "-m pip install" in commands[1]
     assert (env / "bin" / "pip").exists()
+
+
+def test_verify_does_not_wait_for_tensorflows_teardown(
+    tmp_path: Path,
+    install_index: LockIndex,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The import check's child ends once its result is out: TensorFlow's teardown at exit
+    (threads, static destructors: up to seconds) checks nothing and is not waited for."""
+    monkeypatch.setenv("FAKE_TF_TEARDOWN", "60")
+    env = tmp_path / "env"
+    url = ["--index-url", install_index.url]
+    code, doc, err = _install(capsys, str(env), *PLAN, *url, "--timeout", "20", "--json")
+    assert code == 0, err
+    assert isinstance(doc, dict)
+    verify = next(s for s in doc["steps"] if s["step"] == "verify")
+    assert verify["outcome"] == "ok"
+    assert verify["seconds"] < 20
 
 
 def test_verify_problem_is_explained(
@@ -270,7 +361,7 @@ def test_dry_run_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, _ = _install(capsys, str(env), *PLAN, "--dry-run")
     assert code == 0
     assert isinstance(out, str)
-    told = re.search(r"uv venv --python (\S+) (\S+)\n", out)
+    told = re.search(r"uv venv --seed --python (\S+) (\S+)\n", out)
     assert told is not None
     assert told.group(2) == str(env)
     python = subprocess.run([told.group(1), "-c", "import sys; print(sys.version)"], **TEXT)
@@ -318,6 +409,30 @@ def test_another_machine_only_in_dry_run(
     assert "cuda_11.2.2_461.33_win10.exe" in out
 
 
+@pytest.mark.parametrize("conda", [False, True])
+def test_windows_steps_show_windows_paths(
+    conda: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Windows plan's steps, shown on Linux, name DIR as Windows does: never joined onto
+    this machine's current folder, with backslashes, and uv as the Windows machine's."""
+    monkeypatch.chdir(tmp_path)
+    flags = ["--os", "windows", "--python", "3.10", "--tf", "2.10", "--dry-run"]
+    if conda:
+        flags += ["--gpu", "RTX 3060", "--driver", "536.0", "--manager", "conda"]
+    code, out, _ = _install(capsys, r"C:\envs\tf23", *flags)
+    assert code == 0
+    assert isinstance(out, str)
+    assert str(tmp_path) not in out
+    assert "/" not in out.split("Still to do by hand:")[0].replace("/GPU", "")
+    if conda:
+        assert r"conda create -y -p C:\envs\tf23 " in out
+        assert r"uv pip install --python C:\envs\tf23\python.exe " in out
+    else:
+        assert 'uv venv --seed --python "3.10" C:\\envs\\tf23\n' in out
+        assert r"uv pip install --python C:\envs\tf23\Scripts\python.exe " in out
+    assert r"'tfenv doctor --prefix C:\envs\tf23 --import' after activating" in out
+
+
 def test_conda_route_without_conda(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -332,7 +447,7 @@ def test_conda_route_without_conda(
         "conda create -y -n tf-2.10.1 --override-channels -c conda-forge 'python=3.10' "
         "'cudatoolkit=11.2.2' 'cudnn=8.1.0.77'"
     )
-    assert want in out
+    assert f"{want} pip\n" in out  # the environment's own pip, for the pip step and doctor's fixes
     # the environments folder of a conda not installed yet is unknown: pip and doctor go
     # through the environment's name, not a folder guessed under the current one
     pip = "conda run -n tf-2.10.1 python -m pip install --disable-pip-version-check"
@@ -533,6 +648,27 @@ def test_install_says_how_much_space_it_needs(
     assert "free at " in doc["space"]
     assert doc["space"] in err
     assert any(r.endswith("/tensorflow-cpu/") for r in install_index.requests)
+
+
+def test_the_same_pins_are_sized_once(
+    tmp_path: Path, install_index: LockIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Installing the same plan from the same index again takes the estimate from tfenv's
+    cache (a pinned version's files do not change): the index is not asked again, so a
+    size it gives now is not seen; another index is asked."""
+    url = ["--index-url", install_index.url]
+    code, first, err = _install(capsys, str(tmp_path / "a"), *PLAN, *url, "--json")
+    assert code == 0, err
+    _sized(install_index, "tensorflow", 10**15)
+    code, again, err = _install(capsys, str(tmp_path / "b"), *PLAN, *url, "--json")
+    assert code == 0, err
+    assert isinstance(first, dict)
+    assert isinstance(again, dict)
+    assert again["space"].split(", ")[0] == first["space"].split(", ")[0]  # "about N MB for"
+    other = install_index.url.replace("127.0.0.1", "localhost")
+    code, _, err = _install(capsys, str(tmp_path / "c"), *PLAN, "--index-url", other)
+    assert code == 2, err
+    assert "Not enough disk space" in err
 
 
 def test_install_refuses_when_the_disk_is_short(

@@ -40,6 +40,14 @@ def test_name_or_folder(text: str, name: bool) -> None:
     assert conda.is_name(text) is name
 
 
+def test_conda_environment_gets_its_own_pip() -> None:
+    """A conda route's environment is created with pip (added where the plan's specs do not
+    name it), so doctor's ``python -m pip`` fixes and ``pip`` after activation are its own."""
+    assert conda.with_pip(SPECS) == (*SPECS, "pip")
+    assert conda.with_pip(("python=3.10", "pip>=23")) == ("python=3.10", "pip>=23")
+    assert conda.with_pip(("pipx",)) == ("pipx", "pip")
+
+
 def test_conda_lock_files() -> None:
     """conda-lock installs them for every tool: micromamba's ``create -f`` takes a file as a
     lockfile only when its name ends in -lock.yml, and tfenv's are conda-lock.TARGET.yml."""

@@ -82,7 +82,24 @@ def _installed(
         [(s["step"], s["seconds"]) for s in doc["steps"]],
     )
     _trains(env, release)
+    _own_pip(env)
     return dict(doc)
+
+
+def _own_pip(env: Path) -> None:
+    """After activation in a real bash, ``pip`` is the environment's own, and a fix as
+    doctor prints it (``ENV/bin/python3 -m pip install ...``) installs into it."""
+    script = (
+        '. "$1/bin/activate" && command -v pip && "$1/bin/python3" -m pip install -q '
+        '--disable-pip-version-check "six>=1.16" && python -c "import six; print(six.__file__)"'
+    )
+    ran = subprocess.run(
+        ["bash", "-c", script, "bash", str(env)], capture_output=True, text=True, timeout=300
+    )
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    which, six = ran.stdout.split()
+    assert which == str(env / "bin" / "pip")
+    assert six.startswith(str(env / "lib"))
 
 
 @pytest.mark.parametrize(("tf", "python", "release"), CASES)

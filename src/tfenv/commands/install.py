@@ -138,14 +138,15 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         from tfenv.install.claim import claim
 
-        claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals
+        if out.layout.here:  # refusals (not for a folder of another kind of machine)
+            claim(out.layout.folder, force=args.force, keep_failed=args.keep_failed)
         _report(out, args.json, dry_run=True)
         return 0
     if not args.no_space_check:
         from tfenv.install.claim import claim
         from tfenv.install.space import preflight
 
-        claim(out.layout.prefix, force=args.force, keep_failed=args.keep_failed)  # refusals first
+        claim(out.layout.folder, force=args.force, keep_failed=args.keep_failed)  # refusals first
         out.space = preflight(out, options)  # UsageError (exit 2) when a disk is short
     runner = Runner(_say, terminal=_on_terminal(), echo=True)
     _say(_("Installing {what}").format(what=source.describe()))

@@ -102,14 +102,14 @@ def _script_path(layout: Layout, suffix: str) -> Path:
     """Where a script goes (``suffix``: its suffix, or the helper's name); absolute, as
     the fish and csh scripts name them."""
     if layout.conda:
-        conda = layout.prefix.absolute() / "etc" / "conda"
+        conda = layout.folder.absolute() / "etc" / "conda"
         return conda / suffix if suffix == _BRIDGE else conda / "activate.d" / f"tfenv{suffix}"
-    folder = layout.scripts.absolute()
+    folder = Path(layout.scripts).absolute()
     return folder / suffix if suffix == _BRIDGE else folder / f"activate-tfenv{suffix}"
 
 
 def _hook(layout: Layout, suffix: str) -> list[Path]:
-    own = layout.scripts.absolute() / _OWN[suffix]
+    own = Path(layout.scripts).absolute() / _OWN[suffix]
     try:
         text = own.read_text("utf-8")
     except OSError:

@@ -3,9 +3,10 @@
 - A folder that does not exist is created by the install and removed again if the install
   fails or is interrupted (SIGINT, SIGTERM, SIGHUP unwind through :meth:`Claim.rollback`).
 - An existing folder is refused. With ``--force`` an environment tfenv created (it holds
-  :data:`MARKER`) is moved aside, replaced, and deleted only once the new one is complete
-  (put back if not); an empty folder is used; anything else is refused even with
-  ``--force``: tfenv never deletes what it did not create.
+  :data:`MARKER`, a regular file whose record says tfenv install wrote it) is moved
+  aside, replaced, and deleted only once the new one is complete (put back if not); an
+  empty folder is used; anything else is refused even with ``--force``: tfenv never
+  deletes what it did not create.
 - ``--keep-failed`` leaves a failed environment where it is, for inspection.
 """
 
@@ -122,7 +123,7 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
         raise UsageError(
             _("{folder}: {why}.").format(folder=folder, why=describe_oserror(exc))
         ) from None
-    ours = (folder / MARKER).is_file()
+    ours = _ours(folder)
     if not force:
         what = _("an environment tfenv created") if ours else _("a folder")
         raise UsageError(
@@ -144,6 +145,22 @@ def claim(folder: Path, *, force: bool, keep_failed: bool) -> Claim:
         ).format(folder=folder, marker=MARKER),
         hint=_("Remove it yourself, or choose another folder."),
     )
+
+
+def _ours(folder: Path) -> bool:
+    """Whether ``folder`` holds tfenv install's own marker: a regular file (not a link)
+    whose record says ``tfenv install`` created the environment (what :meth:`Claim.mark`
+    writes). A marker of another making, or one that cannot be read, is not ours."""
+    from tfenv.fsutil import read_text
+
+    marker = folder / MARKER
+    try:
+        if marker.is_symlink() or not marker.is_file():
+            return False
+        record = json.loads(read_text(marker, limit=64 * 1024))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("created-by") == "tfenv install"
 
 
 def _empty(folder: Path) -> None:

@@ -8,6 +8,7 @@ the exact commands to run instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
@@ -21,6 +22,7 @@ __all__ = [
     "is_name",
     "lock_create_command",
     "pip_command",
+    "with_pip",
 ]
 
 
@@ -31,6 +33,14 @@ def is_name(text: str) -> bool:
 
 def _where(env: str) -> list[str]:
     return ["-n", env] if is_name(env) else ["-p", str(Path(env))]
+
+
+def with_pip(specs: Sequence[str]) -> tuple[str, ...]:
+    """The environment's conda packages with ``pip`` among them (added where no spec names
+    it), so the environment has its own pip: ``python -m pip`` (doctor's fixes, the pip
+    step through ``conda run``) and ``pip`` after activation are the environment's."""
+    names = {re.split(r"[\s=<>!~\[]", spec.strip(), maxsplit=1)[0].lower() for spec in specs}
+    return tuple(specs) if "pip" in names else (*specs, "pip")
 
 
 def create_command(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Optional
 
 from tfenv.models.platform import system
@@ -24,14 +24,27 @@ _DROP = ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH", "PYTHONSTARTUP", "PIP_REQUIR
 
 @dataclass(frozen=True)
 class Layout:
-    """An environment's folder on a machine (``os_name``: the target's OS)."""
+    """An environment's folder on a machine (``os_name``: the target's OS). ``prefix`` is a
+    path of that machine: a :class:`Path` where the install runs here, a pure path of the
+    other kind where the steps are only shown for another kind of machine (a ``--dry-run``
+    with ``--os``), so a Windows plan names ``C:\\envs\\tf\\Scripts\\python.exe``."""
 
-    prefix: Path
+    prefix: PurePath
     os_name: str
     conda: bool = False
 
     @property
-    def scripts(self) -> Path:
+    def here(self) -> bool:
+        """Whether the prefix is a folder of this machine (not one only shown)."""
+        return isinstance(self.prefix, Path)
+
+    @property
+    def folder(self) -> Path:
+        """The prefix as a folder of this machine, where the steps run."""
+        return Path(self.prefix)
+
+    @property
+    def scripts(self) -> PurePath:
         """Where its programs are: ``bin`` (``Scripts`` in a Windows venv, the prefix
         itself for a Windows conda environment)."""
         if not self.windows:
@@ -39,7 +52,7 @@ class Layout:
         return self.prefix if self.conda else self.prefix / "Scripts"
 
     @property
-    def python(self) -> Path:
+    def python(self) -> PurePath:
         return self.scripts / ("python.exe" if self.windows else "python")
 
     @property
@@ -58,11 +71,20 @@ def find_uv(environ: Mapping[str, str]) -> Optional[str]:
         return shutil.which("uv", path=environ.get("PATH", ""))
 
 
-def uv_venv_command(uv: str, python: str, prefix: Path, offline: bool) -> list[str]:
-    return [uv, "venv", "--python", python, *(["--offline"] if offline else []), str(prefix)]
+def uv_venv_command(
+    uv: str, python: str, prefix: PurePath, offline: bool, index_url: Optional[str] = None
+) -> list[str]:
+    """``uv venv --seed``: the environment gets its own pip (and, below Python 3.12,
+    setuptools and wheel), as ``python -m venv`` gives it, so ``pip`` after activation and
+    ``python -m pip`` (doctor's fixes) are the environment's. The seed comes from the index
+    and cache the packages come from (``index_url``, ``offline``)."""
+    index = ["--index-url", index_url] if index_url else []
+    extra = ["--offline"] if offline else []
+    return [uv, "venv", "--seed", "--python", python, *index, *extra, str(prefix)]
 
 
-def venv_command(interpreter: list[str], prefix: Path) -> list[str]:
+def venv_command(interpreter: list[str], prefix: PurePath) -> list[str]:
+    """``python -m venv``: with pip (ensurepip's, from the interpreter itself)."""
     return [*interpreter, "-m", "venv", str(prefix)]
 
 

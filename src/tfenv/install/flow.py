@@ -45,7 +45,7 @@ def execute(
             ).format(missing=out.missing),
             details=tuple(lines),
         )
-    grant = claim(out.layout.prefix, force=options.force, keep_failed=options.keep_failed)
+    grant = claim(out.layout.folder, force=options.force, keep_failed=options.keep_failed)
     say = runner.say
     grant.take()  # outside the try: when the old environment cannot move, nothing is undone
     try:

@@ -9,7 +9,7 @@ mode, so it needs uv.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Optional
 
 from tfenv.i18n import _
@@ -19,7 +19,7 @@ __all__ = ["install_command"]
 
 
 def install_command(
-    python: Path,
+    python: PurePath,
     specs: Sequence[str],
     lock: Optional[Path],
     *,

@@ -12,7 +12,9 @@ files into the environment (hardlinks on one filesystem), so:
   the download and the unpacked size; one filesystem holding both needs the sum once;
 - with pip (no cache tfenv knows of) the environment's filesystem needs both.
 
-``--offline`` asks the index nothing, so nothing is checked then.
+``--offline`` asks the index nothing, so nothing is checked then. An estimate of the same
+pins from the same index is kept for :data:`REMEMBER_S` in tfenv's cache, so installing the
+same plan again asks the index nothing.
 
 A package the plan leaves unpinned (a dependency uv resolves) is not counted, nor one the
 index lists no sized file of, so the estimate is a floor. An index that cannot be read
@@ -23,6 +25,7 @@ tfenv reads).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -55,6 +58,9 @@ __all__ = [
 # 4.0; tensorflow_cpu alone 4.65, the CUDA wheels 2.3 to 4.7); rounded up for bytecode
 UNPACKED = 4.5
 GB = 1e9
+#: how long an estimate of the same pins from the same index is taken from tfenv's cache
+REMEMBER_S = 24 * 3600
+_KEEP = 32  # estimates kept
 
 
 @dataclass(frozen=True)
@@ -99,19 +105,34 @@ def preflight(out: Outcome, options: Options) -> str:
         )
     uv = find_uv(options.environ) if options.use_uv else None
     cache = None if uv is None else uv_cache_dir(uv, options.environ)
-    return _report(_checked(_sized(pins, options), out.layout.prefix, cache))
+    return _report(_checked(_sized(pins, options), out.layout.folder, cache))
 
 
 def _sized(pins: list[tuple[str, str]], options: Options) -> Optional[Estimate]:
-    """The estimate from the index tfenv installs from; None when it cannot be read."""
-    from tfenv.errors import IndexUnreachable, UsageError
+    """The estimate from the index tfenv installs from; None when it cannot be read. An
+    estimate of the same pins from the same index in the last :data:`REMEMBER_S` seconds is
+    taken from tfenv's cache (a pinned version's files do not change), so installing the
+    same plan again asks the index nothing."""
     from tfenv.index_url import configured_index_url
-    from tfenv.refresh import make_client
-    from tfenv.refresh.simple_api import SimpleIndex
 
     url = options.index_url or configured_index_url(None, options.environ)[0]
     if not url.startswith(("http://", "https://")):
         return None  # nothing configured, or a file:// index (uv reads it; httpx does not)
+    known = _remembered(url, pins)
+    if known is not None:
+        return known
+    est = _asked(url, pins)
+    if est is not None and not est.unknown:
+        _remember(url, pins, est)
+    return est
+
+
+def _asked(url: str, pins: list[tuple[str, str]]) -> Optional[Estimate]:
+    """The estimate from the index's project pages; None when it cannot be read."""
+    from tfenv.errors import IndexUnreachable, UsageError
+    from tfenv.refresh import make_client
+    from tfenv.refresh.simple_api import SimpleIndex
+
     with make_client(timeout=10.0) as client:  # one try: an index that does not answer
         index = SimpleIndex(client, url, attempts=1)  # fails the install's own step anyway
 
@@ -125,6 +146,72 @@ def _sized(pins: list[tuple[str, str]], options: Options) -> Optional[Estimate]:
             return estimate(pins, files)
         except (IndexUnreachable, UsageError):
             return None
+
+
+def _remembered(url: str, pins: list[tuple[str, str]]) -> Optional[Estimate]:
+    """A fully sized estimate of ``pins`` from ``url`` that tfenv's cache holds and that is
+    younger than :data:`REMEMBER_S`; None otherwise (or where anything is amiss)."""
+    import json
+    import time
+
+    from tfenv.fsutil import read_text
+
+    path = _memory()
+    if path is None:
+        return None
+    try:
+        entry = json.loads(read_text(path, limit=1 << 20)).get(_key(url, pins))
+        fresh = 0 <= time.time() - float(entry["at"]) < REMEMBER_S
+        download, counted = int(entry["download"]), tuple(str(c) for c in entry["counted"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return Estimate(download, counted) if fresh and download >= 0 else None
+
+
+def _remember(url: str, pins: list[tuple[str, str]], est: Estimate) -> None:
+    """Keep ``est`` in tfenv's cache (the newest :data:`_KEEP` estimates); never fails."""
+    import json
+    import time
+
+    from tfenv.fsutil import atomic_write, read_text
+
+    path = _memory()
+    if path is None:
+        return
+    try:
+        entries = json.loads(read_text(path, limit=1 << 20))
+        entries = entries if isinstance(entries, dict) else {}
+    except (OSError, ValueError):
+        entries = {}
+    entry = {"at": time.time(), "download": est.download, "counted": list(est.counted)}
+    entries[_key(url, pins)] = entry
+    newest = sorted(entries.items(), key=lambda kv: _age(kv[1]))[:_KEEP]
+    with contextlib.suppress(OSError):
+        atomic_write(path, json.dumps(dict(newest), sort_keys=True) + "\n")
+
+
+def _memory() -> Optional[Path]:
+    from tfenv.kb._cache import cache_dir
+
+    folder = cache_dir()
+    return None if folder is None else folder / "install-space.json"
+
+
+def _key(url: str, pins: list[tuple[str, str]]) -> str:
+    import hashlib
+
+    text = "\n".join([url, *(f"{name}=={version}" for name, version in sorted(pins))])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _age(entry: object) -> float:
+    """How old an entry is (newest first when sorted); an unreadable one last."""
+    import time
+
+    try:
+        return time.time() - float(entry["at"]) if isinstance(entry, dict) else float("inf")
+    except (TypeError, KeyError, ValueError):
+        return float("inf")
 
 
 def _checked(
@@ -277,8 +364,12 @@ def check(est: Estimate, wants: list[Need]) -> list[Need]:
 
 
 def uv_cache_dir(uv: str, environ: Mapping[str, str]) -> Optional[Path]:
-    """uv's cache folder (``uv cache dir``: UV_CACHE_DIR, uv's configuration, its default)."""
+    """uv's cache folder: ``UV_CACHE_DIR`` where it is set (it overrides uv's
+    configuration), else what ``uv cache dir`` says (uv's configuration, its default)."""
     from tfenv import procs
+
+    if environ.get("UV_CACHE_DIR") and not environ.get("UV_NO_CACHE"):
+        return Path(environ["UV_CACHE_DIR"]).absolute()
 
     try:
         proc = procs.run([uv, "cache", "dir"], timeout=30, env=dict(environ), neutral_cwd=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Optional
 
 from tfenv.i18n import _, ngettext
@@ -117,14 +117,19 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
     plan = source.plan
     environ = options.environ
     uv = create.find_uv(environ) if options.use_uv else None
+    if uv is not None and not _runs_here(os_name):
+        uv = "uv"  # the steps of another kind of machine: uv on its PATH
     if is_conda(source):
         return _prepare_conda(source, options, os_name, uv)
-    layout = Layout(Path(options.folder or DEFAULT_DIR).absolute(), os_name)
+    layout = Layout(_prefix(options.folder or DEFAULT_DIR, os_name), os_name)
     python = plan.python or ""
     found = _interpreter(python, os_name, environ)
     if uv is not None:  # told the interpreter found here, else left to find or fetch one
         told = found[0] if found is not None and len(found) == 1 else python
-        tool, make = "uv", create.uv_venv_command(uv, told, layout.prefix, options.offline)
+        tool, make = (
+            "uv",
+            create.uv_venv_command(uv, told, layout.prefix, options.offline, options.index_url),
+        )
     elif found is not None:
         tool, make = "venv", create.venv_command(found, layout.prefix)
     else:
@@ -158,14 +163,29 @@ def prepare(source: Source, options: Options, os_name: str) -> Outcome:
     return Outcome(source, layout, steps, tool)
 
 
+def _runs_here(os_name: str) -> bool:
+    """Whether the steps for ``os_name`` can run on this kind of machine (Windows or not);
+    where they cannot, they are only shown (a --dry-run with --os)."""
+    import sys
+
+    return system(os_name).is_windows == (sys.platform == "win32")
+
+
+def _prefix(folder: str, os_name: str) -> PurePath:
+    """DIR as the environment's prefix: a folder of this machine, made absolute; for
+    another kind of machine, a path in its own syntax (``C:\\envs\\tf23``), as given: it
+    is not joined onto this machine's current folder."""
+    if _runs_here(os_name):
+        return Path(folder).absolute()
+    return PureWindowsPath(folder) if system(os_name).is_windows else PurePosixPath(folder)
+
+
 def _interpreter(python: str, os_name: str, environ: Mapping[str, str]) -> Optional[list[str]]:
     """Python ``python`` on this machine; None when not found, or when the steps are for
     another kind of machine (a --dry-run with --os)."""
-    import sys
-
     from tfenv.install.interpreters import find_python
 
-    if not python or system(os_name).is_windows != (sys.platform == "win32"):
+    if not python or not _runs_here(os_name):
         return None
     return find_python(python, os_name, environ)
 
@@ -174,16 +194,17 @@ def _prepare_conda(source: Source, options: Options, os_name: str, uv: Optional[
     from tfenv.install import conda
 
     plan = source.plan
-    tool = conda.find_tool(options.environ)
+    tool = conda.find_tool(options.environ) if _runs_here(os_name) else None
     env = options.folder or f"tf-{plan.tensorflow}"
     shown = tool or "conda"
-    prefix = _conda_prefix(tool, env) if tool is not None else Path(env).absolute()
+    prefix = _conda_prefix(tool, env) if tool is not None else _prefix(env, os_name)
     where = str(prefix) if tool is not None or not conda.is_name(env) else env
     if source.lock is not None:
         make = conda.lock_create_command(shown, where, source.lock)
         pip_specs: tuple[str, ...] = ()
     else:
-        make = conda.create_command(shown, where, plan.conda, plan.channels, options.offline)
+        specs = conda.with_pip(plan.conda)
+        make = conda.create_command(shown, where, specs, plan.channels, options.offline)
         pip_specs = plan.pip
     layout = Layout(prefix, os_name, conda=True)
     missing = "" if tool is not None else _("No conda, mamba or micromamba is installed here.")

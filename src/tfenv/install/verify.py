@@ -4,7 +4,8 @@ The check is doctor's import check (:func:`tfenv.doctor.imports.run_import_check
 TensorFlow, ``tf.config.list_physical_devices('GPU')``, a computation on the CPU (the checks of
 the plan's Verify step) and a matmul on ``/GPU:0`` when there is a GPU, run by the
 environment's interpreter with the variables its ``activate`` sets (the activation is really
-run, so the scripts are checked too). Then doctor's checks of the environment against this
+run, so the scripts are checked too). Beside it (in this process, while the child
+imports: one TensorFlow import in all), doctor's checks of the environment against this
 machine (CUDA libraries found where TensorFlow looks, the driver, the pins); on a machine
 without a GPU, a GPU plan is checked for the GPU machine it is for, as ``doctor --gpu NAME
 --driver X`` does, so a CUDA or cuDNN that is not there (the system route's) is found. Anything
@@ -19,7 +20,9 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfenv.doctor.findings import Finding
@@ -90,9 +93,7 @@ def verify(
             said("activate-failed", _("Activating the environment failed: {exc}"), exc=exc),
         )
         return Verdict((f,))
-    result = run_import_check(str(layout.python), timeout, here.has_gpu, env=activated)
-    findings = list(result.findings)
-    env = target_env.from_prefix(layout.prefix)
+    env = target_env.from_prefix(layout.folder)
     given = plan.gpu and not here.has_gpu and target.cc is not None
     inputs = Inputs(
         env=env,
@@ -104,7 +105,12 @@ def verify(
         load_libraries=True,
         given=given,
     )
-    findings += diagnose(inputs)
+    # doctor's checks (in this process) run while the child imports TensorFlow: they need
+    # nothing from it, and the wait is the child's
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        checks = pool.submit(diagnose, inputs)
+        result = run_import_check(str(layout.python), timeout, here.has_gpu, env=activated)
+        findings = [*result.findings, *checks.result()]
     notes: tuple[str, ...] = ()
     if plan.gpu and not here.has_gpu:
         notes = tuple(n.text for n in here.notes) or (_("No NVIDIA GPU was detected here."),)
@@ -139,9 +145,9 @@ def activated_environ(layout: Layout, environ: Mapping[str, str]) -> dict[str, s
     if layout.conda:
         base["CONDA_PREFIX"] = str(layout.prefix)
         base["PATH"] = os.pathsep.join([str(layout.scripts), base.get("PATH", "")])
-        hooks = sorted((layout.prefix / "etc" / "conda" / "activate.d").glob("*.sh"))
+        hooks = sorted((layout.folder / "etc" / "conda" / "activate.d").glob("*.sh"))
     else:
-        hooks = [layout.scripts / "activate"]
+        hooks = [Path(layout.scripts) / "activate"]
     shell = shutil.which("bash", path=base.get("PATH")) or "/bin/sh"
     script = 'for f in "$@"; do . "$f" >/dev/null 2>&1 || exit 97; done; env -0'
     try:
@@ -169,9 +175,9 @@ def _windows_activated(layout: Layout, base: dict[str, str]) -> dict[str, str]:
         base["CONDA_PREFIX"] = str(layout.prefix)
         dirs = [layout.prefix, layout.prefix / "Library" / "bin", layout.prefix / "Scripts"]
         base["PATH"] = os.pathsep.join([*map(str, dirs), base.get("PATH", "")])
-        hooks = sorted((layout.prefix / "etc" / "conda" / "activate.d").glob("*.bat"))
+        hooks = sorted((layout.folder / "etc" / "conda" / "activate.d").glob("*.bat"))
     else:
-        hooks = [layout.scripts / "activate.bat"]
+        hooks = [Path(layout.scripts) / "activate.bat"]
     calls = " && ".join(f'call "{h}" >nul' for h in hooks)
     line = f"{calls} && set" if calls else "set"
     proc = procs.run(["cmd", "/d", "/s", "/c", line], timeout=60, env=base, errors="replace")
