@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tfenv.doctor.env import TargetEnv
     from tfenv.kb import KnowledgeBase
 
-__all__ = ["check_runtime", "fix_command", "lacks_pip", "pip_line"]
+__all__ = ["check_runtime", "check_tensorboard", "fix_command", "lacks_pip", "pip_line"]
 
 
 def check_runtime(
@@ -86,6 +86,53 @@ def check_runtime(
             )
         )
     return out
+
+
+def check_tensorboard(env: TargetEnv, os: str = "linux") -> list[Finding]:
+    """A problem where the installed TensorBoard cannot start: a release before the one that
+    left ``pkg_resources`` (``tensorflow/tensorboard.yaml``) beside a setuptools without it
+    (82 and later, or none), with the pip command that fixes it; nothing where TensorBoard is
+    not installed or starts."""
+    from tfenv.kb.tensorboard import load
+
+    dist = env.dist("tensorboard")
+    tensorboard = _version(dist.version) if dist is not None else None
+    if tensorboard is None:
+        return []
+    bound = load()
+    found = env.dist(bound.package)
+    setuptools = _version(found.version) if found is not None else None
+    if not bound.breaks(tensorboard, setuptools):
+        return []
+    if setuptools is None:
+        title = said(
+            "tensorboard-no-setuptools",
+            _("TensorBoard {version} cannot start: setuptools is not installed"),
+            version=tensorboard,
+        )
+    else:
+        title = said(
+            "tensorboard-pkg-resources",
+            _("TensorBoard {version} cannot start with setuptools {setuptools}"),
+            version=tensorboard,
+            setuptools=setuptools,
+        )
+    detail = said(
+        "tensorboard-pkg-resources-detail",
+        _(
+            "TensorBoard before {fixed} imports pkg_resources when it starts, which setuptools "
+            "{first_bad} removed; it fails with: {error} (measured: setuptools {last_good} "
+            "ran, {first_bad} broke, {checked}; {sources}). Upgrading TensorBoard to {fixed} "
+            "fixes it too."
+        ),
+        fixed=bound.fixed,
+        first_bad=bound.first_bad,
+        last_good=bound.last_good,
+        error=bound.error,
+        checked=bound.checked,
+        sources="; ".join(bound.sources),
+    )
+    return [Finding("tensorboard", "problem", title, detail, fix_command(env, bound.line, os))]
 
 
 def fix_command(env: TargetEnv, line: str, os: str = "linux") -> Sentence:

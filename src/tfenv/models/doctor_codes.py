@@ -83,6 +83,9 @@ DOCTOR_CODES: dict[str, str] = {
     "runtime-ok": "an installed dependency satisfies what the release needs to run (id)",
     "runtime-violated": "an installed dependency breaks the release's import or run (id)",
     "runtime-violated-detail": "what the release declares, the error, and the evidence",
+    "tensorboard-pkg-resources": "TensorBoard cannot start with this setuptools (no pkg_resources)",
+    "tensorboard-no-setuptools": "TensorBoard cannot start: no setuptools, so no pkg_resources",
+    "tensorboard-pkg-resources-detail": "the setuptools bound, the error and the evidence",
     # native Windows DLLs
     "windows-dlls-ok": "the DLLs the release loads are on PATH",
     "windows-dlls-where": "the folders they come from, and the DLL list's basis",
