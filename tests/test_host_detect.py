@@ -510,3 +510,15 @@ def test_packages_and_conda() -> None:
         "tf-keras": "2.15.1",
     }
     assert p.conda_env == "tf215"
+
+
+def test_packages_explain_answers_from_are_read() -> None:
+    """TensorBoard, setuptools and protobuf: explain answers their messages from them."""
+    probes = FakeProbes(
+        dists=[("tensorboard", "2.20.0"), ("setuptools", "84.2.1"), ("protobuf", "4.25.8")]
+    )
+    assert dict(detect(probes=probes).packages) == {
+        "protobuf": "4.25.8",
+        "setuptools": "84.2.1",
+        "tensorboard": "2.20.0",
+    }

@@ -1,5 +1,7 @@
 """Answers about what TensorFlow needs of its dependencies to run (``tensorflow/runtime.yaml``):
-a NumPy or protobuf that the installed release cannot import with."""
+a NumPy or protobuf that the installed release cannot import with; TensorBoard without
+``pkg_resources`` or not installed (``tensorflow/tensorboard.yaml``); generated protobuf code
+newer than the protobuf runtime."""
 
 from __future__ import annotations
 
@@ -160,7 +162,167 @@ def _recorded(ctx: Context, package: str) -> list[str]:
     return [template.format(package=package, bounds=_("; ").join(items), more=len(found) - 6)]
 
 
+# -- TensorBoard and protobuf's generated code ---------------------------------------------
+
+
+def _installed(ctx: Context, package: str) -> Optional[Version]:
+    text = ctx.host.package_version(package) if ctx.host else None
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def _tensorboard_setuptools(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """``No module named 'pkg_resources'`` from TensorBoard: the measured setuptools bound,
+    and what this environment has."""
+    from tfenv.kb.tensorboard import load
+
+    bound = load()
+    facts = [
+        _(
+            "TensorBoard before {fixed} imports pkg_resources when it starts, and setuptools "
+            "{first_bad} removed it (measured {checked}: setuptools {last_good} ran, "
+            "{first_bad} broke; {sources})."
+        ).format(
+            fixed=bound.fixed,
+            first_bad=bound.first_bad,
+            checked=bound.checked,
+            last_good=bound.last_good,
+            sources="; ".join(bound.sources),
+        )
+    ]
+    tensorboard, setuptools = _installed(ctx, "tensorboard"), _installed(ctx, bound.package)
+    if tensorboard is not None:
+        facts.append(
+            _("Installed here: TensorBoard {tensorboard}, setuptools {setuptools}.").format(
+                tensorboard=tensorboard, setuptools=setuptools or _("none")
+            )
+        )
+    upgrade = pip_command(ctx, "--upgrade", f"tensorboard>={bound.fixed}", module=True)
+    if tensorboard is not None and not bound.breaks(tensorboard, setuptools):
+        facts.append(
+            _(
+                "This environment's TensorBoard starts with its setuptools: the message comes "
+                "from another environment (or another Python on PATH)."
+            )
+        )
+        return Answer(tuple(facts))
+    fix = _("`{command}` in this environment, or upgrade TensorBoard: `{upgrade}`.").format(
+        command=pip_command(ctx, bound.line, module=True), upgrade=upgrade
+    )
+    return Answer(tuple(facts), fix)
+
+
+def _tf_requirement(ctx: Context, tf: Version, package: str) -> Optional[str]:
+    """What TensorFlow ``tf`` itself requires of ``package`` (its Requires-Dist line without
+    a marker; None: nothing, or the release is not in the index data)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for name in ("tensorflow", "tensorflow-cpu"):
+        release = ctx.kb.index.release(name, tf)
+        if release is None:
+            continue
+        for wheels in release.wheels.values():
+            for line in wheels.requires:
+                try:
+                    req = Requirement(line)
+                except InvalidRequirement:
+                    continue
+                if req.name == package:
+                    return f"{req.name}{req.specifier}"
+    return None
+
+
+def _tensorboard_missing(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """``TBNotInstalledError``: tf.summary's writers live in TensorBoard; which one to install
+    for the TensorFlow at hand."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from tfenv.kb.tensorboard import load
+
+    bound = load()
+    tf = _installed_tf(ctx)
+    facts = [
+        _(
+            "tf.summary's ops are implemented in the tensorboard package, which is not "
+            "installed in the environment that ran this."
+        )
+    ]
+    wanted = _tf_requirement(ctx, tf, "tensorboard") if tf is not None else None
+    if tf is not None and wanted is None:
+        facts.append(
+            _("TensorFlow {tf} does not require tensorboard: install it beside it.").format(tf=tf)
+        )
+    elif tf is not None:
+        facts.append(_("TensorFlow {tf} requires {requirement}.").format(tf=tf, requirement=wanted))
+    specs = [wanted or f"tensorboard>={bound.fixed}"]
+    try:
+        allowed = Requirement(specs[0]).specifier
+    except InvalidRequirement:
+        allowed = None
+    if allowed is not None and not allowed.contains(bound.fixed, prereleases=True):
+        specs.append(bound.line)  # the TensorBoard it allows imports pkg_resources
+        facts.append(
+            _(
+                "TensorBoard before {fixed} needs {line} to start (setuptools {first_bad} "
+                "removed pkg_resources)."
+            ).format(fixed=bound.fixed, line=bound.line, first_bad=bound.first_bad)
+        )
+    fix = _("`{command}` in this environment.").format(
+        command=pip_command(ctx, *specs, module=True)
+    )
+    return Answer(tuple(facts), fix)
+
+
+def _protobuf_runtime_version(groups: Mapping[str, str], ctx: Context) -> Answer:
+    """``cannot import name 'runtime_version' from 'google.protobuf'``: generated code newer
+    than the protobuf runtime; the installed protobuf and the TensorFlow's bound on it."""
+    facts = [
+        _(
+            "A _pb2.py module generated by a newer protoc imports google.protobuf."
+            "runtime_version, which the installed protobuf is too old to have: the runtime must "
+            "be at least the version the generated file names on its '# Protobuf Python "
+            "Version:' line."
+        )
+    ]
+    protobuf = _installed(ctx, "protobuf")
+    if protobuf is not None:
+        facts.append(_("Installed here: protobuf {version}.").format(version=protobuf))
+    tf, python = _installed_tf(ctx), _python(ctx)
+    found = []
+    if tf is not None and python is not None:
+        found = [c for c in ctx.kb.runtime.constraints_for(tf, python) if c.package == "protobuf"]
+    if found and tf is not None and python is not None:
+        facts.append(
+            _("TensorFlow {tf} on Python {python} needs {lines} to run (measured: {ids}).").format(
+                tf=tf,
+                python=python,
+                lines=", ".join(c.line for c in found),
+                ids=", ".join(c.id for c in found),
+            )
+        )
+        fix = _(
+            "TensorFlow {tf} cannot run with a newer protobuf ({lines}): install the package "
+            "whose generated code this is at a version generated for that protobuf, or "
+            "upgrade TensorFlow."
+        ).format(tf=tf, lines=", ".join(c.line for c in found))
+        return Answer(tuple(facts), fix)
+    declared = _tf_requirement(ctx, tf, "protobuf") if tf is not None else None
+    if declared is not None and declared != "protobuf":
+        facts.append(
+            _("TensorFlow {tf} requires {requirement}.").format(tf=tf, requirement=declared)
+        )
+    fix = _("`{command}` in this environment.").format(
+        command=pip_command(ctx, "--upgrade", declared or "protobuf", module=True)
+    )
+    return Answer(tuple(facts), fix)
+
+
 ANSWERS = {
     "runtime-numpy": _answer("numpy"),
     "runtime-protobuf": _answer("protobuf"),
+    "tensorboard-setuptools": _tensorboard_setuptools,
+    "tensorboard-missing": _tensorboard_missing,
+    "protobuf-runtime-version": _protobuf_runtime_version,
 }

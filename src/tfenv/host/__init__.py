@@ -51,7 +51,8 @@ __all__ = [
 ]
 
 OVERRIDABLE = ("os", "arch", "glibc", "driver", "python")
-_PACKAGE_NAMES = ("keras", "tf-keras", "tf-nightly")
+#: protobuf, setuptools, tensorboard: explain answers their messages from the installed versions
+_PACKAGE_NAMES = ("keras", "protobuf", "setuptools", "tensorboard", "tf-keras", "tf-nightly")
 _PACKAGE_PREFIXES = ("tensorflow", "nvidia-", "tf-nightly-")
 
 
