@@ -103,3 +103,24 @@ def test_real_venv_tensorboard_2_20_flagged_and_the_printed_fix_makes_it_start(
     assert after.stdout.strip() == "2.20.0"
     _code, found = _doctor(capsys, ["--interpreter", py])
     assert "tensorboard" not in found
+
+
+@pytest.mark.shipped_kb
+def test_the_runtime_setuptools_bound_is_left_to_the_tensorboard_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shipped_kb: Any
+) -> None:
+    """runtime.yaml carries setuptools<82 for the releases whose plans install an old
+    TensorBoard; an environment that upgraded TensorBoard to a fixed one is healthy."""
+    from packaging.version import Version
+
+    tf = Version("2.20.0")
+    assert any(c.package == "setuptools" for c in shipped_kb.runtime.constraints_for(tf, "3.12"))
+    site = tmp_path / "env" / "lib" / "python3.12" / "site-packages"
+    site.mkdir(parents=True)
+    _dist(site, "tensorflow-cpu", str(tf))
+    _dist(site, "tensorboard", str(BOUND.fixed))
+    _dist(site, "setuptools", "84.2.1")
+    code, found = _doctor(capsys, ["--prefix", str(tmp_path / "env")])
+    assert "runtime-setuptools" not in found
+    assert "tensorboard" not in found
+    assert code == 0, [f["title"] for f in found.values() if f["status"] == "problem"]

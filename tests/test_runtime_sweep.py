@@ -334,3 +334,34 @@ def test_culprits_that_need_each_other_are_found() -> None:
         ("numpy", "<2"),
         ("ml-dtypes", "<0.3"),
     }
+
+
+def _tb_cell(release: str, python: str, tensorboard: str, setuptools: str) -> Any:
+    versions = {"tensorboard": tensorboard, "setuptools": setuptools}
+    return rs.Cell(release, python, "cpu", "tensorflow-cpu", "ran", None, versions)
+
+
+def test_tensorboard_bound_is_written_where_the_plans_tensorboard_does_not_start() -> None:
+    """setuptools<82 (the bound tools/tensorboard_check.py measured) for the releases whose
+    cells installed a TensorBoard before the fixed one beside setuptools 82 or newer; a
+    Python that kept an older setuptools, a fixed TensorBoard and a gap split the records."""
+    from tfenv.kb.tensorboard import load as load_tensorboard
+
+    bound = load_tensorboard()
+    cells = [
+        _tb_cell("2.15.0", "3.8", "2.15.2", "75.3.4"),  # an older setuptools: starts
+        _tb_cell("2.15.0", "3.11", "2.15.2", "84.2.1"),
+        _tb_cell("2.15.1", "3.8", "2.15.2", "75.3.4"),
+        _tb_cell("2.15.1", "3.11", "2.15.2", "84.2.1"),
+        _tb_cell("2.16.1", "3.12", str(bound.fixed), "84.2.1"),  # a fixed TensorBoard
+        _tb_cell("2.17.0", "3.12", "2.17.1", "84.2.1"),
+    ]
+    records = rs.tensorboard_constraints(cells, bound)
+    assert [(r["releases"], r.get("pythons")) for r in records] == [
+        (">=2.15.0,<=2.15.1", str(bound.pythons)),
+        ("==2.17.0", None),
+    ]
+    assert records[0]["package"] == "setuptools"
+    assert records[0]["requirement"] == bound.requirement
+    assert records[0]["source"][0].startswith("experiment: tools/tensorboard_check.py")
+    assert "2 runs of 2 release(s) alike" in records[0]["evidence"]

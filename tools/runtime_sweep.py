@@ -425,6 +425,97 @@ def _record(
     return record
 
 
+def tensorboard_constraints(cells: Iterable[Cell], bound: Any) -> list[dict[str, Any]]:
+    """``setuptools<82`` (``bound``: :class:`tfenv.kb.tensorboard.PkgResourcesBound`, what
+    ``tools/tensorboard_check.py`` measured) where a cell's plan installs a TensorBoard that
+    does not start beside the setuptools it resolved: consecutive releases with the same
+    Pythons become one record, as :func:`constraints_from` groups the sweep's own bounds."""
+    needs: dict[Version, list[Cell]] = {}
+    by_release: dict[Version, list[Cell]] = {}
+    for cell in cells:
+        version = Version(cell.release)
+        by_release.setdefault(version, []).append(cell)
+        if _tensorboard_breaks(cell, bound):
+            needs.setdefault(version, []).append(cell)
+    order = {v: i for i, v in enumerate(sorted(by_release))}
+    runs: list[tuple[Optional[str], list[Version]]] = []
+    for version in sorted(needs):
+        fine = {c.python for c in by_release[version] if not _tensorboard_breaks(c, bound)}
+        pythons = _pythons_apart({c.python for c in needs[version]}, fine, bound.pythons)
+        last = runs[-1] if runs else None
+        if last and last[0] == pythons and order[version] == order[last[1][-1]] + 1:
+            last[1].append(version)
+        else:
+            runs.append((pythons, [version]))
+    return [_tensorboard_record(bound, pythons, run, needs) for pythons, run in runs]
+
+
+def _tensorboard_breaks(cell: Cell, bound: Any) -> bool:
+    versions = cell.ran_versions
+    tensorboard, setuptools = versions.get("tensorboard"), versions.get(bound.package)
+    if tensorboard is None:
+        return False
+    return bool(bound.breaks(Version(tensorboard), Version(setuptools) if setuptools else None))
+
+
+def _pythons_apart(needed: set[str], fine: set[str], installs: Any) -> Optional[str]:
+    """Where the bound is needed: where the breaking setuptools installs (``installs``, the
+    measured ``>=3.9``) when every Python that needs it is there and every one that does not
+    is below it; else ``>=low`` when every Python that needs it is above every one that does
+    not; else None (every Python)."""
+    if not fine:
+        return None
+    if installs is not None:
+
+        def there(p: str) -> bool:
+            return bool(installs.contains(p, prereleases=True))
+
+        if all(there(p) for p in needed) and not any(there(p) for p in fine):
+            return str(installs)
+    low = min(needed, key=_pykey)
+    if all(_pykey(p) < _pykey(low) for p in fine):
+        return f">={low}"
+    return None
+
+
+def _tensorboard_record(
+    bound: Any,
+    pythons: Optional[str],
+    versions: Sequence[Version],
+    needs: Mapping[Version, list[Cell]],
+) -> dict[str, Any]:
+    first, last = versions[0], versions[-1]
+    span = str(first) if first == last else f"{first}-to-{last}"
+    hits = [c for v in versions for c in needs[v]]
+    cell = max(hits, key=lambda c: (Version(c.release), _pykey(c.python), c.flavour))
+    tensorboard = cell.ran_versions["tensorboard"]
+    evidence = (
+        f"{cell.distribution} {cell.release} on Python {cell.python} broke with {bound.package} "
+        f"{cell.ran_versions.get(bound.package, 'none')} and ran with {bound.line} "
+        f"({bound.package} {bound.last_good} ran, {bound.first_bad} broke)"
+    )
+    if len(hits) > 1:
+        evidence += f"; {len(hits)} runs of {len(versions)} release(s) alike"
+    record: dict[str, Any] = {
+        "id": f"{_slug(bound.package)}-{_slug(bound.requirement)}-tf-{_slug(span)}",
+        "releases": f"=={first}" if first == last else f">={first},<={last}",
+    }
+    if pythons:
+        record["pythons"] = pythons
+    record.update(
+        {
+            "package": bound.package,
+            "requirement": bound.requirement,
+            "error": f"{bound.error} (tensorboard {tensorboard} starting)",
+            "evidence": evidence,
+            "source": list(bound.sources),
+            "retrieved": bound.retrieved,
+            "_first": str(first),
+        }
+    )
+    return record
+
+
 def results_from(cells: Iterable[Cell]) -> list[dict[str, Any]]:
     out = []
     for cell in sorted(cells, key=_cell_order):
@@ -447,9 +538,20 @@ def _cell_order(cell: Cell) -> tuple[Version, tuple[int, ...], int]:
     return (Version(cell.release), _pykey(cell.python), FLAVOURS.index(cell.flavour))
 
 
-def render_yaml(cells: Sequence[Cell], infos: Mapping[str, ReleaseInfo], command: str) -> str:
+def render_yaml(
+    cells: Sequence[Cell],
+    infos: Mapping[str, ReleaseInfo],
+    command: str,
+    tensorboard: Optional[Any] = None,
+) -> str:
     """``runtime.yaml`` from the cells: sorted, stable, every string quoted (JSON strings are
-    valid YAML)."""
+    valid YAML). Beside the sweep's own bounds, TensorBoard's setuptools bound where a cell's
+    plan installs a TensorBoard that does not start (``tensorboard``: the bound
+    ``tools/tensorboard_check.py`` recorded, default the shipped one)."""
+    if tensorboard is None:
+        from tfenv.kb.tensorboard import load as load_tensorboard
+
+        tensorboard = load_tensorboard()
     dates = sorted(c.date for c in cells) or [datetime.date.today().isoformat()]
     lines = [
         "# What each TensorFlow release needs of its dependencies to import and run today.",
@@ -459,7 +561,8 @@ def render_yaml(cells: Sequence[Cell], infos: Mapping[str, ReleaseInfo], command
         f"command: {_q(command)}",
         "constraints:",
     ]
-    constraints = constraints_from(cells, infos)
+    constraints = constraints_from(cells, infos) + tensorboard_constraints(cells, tensorboard)
+    constraints.sort(key=lambda r: (r["package"], Version(r["_first"]), r["id"]))
     if not constraints:
         lines[-1] += " []"
     for record in constraints:

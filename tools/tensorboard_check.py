@@ -161,6 +161,19 @@ def fixed_release(results: Iterable[Result], first_bad: str) -> Optional[str]:
     return str(min(started)) if started else None
 
 
+def pythons_installing(results: Iterable[Result], first_bad: str) -> Optional[str]:
+    """``>=X.Y``: the oldest Python setuptools ``first_bad`` installed on, when it installed on
+    none older (older Pythons keep an older setuptools, and with it pkg_resources)."""
+    tried = [r for r in results if r.requested == f"=={first_bad}"]
+    installed = [_pykey(r.python) for r in tried if r.outcome != "no-install"]
+    if not installed:
+        return None
+    low = min(installed)
+    if any(_pykey(r.python) > low for r in tried if r.outcome == "no-install"):
+        return None
+    return ">=" + ".".join(str(p) for p in low)
+
+
 def table(results: Sequence[Result]) -> str:
     """The Markdown table: release x setuptools requirement -> outcome (installed version)."""
     head = "| tensorboard | Python | newest setuptools | setuptools<82 | setuptools==82.0.0 |"
@@ -331,6 +344,7 @@ def render_yaml(results: Sequence[Result], checked: str, command: str) -> str:
         f'  first_bad: "{bad}"',
         f'  broken: ">={broken[0]},<={broken[-1]}"',
         f"  fixed: {_q(fix)}",
+        f"  pythons: {_q(pythons_installing(results, bad))}",
         f'  error: "ModuleNotFoundError: {PKG_RESOURCES}"',
         "  source:",
         f'    - "experiment: tools/tensorboard_check.py {checked}"',

@@ -25,9 +25,18 @@ if TYPE_CHECKING:
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
-__all__ = ["TENSORBOARD_FILE", "PkgResourcesBound", "load"]
+__all__ = ["EXPERIMENT", "TENSORBOARD_FILE", "PkgResourcesBound", "from_experiment", "load"]
 
 TENSORBOARD_FILE = "tensorflow/tensorboard.yaml"
+#: how the experiment names itself in a source list (``runtime.yaml`` carries the bound per
+#: release with this source: tools/runtime_sweep.py writes it from this file)
+EXPERIMENT = "experiment: tools/tensorboard_check.py"
+
+
+def from_experiment(sources: tuple[str, ...]) -> bool:
+    """Whether a record with these sources is this bound (what TensorBoard needs to start,
+    not what TensorFlow needs to import)."""
+    return any(s.startswith(EXPERIMENT) for s in sources)
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,7 @@ class PkgResourcesBound:
     first_bad: Version  # the first one they did not start with
     broken: SpecifierSet  # the TensorBoard releases measured to break
     fixed: Version  # the first TensorBoard release that starts with first_bad
+    pythons: Optional[SpecifierSet]  # where first_bad installs (None: every Python measured)
     error: str
     checked: str  # the date of the experiment
     sources: tuple[str, ...]
@@ -75,6 +85,7 @@ def load(root: Optional[Path] = None) -> PkgResourcesBound:
         "first_bad",
         "broken",
         "fixed",
+        "pythons",
         "error",
         "source",
         "retrieved",
@@ -87,6 +98,7 @@ def load(root: Optional[Path] = None) -> PkgResourcesBound:
         first_bad=node.get("first_bad").version(),
         broken=node.get("broken").specifier(empty=False),
         fixed=node.get("fixed").version(),
+        pythons=node.opt("pythons").opt_specifier(empty=False),
         error=node.get("error").label(300),
         checked=doc.get("checked").date(),
         sources=provenance.sources,
