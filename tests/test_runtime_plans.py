@@ -98,3 +98,16 @@ def test_every_cell_ran() -> None:
     silently planned."""
     broken = [k for k, c in CELLS.items() if "ran" not in (c["bare"], c["constrained"])]
     assert broken == []
+
+
+def test_a_plan_whose_tensorboard_needs_setuptools_below_82_carries_it_with_its_reason() -> None:
+    """TensorFlow 2.20's plan installs TensorBoard 2.20, which does not start with setuptools
+    82 (tools/tensorboard_check.py): the printed line has the bound, the reason says why."""
+    res = tfenv.resolve("==2.20.0", os="linux", arch="x86_64", python="3.12", no_gpu=True)
+    assert res.plan is not None
+    assert "setuptools<82" in res.plan.pip
+    (pin,) = [c for c in res.plan.constraints if c.package == "setuptools"]
+    assert pin.reason.startswith(
+        "setuptools<82: the TensorBoard that TensorFlow 2.20.0's plan installs cannot start"
+    )
+    assert "No module named 'pkg_resources'" in pin.reason

@@ -488,7 +488,6 @@ def _tensorboard_record(
     span = str(first) if first == last else f"{first}-to-{last}"
     hits = [c for v in versions for c in needs[v]]
     cell = max(hits, key=lambda c: (Version(c.release), _pykey(c.python), c.flavour))
-    tensorboard = cell.ran_versions["tensorboard"]
     evidence = (
         f"{cell.distribution} {cell.release} on Python {cell.python} broke with {bound.package} "
         f"{cell.ran_versions.get(bound.package, 'none')} and ran with {bound.line} "
@@ -506,7 +505,7 @@ def _tensorboard_record(
         {
             "package": bound.package,
             "requirement": bound.requirement,
-            "error": f"{bound.error} (tensorboard {tensorboard} starting)",
+            "error": bound.error,
             "evidence": evidence,
             "source": list(bound.sources),
             "retrieved": bound.retrieved,

@@ -178,6 +178,21 @@ def runtime_pins(
 def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
     """ "numpy<2: TensorFlow 2.10.1 declares numpy>=1.20 but cannot import or run with numpy
     2 or newer: <error> (measured: ...; sources: ...)"."""
+    from tfenv.kb.tensorboard import from_experiment
+
+    if from_experiment(c.sources):
+        return _(
+            "{line}: the TensorBoard that TensorFlow {version}'s plan installs cannot start "
+            "with {excluded}: {error} (measured: {evidence}; {sources}; retrieved {retrieved})."
+        ).format(
+            line=c.line,
+            version=version,
+            excluded=excluded(c.package, c.requirement),
+            error=c.error.rstrip("."),
+            evidence=c.evidence_text(),
+            sources="; ".join(c.sources),
+            retrieved=c.retrieved,
+        )
     declared = c.declared or _("no bound on {package}").format(package=c.package)
     return _(
         "{line}: TensorFlow {version} declares {declared} but cannot import or run with "
