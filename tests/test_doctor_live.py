@@ -69,7 +69,9 @@ def test_real_wheels_checked_for_the_gpu_machine(
     assert code == 1  # 2 of the 12 wheels TensorFlow 2.15.1 pins are installed
     assert found["pin-nvidia-cuda-runtime-cu12"]["status"] == "ok"
     assert found["pin-nvidia-cuda-nvcc-cu12"]["status"] == "ok"
-    assert found["pin-nvidia-cudnn-cu12"]["fix"] == "pip install 'nvidia-cudnn-cu12==8.9.4.25'"
+    assert found["pin-nvidia-cudnn-cu12"]["fix"] == (
+        "python -m pip install 'nvidia-cudnn-cu12==8.9.4.25'"
+    )
     cudart = found["lib-cudart"]
     assert cudart["status"] == "ok", cudart
     assert "loads" in cudart["title"]

@@ -131,7 +131,7 @@ def diagnose(inp: Inputs) -> list[Finding]:
                 ),
             )
         )
-        findings += check_tensorboard(inp.env, fix_os(inp))
+        findings += check_tensorboard(inp.kb, inp.env, fix_os(inp))
         return [*findings, _gpu_summary(inp.host), *_env_findings(inp.environ, fix_os(inp))]
     build = build_of(inp.kb, tf.version)
     found = platform_of(inp.host.os, inp.host.arch)
@@ -143,7 +143,7 @@ def diagnose(inp: Inputs) -> list[Finding]:
     )
     findings.append(_tf_finding(tf, build, platform, gpu_build, inp.host))
     findings += check_runtime(inp.kb, inp.env, tf.version, fix_os(inp))
-    findings += check_tensorboard(inp.env, fix_os(inp))
+    findings += check_tensorboard(inp.kb, inp.env, fix_os(inp))
     findings.append(_gpu_summary(inp.host))
     if gpu_build and build is not None and inp.host.has_gpu:
         findings += _gpu_checks(inp, tf, build, platform)

@@ -92,18 +92,16 @@ def check_runtime(
     return out
 
 
-def check_tensorboard(env: TargetEnv, os: str = "linux") -> list[Finding]:
+def check_tensorboard(kb: KnowledgeBase, env: TargetEnv, os: str = "linux") -> list[Finding]:
     """A problem where the installed TensorBoard cannot start: a release before the one that
     left ``pkg_resources`` (``tensorflow/tensorboard.yaml``) beside a setuptools without it
     (82 and later, or none), with the pip command that fixes it; nothing where TensorBoard is
     not installed or starts."""
-    from tfenv.kb.tensorboard import load
-
     dist = env.dist("tensorboard")
     tensorboard = _version(dist.version) if dist is not None else None
     if tensorboard is None:
         return []
-    bound = load()
+    bound = kb.tensorboard
     found = env.dist(bound.package)
     setuptools = _version(found.version) if found is not None else None
     if not bound.breaks(tensorboard, setuptools):

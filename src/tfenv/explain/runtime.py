@@ -176,9 +176,7 @@ def _installed(ctx: Context, package: str) -> Optional[Version]:
 def _tensorboard_setuptools(groups: Mapping[str, str], ctx: Context) -> Answer:
     """``No module named 'pkg_resources'`` from TensorBoard: the measured setuptools bound,
     and what this environment has."""
-    from tfenv.kb.tensorboard import load
-
-    bound = load()
+    bound = ctx.kb.tensorboard
     facts = [
         _(
             "TensorBoard before {fixed} imports pkg_resources when it starts, and setuptools "
@@ -239,9 +237,7 @@ def _tensorboard_missing(groups: Mapping[str, str], ctx: Context) -> Answer:
     for the TensorFlow at hand."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    from tfenv.kb.tensorboard import load
-
-    bound = load()
+    bound = ctx.kb.tensorboard
     tf = _installed_tf(ctx)
     facts = [
         _(

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from tfenv.kb.metal import MetalFacts
     from tfenv.kb.platforms import Platforms
     from tfenv.kb.runtime import RuntimeFacts
+    from tfenv.kb.tensorboard import PkgResourcesBound
     from tfenv.kb.tensorflow import TfBuilds
     from tfenv.kb.windows_manual import WindowsManual
 
@@ -149,6 +150,12 @@ class KnowledgeBase:
         from tfenv.kb import linux_manual
 
         return self._load("linux_manual.load", lambda: linux_manual.load(self.root))
+
+    @cached_property
+    def tensorboard(self) -> PkgResourcesBound:
+        from tfenv.kb import tensorboard
+
+        return self._load("tensorboard.load", lambda: tensorboard.load(self.root))
 
     @cached_property
     def metal(self) -> MetalFacts:
