@@ -83,6 +83,9 @@ WHEELS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
     # the index offers a NumPy 2 that a lock without the constraint would take
     ("tensorflow-cpu", "2.10.1", "cp310-cp310-manylinux_2_17_x86_64", ("numpy>=1.20",)),
     ("numpy", "1.26.4", "cp310-cp310-manylinux_2_17_x86_64", ()),
+    # TensorBoard before 2.21 needs setuptools<82 to start (data/tensorflow/tensorboard.yaml)
+    ("setuptools", "81.0.0", "py3-none-any", ()),
+    ("setuptools", "84.2.1", "py3-none-any", ()),
     ("numpy", "2.2.6", "cp310-cp310-manylinux_2_17_x86_64", ()),
     ("tensorflow-intel", "2.15.1", "cp311-cp311-win_amd64", ("absl-py>=1.0.0", "numpy>=1.23.5")),
     ("tensorflow-macos", "2.15.1", "cp311-cp311-macosx_12_0_arm64", ("absl-py>=1.0.0",)),

@@ -19,7 +19,9 @@ import pytest
 from tests.lock_index import live_uv_cache
 from tfenv.cli import main
 
-pytestmark = pytest.mark.live
+# the plans as users get them today: the shipped knowledge base (setuptools<82 beside
+# TensorBoard < 2.21, which the seeded setuptools of a uv environment would break)
+pytestmark = [pytest.mark.live, pytest.mark.shipped_kb]
 
 TRAIN = (
     "import numpy as np, tensorflow as tf\n"
