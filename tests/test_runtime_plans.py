@@ -81,13 +81,13 @@ def _tensorboard_bounds(plan: Any, ran: dict[str, Version]) -> set[tuple[str, Sp
     Each is carried only where the cell installed a TensorBoard that does not start beside
     the setuptools it resolved."""
     from tfenv.kb.runtime import load as load_runtime
-    from tfenv.kb.tensorboard import from_experiment, load
+    from tfenv.kb.tensorboard import load
 
     bound = load()
-    sources = {c.id: c.sources for c in load_runtime().constraints}
+    components = {c.id: c.component for c in load_runtime().constraints}
     found = set()
     for c in plan.constraints:
-        if from_experiment(sources[c.id]):
+        if components[c.id] == "tensorboard":
             assert bound.breaks(ran["tensorboard"], ran.get("setuptools")), c.id
             found.add(_bound(c.package, c.requirement))
     return found

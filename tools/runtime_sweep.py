@@ -489,9 +489,11 @@ def _tensorboard_record(
     hits = [c for v in versions for c in needs[v]]
     cell = max(hits, key=lambda c: (Version(c.release), _pykey(c.python), c.flavour))
     evidence = (
-        f"{cell.distribution} {cell.release} on Python {cell.python} broke with {bound.package} "
-        f"{cell.ran_versions.get(bound.package, 'none')} and ran with {bound.line} "
-        f"({bound.package} {bound.last_good} ran, {bound.first_bad} broke)"
+        f"{cell.distribution} {cell.release}'s plan on Python {cell.python} installed "
+        f"tensorboard {cell.ran_versions.get('tensorboard')} and {bound.package} "
+        f"{cell.ran_versions.get(bound.package, 'none')} (the sweep); that tensorboard does not "
+        f"start with {bound.package} {bound.first_bad} and later and starts with "
+        f"{bound.last_good} (tools/tensorboard_check.py, {bound.checked})"
     )
     if len(hits) > 1:
         evidence += f"; {len(hits)} runs of {len(versions)} release(s) alike"
@@ -509,6 +511,7 @@ def _tensorboard_record(
             "evidence": evidence,
             "source": list(bound.sources),
             "retrieved": bound.retrieved,
+            "component": "tensorboard",
             "_first": str(first),
         }
     )

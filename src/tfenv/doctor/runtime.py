@@ -27,13 +27,11 @@ def check_runtime(
     """One finding per constraint the installed TensorFlow ``tf`` needs on this Python: a
     problem, with the pip command that fixes it (for ``os``'s shell), where the installed
     package violates it."""
-    from tfenv.kb.tensorboard import from_experiment
-
     if env.python is None:
         return []
     out = []
     for c in kb.runtime.constraints_for(tf, env.python):
-        if from_experiment(c.sources):
+        if c.component == "tensorboard":
             continue  # TensorBoard's bound: check_tensorboard reads the TensorBoard installed
         dist = env.dist(c.package)
         version = _version(dist.version) if dist is not None else None

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from tfenv.explain.common import pip_command, shell_command
+from tfenv.explain.common import pip_command, shell_command, version_or_none
 from tfenv.explain.context import Answer, Context
 from tfenv.i18n import _
 from tfenv.models.plan import excluded
@@ -166,11 +166,7 @@ def _recorded(ctx: Context, package: str) -> list[str]:
 
 
 def _installed(ctx: Context, package: str) -> Optional[Version]:
-    text = ctx.host.package_version(package) if ctx.host else None
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
+    return version_or_none(ctx.host.package_version(package) if ctx.host else None)
 
 
 def _tensorboard_setuptools(groups: Mapping[str, str], ctx: Context) -> Answer:
@@ -213,22 +209,17 @@ def _tensorboard_setuptools(groups: Mapping[str, str], ctx: Context) -> Answer:
 
 
 def _tf_requirement(ctx: Context, tf: Version, package: str) -> Optional[str]:
-    """What TensorFlow ``tf`` itself requires of ``package`` (its Requires-Dist line without
-    a marker; None: nothing, or the release is not in the index data)."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    """What TensorFlow ``tf`` itself requires of ``package`` on this environment's Python
+    (:func:`tfenv.kb.index.declared`; None: nothing, or the release is not in the index)."""
+    from tfenv.kb.index import declared
 
+    python = _python(ctx)
     for name in ("tensorflow", "tensorflow-cpu"):
         release = ctx.kb.index.release(name, tf)
-        if release is None:
-            continue
-        for wheels in release.wheels.values():
-            for line in wheels.requires:
-                try:
-                    req = Requirement(line)
-                except InvalidRequirement:
-                    continue
-                if req.name == package:
-                    return f"{req.name}{req.specifier}"
+        for wheels in release.wheels.values() if release is not None else ():
+            found = declared(wheels.requires, package, str(python) if python else None)
+            if found is not None:
+                return f"{package}{found}"
     return None
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "IndexFacts",
     "Release",
     "WheelSet",
+    "declared",
     "load",
     "load_cuda",
     "load_releases",
@@ -237,6 +238,29 @@ def parse_extra_line(line: str) -> Optional[ExtraLine]:
     except InvalidRequirement:
         return None
     return ExtraLine(str(canonicalize_name(req.name)), req.specifier)
+
+
+def declared(
+    requires: tuple[str, ...], package: str, python: Optional[str]
+) -> Optional[SpecifierSet]:
+    """The specifier a release's Requires-Dist lines (``requires``) put on ``package``
+    (a normalized name) for Python ``python`` (markers read for it, no extra); None where
+    no line names it."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    for line in requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(req.name) != package:
+            continue
+        env = {"python_version": python or "3", "extra": ""}
+        if req.marker is not None and not req.marker.evaluate(env):
+            continue
+        return req.specifier
+    return None
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ __all__ = [
 ]
 
 RUNTIME_FILE = "tensorflow/runtime.yaml"
+#: what a runtime constraint keeps running (:attr:`RuntimeConstraint.component`)
+COMPONENTS = ("tensorflow", "tensorboard")
 #: the evidence sentence tools/runtime_sweep.py writes (its values, read back for wording;
 #: compiled by re when first matched: only a plan with a runtime bound words it)
 _EVIDENCE = (
@@ -70,6 +72,10 @@ class RuntimeConstraint:
     retrieved: str
     releases: SpecifierSet  # the TensorFlow versions concerned (pre-releases included)
     pythons: Optional[SpecifierSet] = None  # the Pythons concerned (None: every one)
+    #: what cannot run without it: "tensorflow" (the release's import and training step,
+    #: tools/runtime_sweep.py) or "tensorboard" (the TensorBoard the plan installs does not
+    #: start: tools/tensorboard_check.py)
+    component: str = "tensorflow"
 
     @property
     def provenance(self) -> Provenance:
@@ -165,8 +171,10 @@ def _constraint(node: Node) -> RuntimeConstraint:
         "evidence",
         "source",
         "retrieved",
+        "component",
     )
     provenance = node.provenance()
+    component = node.get("component").choice(*COMPONENTS) if node.has("component") else None
     return RuntimeConstraint(
         id=node.get("id").kebab_id(),
         package=_package(node.get("package")),
@@ -178,6 +186,7 @@ def _constraint(node: Node) -> RuntimeConstraint:
         retrieved=provenance.retrieved,
         releases=node.get("releases").specifier(empty=False),
         pythons=node.opt("pythons").opt_specifier(empty=False),
+        component=component or "tensorflow",
     )
 
 

@@ -25,18 +25,9 @@ if TYPE_CHECKING:
 else:  # the same records, cheaper to define (see tfenv.models._record)
     from tfenv.models._record import dataclass
 
-__all__ = ["EXPERIMENT", "TENSORBOARD_FILE", "PkgResourcesBound", "from_experiment", "load"]
+__all__ = ["TENSORBOARD_FILE", "PkgResourcesBound", "load"]
 
 TENSORBOARD_FILE = "tensorflow/tensorboard.yaml"
-#: how the experiment names itself in a source list (``runtime.yaml`` carries the bound per
-#: release with this source: tools/runtime_sweep.py writes it from this file)
-EXPERIMENT = "experiment: tools/tensorboard_check.py"
-
-
-def from_experiment(sources: tuple[str, ...]) -> bool:
-    """Whether a record with these sources is this bound (what TensorBoard needs to start,
-    not what TensorFlow needs to import)."""
-    return any(s.startswith(EXPERIMENT) for s in sources)
 
 
 @dataclass(frozen=True)

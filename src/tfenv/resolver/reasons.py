@@ -178,9 +178,7 @@ def runtime_pins(
 def runtime_reason(version: Version, c: RuntimeConstraint) -> str:
     """ "numpy<2: TensorFlow 2.10.1 declares numpy>=1.20 but cannot import or run with numpy
     2 or newer: <error> (measured: ...; sources: ...)"."""
-    from tfenv.kb.tensorboard import from_experiment
-
-    if from_experiment(c.sources):
+    if c.component == "tensorboard":
         return _(
             "{line}: the TensorBoard that TensorFlow {version}'s plan installs cannot start "
             "with {excluded}: {error} (measured: {evidence}; {sources}; retrieved {retrieved})."

@@ -18,7 +18,6 @@ from tfenv.upgrade.changes import between
 from tfenv.upgrade.model import UpgradeFinding
 
 if TYPE_CHECKING:
-    from packaging.specifiers import SpecifierSet
 
     from tfenv.kb.index import WheelSet
     from tfenv.kb.runtime import RuntimeConstraint
@@ -96,6 +95,8 @@ def _first_free(
     """The first release on the way (with wheels for the Python, measured by the runtime
     sweep) that does not need ``c`` and whose own Requires-Dist admits ``bound``; where none
     does, the new release and, if it still excludes ``bound`` itself, what it declares."""
+    from tfenv.kb.index import declared as declared_by
+
     measured = {r.release for r in f.kb.runtime.results}
     for v in between(f.kb, f.start, f.end):
         wheels = _wheels(f, v, python)
@@ -103,11 +104,11 @@ def _first_free(
             continue
         if v not in measured and v != f.end:
             continue  # not swept: whether it runs without the constraint is not known
-        declared = _declared(wheels.requires, c.package, python)
+        declared = declared_by(wheels.requires, c.package, python)
         if bound is None or declared is None or declared.contains(bound):
             return v, None
     wheels = _wheels(f, f.end, python)
-    declared = _declared(wheels.requires, c.package, python) if wheels is not None else None
+    declared = declared_by(wheels.requires, c.package, python) if wheels is not None else None
     if bound is None or declared is None or declared.contains(bound):
         return f.end, None
     return f.end, f"{c.package}{declared}"
@@ -122,24 +123,3 @@ def _wheels(f: Facts, v: Version, python: Optional[str]) -> Optional[WheelSet]:
     if opt is None or opt.wheels is None:
         return None
     return opt.wheels if python is None else opt.wheels.for_python(python)
-
-
-def _declared(
-    requires: tuple[str, ...], package: str, python: Optional[str]
-) -> Optional[SpecifierSet]:
-    """The specifier a release's Requires-Dist puts on ``package`` for this Python."""
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
-    for line in requires:
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if canonicalize_name(req.name) != package:
-            continue
-        env = {"python_version": python or "3", "extra": ""}
-        if req.marker is not None and not req.marker.evaluate(env):
-            continue
-        return req.specifier
-    return None
