@@ -161,3 +161,21 @@ def test_regenerate_line_survives_a_spec_cmd_would_change(kb: KnowledgeBase) -> 
     line = regenerate_command(res)
     assert line.startswith(f'tfenv resolve --tf "{res.plan.tensorflow}" --os windows')
     assert both(line)[3] == res.plan.tensorflow
+
+
+def test_a_powershell_script_path_with_a_space_is_run_by_the_call_operator() -> None:
+    """A quoted path alone is a string to PowerShell (printed, not run): a path that is not
+    a bare word gets ``&`` and a single-quoted literal, an apostrophe doubled in it."""
+    from tfenv.shells import powershell_script
+
+    assert powershell_script("C:\\envs\\tf23\\Scripts\\Activate.ps1") == (
+        "C:\\envs\\tf23\\Scripts\\Activate.ps1"
+    )
+    assert powershell_script("C:\\Users\\Li Wei\\tf23\\Scripts\\Activate.ps1") == (
+        "& 'C:\\Users\\Li Wei\\tf23\\Scripts\\Activate.ps1'"
+    )
+    assert powershell_script("C:\\Users\\O'Neil\\a b\\Activate.ps1") == (
+        "& 'C:\\Users\\O''Neil\\a b\\Activate.ps1'"
+    )
+    with pytest.raises(UnsafeWord):
+        powershell_script("C:\\Users\\李\\Activate.ps1")

@@ -43,6 +43,7 @@ __all__ = [
     "UnsafeWord",
     "command",
     "is_windows_safe",
+    "powershell_script",
     "scripts_for",
     "set_variable",
     "shell_for",
@@ -118,6 +119,23 @@ def command(argv: Sequence[str], shell: Shell) -> str:
             ).format(argv=argv[0])
         )
     return " ".join(word(w, shell) for w in argv)
+
+
+def powershell_script(path: str) -> str:
+    """A PowerShell line that runs the script at ``path``: the path itself where it is a
+    bare word, else the call operator and a single-quoted literal (``& 'C:\\Users\\Li
+    Wei\\env\\Scripts\\Activate.ps1'``: a quoted path alone is a string to PowerShell,
+    which it prints instead of running)."""
+    if _BARE.fullmatch(path):
+        return path
+    if not _PRINTABLE_ASCII.fullmatch(path):
+        raise UnsafeWord(
+            _("{value!r} cannot be written into a PowerShell command: {why}.").format(
+                value=path.encode("ascii", "backslashreplace").decode(),
+                why="it holds a character that is not printable ASCII",
+            )
+        )
+    return "& '" + path.replace("'", "''") + "'"
 
 
 # -- setting variables in a script or a session --------------------------------------------

@@ -330,6 +330,7 @@ def _powershell_line(out: Outcome) -> str:
     by the execution policy (routes/powershell.py words the plan's step)."""
     from tfenv.install.shell import command
     from tfenv.kb import KnowledgeBase
+    from tfenv.shells import powershell_script
 
     policy = KnowledgeBase.from_environment().conda.execution_policy
     allow = {
@@ -343,7 +344,7 @@ def _powershell_line(out: Outcome) -> str:
             "with {current_user}, or for this window only with {process} (Microsoft's "
             "about_Execution_Policies: {page})."
         ).format(**allow)
-    script = command([str(out.layout.scripts / "Activate.ps1")], "windows")
+    script = powershell_script(str(out.layout.scripts / "Activate.ps1"))
     return _(
         "In PowerShell: {script}, once scripts are allowed for your user with {current_user}, "
         "or for this window only with {process} (Microsoft's about_Execution_Policies: {page})."
@@ -377,8 +378,8 @@ def _activate_line(out: Outcome) -> str:
             [out.tool if out.tool != "conda" else "conda", "activate", str(layout.prefix)],
             layout.os_name,
         )
-    if layout.windows:
-        return str(layout.scripts / "activate.bat")
+    if layout.windows:  # cmd.exe's form (PowerShell's follows: _powershell_line)
+        return command([str(layout.scripts / "activate.bat")], layout.os_name)
     return command([".", str(layout.scripts / "activate")], layout.os_name)
 
 

@@ -18,7 +18,6 @@ from tfenv.upgrade.changes import between
 from tfenv.upgrade.model import UpgradeFinding
 
 if TYPE_CHECKING:
-
     from tfenv.kb.index import WheelSet
     from tfenv.kb.runtime import RuntimeConstraint
     from tfenv.models.plan import Plan
