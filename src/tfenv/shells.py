@@ -130,10 +130,10 @@ def powershell_script(path: str) -> str:
         return path
     if not _PRINTABLE_ASCII.fullmatch(path):
         raise UnsafeWord(
-            _("{value!r} cannot be written into a PowerShell command: {why}.").format(
-                value=path.encode("ascii", "backslashreplace").decode(),
-                why="it holds a character that is not printable ASCII",
-            )
+            _(
+                "{value!r} cannot be written into a PowerShell command: it holds a character "
+                "that is not printable ASCII."
+            ).format(value=path.encode("ascii", "backslashreplace").decode())
         )
     return "& '" + path.replace("'", "''") + "'"
 
